@@ -1,0 +1,110 @@
+package fakeslack
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Ack is the app's answer to an envelope.
+type Ack struct {
+	EnvelopeID string
+	Payload    json.RawMessage // nil when the ack carried none
+	Latency    time.Duration   // from writing the envelope to reading the ack
+}
+
+// envelope is one Socket Mode request; fields are guarded by Server.mu once stored.
+type envelope struct {
+	id                     string
+	typ                    string // events_api, slash_commands, interactive
+	payload                json.RawMessage
+	acceptsResponsePayload bool
+	retryAttempt           int
+	retryReason            string
+}
+
+func (e *envelope) marshal() []byte {
+	m := map[string]any{"envelope_id": e.id, "type": e.typ, "payload": e.payload,
+		"accepts_response_payload": e.acceptsResponsePayload}
+	if e.typ == "events_api" {
+		m["retry_attempt"], m["retry_reason"] = e.retryAttempt, e.retryReason
+	}
+	data, _ := json.Marshal(m)
+	return data
+}
+
+func (s *Server) newEnvelopeLocked(typ string, payload any, acceptsResponse bool) *envelope {
+	data, err := json.Marshal(payload)
+	if err != nil {
+		panic(fmt.Sprintf("fakeslack: marshalling %s payload: %v", typ, err))
+	}
+	e := &envelope{id: fmt.Sprintf("env-%08d", s.nextSeqLocked()), typ: typ,
+		payload: data, acceptsResponsePayload: acceptsResponse}
+	s.envelopes[e.id] = e
+	return e
+}
+
+// deliver sends e to the current connection and waits for its ack. When the connection is lost
+// before the ack, e goes again on the next connection with retry_attempt+1, as Slack redelivers.
+func (s *Server) deliver(ctx context.Context, e *envelope) (Ack, error) {
+	for {
+		wc, err := s.waitConn(ctx)
+		if err != nil {
+			return Ack{}, fmt.Errorf("delivering %s %s: %w", e.typ, e.id, err)
+		}
+		ch := make(chan ackMsg, 1)
+		s.mu.Lock()
+		s.sock.waiters[e.id] = append(s.sock.waiters[e.id], ch)
+		data := e.marshal()
+		s.mu.Unlock()
+		start := time.Now()
+		if err := wc.write(data); err != nil {
+			_ = wc.c.Close() // the reader notices and retires the connection
+		} else {
+			s.logf("socket %d: sent %s %s", wc.id, e.typ, e.id)
+		}
+		select {
+		case a := <-ch:
+			return Ack{EnvelopeID: e.id, Payload: a.payload, Latency: a.at.Sub(start)}, nil
+		case <-wc.done:
+		case <-ctx.Done():
+		case <-s.ctx.Done():
+		}
+		s.mu.Lock()
+		s.sock.waiters[e.id] = slices.DeleteFunc(s.sock.waiters[e.id], func(x chan ackMsg) bool { return x == ch })
+		select {
+		case a := <-ch: // the ack won the race
+			s.mu.Unlock()
+			return Ack{EnvelopeID: e.id, Payload: a.payload, Latency: a.at.Sub(start)}, nil
+		default:
+		}
+		e.retryAttempt++
+		e.retryReason = "timeout"
+		s.mu.Unlock()
+		if s.ctx.Err() != nil {
+			return Ack{}, ErrClosed
+		}
+		if err := ctx.Err(); err != nil {
+			return Ack{}, fmt.Errorf("waiting for the ack of %s %s: %w", e.typ, e.id, err)
+		}
+	}
+}
+
+// Redeliver sends an earlier envelope again, verbatim but with retry_attempt+1, as Slack does
+// when it thinks the app missed it.
+func (s *Server) Redeliver(ctx context.Context, envelopeID string) (Ack, error) {
+	s.mu.Lock()
+	old := s.envelopes[envelopeID]
+	if old == nil {
+		s.mu.Unlock()
+		return Ack{}, fmt.Errorf("%w: %s", ErrUnknownEnvelope, envelopeID)
+	}
+	e := *old
+	e.retryAttempt++
+	e.retryReason = "timeout"
+	s.envelopes[envelopeID] = &e
+	s.mu.Unlock()
+	return s.deliver(ctx, &e)
+}
