@@ -1,0 +1,89 @@
+package render
+
+import (
+	"github.com/h9-app/h9/planning"
+	"github.com/slack-go/slack"
+)
+
+// Checklist is everything the live checklist message shows.
+type Checklist struct {
+	SessionID   string
+	Task        string
+	Mode        planning.PlanMode // label: planning / executing / confirm-each-step
+	State       State
+	Todos       []planning.TodoItem
+	Activity    string // current activity while running, e.g. "bash: go test ./..."
+	Running     bool   // show the Stop button
+	Unsandboxed bool   // say the workspace is NOT sandboxed
+}
+
+// Checklist layout budget. The message is edited on every todo snapshot and
+// read on phones, so it stays well under the 50-block limit: at most
+// checklistSections sections of todo lines, each line at most maxTodoLine
+// units. A typical plan (tens of short todos) shows whole; a huge one shows
+// the lines that matter most and "…and N more" (see selectTodos).
+const (
+	checklistSections = 6
+	maxTodoLine       = 300
+	maxTitleTask      = 400
+	maxTextTask       = 200
+	maxActivity       = 500
+)
+
+const unsandboxedNote = ":warning: This workspace is *NOT sandboxed*: commands run directly on the bot's host."
+
+// RenderChecklist renders the one checklist message of a session: title with
+// task, mode, state and `x/y tasks`; one line per todo with the seed's
+// icons; the current activity and a Stop button while running; a warning
+// when unsandboxed. At most 11 blocks whatever the input.
+func RenderChecklist(c Checklist) Message {
+	p := planning.Summarize(c.Todos)
+	bs := blocks(section("h9_cl_title", checklistTitle(c, p)))
+	if c.Unsandboxed {
+		bs = append(bs, contextLine("h9_cl_sandbox", unsandboxedNote))
+	}
+	lines, hidden := todoLines(c.Todos, packCapacity(checklistSections, maxTodoLine))
+	if len(lines) == 0 {
+		lines = []string{"_No todos yet._"}
+	}
+	bs = append(bs, packLines("h9_cl_todos", lines)...)
+	if hidden.total() > 0 {
+		bs = append(bs, contextLine("h9_cl_more", hidden.String()))
+	}
+	if c.Running {
+		bs = append(bs,
+			section("h9_cl_activity", "*Now:* "+activityText(c.Activity)),
+			actions(BlockChecklistStop, button(ActionStop, LabelStop, ButtonValue{SessionID: c.SessionID}, slack.StyleDanger)))
+	}
+	return Message{Text: checklistText(c, p), Blocks: bs}
+}
+
+func checklistTitle(c Checklist, p planning.Progress) string {
+	return taskLine(c.Task, maxTitleTask) + "\n*Mode:* " + ModeLabel(c.Mode) +
+		"  ·  *State:* " + c.State.label() + "  ·  *" + p.String() + "*"
+}
+
+// taskLine is the task in bold, or a placeholder when there is none.
+func taskLine(task string, max int) string {
+	t := safeLine(task, max)
+	if t == "" {
+		return "_untitled task_"
+	}
+	return "*" + t + "*"
+}
+
+func checklistText(c Checklist, p planning.Progress) string {
+	task := safeLine(c.Task, maxTextTask)
+	if task == "" {
+		task = "untitled task"
+	}
+	return "h9: " + task + " — " + p.String() + " · " + c.State.label() + " (" + ModeLabel(c.Mode) + ")"
+}
+
+// activityText shows the activity as inline code.
+func activityText(a string) string {
+	if oneLine(a) == "" {
+		return "working…"
+	}
+	return inlineCode(a, maxActivity)
+}

@@ -1,0 +1,25 @@
+package render
+
+import "github.com/slack-go/slack"
+
+const helpText = "*h9 runs a coding agent per Slack thread.*\n" +
+	"• `/h9 plan &lt;task&gt;`: h9 explores read-only, writes a todo plan and asks you to review it " +
+	"(Approve &amp; auto-run, Approve &amp; confirm each step, Keep planning, Cancel).\n" +
+	"• `/h9 run &lt;task&gt;`: skip planning and start working.\n" +
+	"• `/h9 status`: this channel's sessions with their progress.\n" +
+	"• `/h9 help`: this message.\n" +
+	"• `@h9 &lt;task&gt;`: mention h9 to start a planning session in that message's thread.\n" +
+	"Each session lives in one thread: reply in the thread to revise the plan, give the next step or follow up. " +
+	"Replies sent while h9 is working are queued."
+
+// RenderHelp answers /h9 help.
+func RenderHelp() Message {
+	return Message{Text: "h9 help: /h9 plan, /h9 run, /h9 status, /h9 help, @h9", Blocks: blocks(section("h9_help", helpText))}
+}
+
+// RenderUsage answers a command h9 did not understand: what it got, then the help.
+func RenderUsage(input string) Message {
+	bs := []slack.Block{section("h9_usage", "Sorry, I did not understand "+inlineCode("/h9 "+input, 300)+".")}
+	bs = append(bs, RenderHelp().Blocks...)
+	return Message{Text: "h9: unknown command; try /h9 help", Blocks: bs}
+}

@@ -1,0 +1,52 @@
+package render
+
+import (
+	"strconv"
+
+	"github.com/slack-go/slack"
+)
+
+// summarySections caps a plan summary at 4 sections (12,000 units).
+const summarySections = 4
+
+// RenderReview is the seed's four-option dialog: the plan summary (capped)
+// and exactly four buttons, each carrying the session and plan revision.
+func RenderReview(sessionID string, revision int, summary string) Message {
+	v := ButtonValue{SessionID: sessionID, Revision: revision}
+	bs := summaryBlocks("h9_review_summary", summary)
+	bs = append(bs,
+		section("h9_review_ask", "*Plan ready for review* (revision "+strconv.Itoa(revision)+
+			"). Choose what happens next, or reply in this thread to revise the plan."),
+		actions(BlockReviewActions,
+			button(ActionApproveAuto, LabelApproveAuto, v, slack.StylePrimary),
+			button(ActionApproveConfirm, LabelApproveConfirm, v, ""),
+			button(ActionKeepPlanning, LabelKeepPlanning, v, ""),
+			button(ActionCancel, LabelCancel, v, slack.StyleDanger),
+		))
+	return Message{
+		Text: Escape("Plan ready for review: " + LabelApproveAuto + ", " + LabelApproveConfirm +
+			", " + LabelKeepPlanning + " or " + LabelCancel + "?"),
+		Blocks: bs,
+	}
+}
+
+// RenderPlanSummary is the plan summary alone, for a bot that wants it to
+// stay in the thread after the review message is replaced by the decision.
+func RenderPlanSummary(summary string) Message {
+	return Message{Text: "Plan: " + safeLine(summary, 300), Blocks: summaryBlocks("h9_plan_summary", summary)}
+}
+
+func summaryBlocks(prefix, summary string) []slack.Block {
+	bs := textSections(prefix, safeText(summary, summarySections*MaxSectionText), summarySections)
+	if len(bs) == 0 {
+		bs = blocks(section(prefix+"_0", "_No summary from the agent; the plan is on the checklist._"))
+	}
+	return bs
+}
+
+// RenderReviewDecided replaces the review message once someone chose: who
+// chose what, and no buttons left to click.
+func RenderReviewDecided(userID, choiceLabel string) Message {
+	s := mention(userID) + " chose *" + safeLine(choiceLabel, 100) + "*."
+	return Message{Text: s, Blocks: blocks(section("h9_review_decided", ":ballot_box_with_check: "+s))}
+}

@@ -1,0 +1,88 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/h9-app/h9/planning"
+)
+
+// StatusRow is one session in the /h9 status answer.
+type StatusRow struct {
+	Task      string
+	State     State
+	Progress  planning.Progress
+	Permalink string // link to the thread; left out unless a plain https URL
+	Updated   time.Time
+}
+
+// Status layout caps: a line per session, at most statusSections sections.
+const (
+	statusSections = 8
+	maxStatusTask  = 150
+	maxPermalink   = 400
+	maxStatusLine  = 700
+)
+
+const noSessions = "There are no sessions in this channel yet. Start one with `/h9 plan &lt;task&gt;`."
+
+// RenderStatus answers /h9 status: the sessions, most recently updated first,
+// each with task, state, `x/y tasks` and a link to its thread; those that do
+// not fit are counted in "…and N more".
+func RenderStatus(rows []StatusRow) Message {
+	if len(rows) == 0 {
+		return Message{Text: "h9: no sessions in this channel yet", Blocks: blocks(section("h9_status_empty", noSessions))}
+	}
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(a, b StatusRow) int { return b.Updated.Compare(a.Updated) })
+	var lines []string
+	used, capacity := 0, packCapacity(statusSections, maxStatusLine)
+	for _, r := range rows {
+		l := statusLine(r)
+		if used+Len(l)+1 > capacity {
+			break
+		}
+		lines = append(lines, l)
+		used += Len(l) + 1
+	}
+	head := fmt.Sprintf("*h9 sessions in this channel* (%d)", len(rows))
+	bs := blocks(section("h9_status_head", head))
+	bs = append(bs, packLines("h9_status_rows", lines)...)
+	if hidden := len(rows) - len(lines); hidden > 0 {
+		bs = append(bs, contextLine("h9_status_more", "…and "+strconv.Itoa(hidden)+" more"))
+	}
+	return Message{Text: fmt.Sprintf("h9: %d sessions in this channel", len(rows)), Blocks: bs}
+}
+
+func statusLine(r StatusRow) string {
+	parts := []string{taskLine(r.Task, maxStatusTask), r.State.label(), r.Progress.String()}
+	if link := permalink(r.Permalink); link != "" {
+		parts = append(parts, "<"+link+"|open thread>")
+	}
+	if !r.Updated.IsZero() {
+		parts = append(parts, "updated "+slackDate(r.Updated))
+	}
+	return "• " + strings.Join(parts, " · ")
+}
+
+// permalink passes a link only if it cannot break out of <url|label>.
+func permalink(s string) string {
+	if !strings.HasPrefix(s, "https://") || len(s) > maxPermalink ||
+		strings.ContainsAny(s, "<>|&\"' \t\r\n") {
+		return ""
+	}
+	for _, r := range s {
+		if r < 0x21 || r > 0x7e {
+			return ""
+		}
+	}
+	return s
+}
+
+// slackDate lets each reader's Slack show the time in their own time zone.
+func slackDate(t time.Time) string {
+	return fmt.Sprintf("<!date^%d^{date_short_pretty} {time}|%s>", t.Unix(), t.UTC().Format("2006-01-02 15:04 UTC"))
+}
