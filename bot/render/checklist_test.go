@@ -29,7 +29,7 @@ func TestRenderChecklist(t *testing.T) {
 	}{
 		{
 			name: "planning", c: Checklist{SessionID: "s", Task: "fix flaky test", Mode: planning.PlanModePlan, State: StatePlanning, Todos: mixed},
-			want: []string{"fix flaky test", "planning", "1/4 tasks", "✔ read the code", "▶ write the test", "○ fix the bug", "⊘ rewrite everything"},
+			want:    []string{"fix flaky test", "planning", "1/4 tasks", "✔ read the code", "▶ write the test", "○ fix the bug", "⊘ rewrite everything"},
 			notWant: []string{"Now:", "NOT sandboxed", "more"},
 		},
 		{
