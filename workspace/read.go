@@ -1,0 +1,174 @@
+package workspace
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+const (
+	// DefaultReadLimit is the number of lines read_file shows when no limit is given.
+	DefaultReadLimit = 2000
+	// MaxReadChars caps read_file's output; the rest is left for a later call.
+	MaxReadChars = 50_000
+	// maxLineChars cuts very long lines (minified files) so one line cannot eat the cap.
+	maxLineChars = 2000
+	// sniffLen is how much of a file decides whether it is text.
+	sniffLen = 8192
+)
+
+// ReadFile returns lines of a text file, numbered like `cat -n`. offset is the
+// 1-based first line (0 = start), limit the number of lines (0 = default).
+// When not everything fits, a note says how to read on.
+func (w *Workspace) ReadFile(path string, offset, limit int) (string, error) {
+	if offset < 0 || limit < 0 {
+		return "", fmt.Errorf("%w: offset and limit must not be negative (got offset=%d, limit=%d)", ErrInvalidArgument, offset, limit)
+	}
+	rel, err := w.rel(path)
+	if err != nil {
+		return "", err
+	}
+	if offset == 0 {
+		offset = 1
+	}
+	if limit == 0 {
+		limit = DefaultReadLimit
+	}
+	var out string
+	err = w.withRoot(func(root *os.Root) error {
+		f, err := openRegular(root, rel, path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out, err = readLines(f, path, offset, limit)
+		return err
+	})
+	if err != nil {
+		return "", w.fileErr(path, err)
+	}
+	return out, nil
+}
+
+// openRegular opens a file for reading and refuses directories and devices.
+func openRegular(root *os.Root, rel, path string) (*os.File, error) {
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %q is a directory; list it with bash (ls)", ErrIsDirectory, path)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %q is not a regular file", ErrInvalidArgument, path)
+	}
+	return f, nil
+}
+
+func readLines(f *os.File, path string, offset, limit int) (string, error) {
+	r := bufio.NewReaderSize(f, 64<<10)
+	head, _ := r.Peek(sniffLen)
+	if len(head) == 0 {
+		return fmt.Sprintf("%s is empty (0 bytes)", path), nil
+	}
+	if isBinary(head) {
+		return "", fmt.Errorf("%w: %q is not a text file; read_file shows text only (use bash, e.g. `file` or `xxd | head`)", ErrBinary, path)
+	}
+	var b strings.Builder
+	n, last := 0, 0 // lines seen, last line shown
+	capped := false
+	for {
+		line, long, err := nextLine(r)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		n++
+		if n < offset || capped || n >= offset+limit {
+			continue
+		}
+		entry := fmt.Sprintf("%6d\t%s", n, line)
+		if long {
+			entry += " … [line cut]"
+		}
+		if b.Len()+len(entry)+1 > MaxReadChars && last > 0 {
+			capped = true
+			continue
+		}
+		b.WriteString(entry)
+		b.WriteByte('\n')
+		last = n
+	}
+	if n < offset {
+		return "", fmt.Errorf("%w: offset %d is past the end of %q, which has %d lines", ErrInvalidArgument, offset, path, n)
+	}
+	if last < n {
+		fmt.Fprintf(&b, "[showing lines %d-%d of %d; call read_file with offset=%d to read more]\n", offset, last, n, last+1)
+	}
+	return b.String(), nil
+}
+
+// nextLine returns the next line without its newline, cut to maxLineChars.
+func nextLine(r *bufio.Reader) (line string, long bool, err error) {
+	var buf []byte
+	total := 0
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if err == nil {
+			chunk = chunk[:len(chunk)-1]
+		}
+		total += len(chunk)
+		if room := maxLineChars - len(buf); room > 0 {
+			buf = append(buf, chunk[:min(len(chunk), room)]...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF && total == 0 {
+			return "", false, io.EOF
+		}
+		if err != nil && err != io.EOF {
+			return "", false, err
+		}
+		break
+	}
+	if total > maxLineChars {
+		return string(trimToRune(buf)), true, nil
+	}
+	return string(bytes.TrimSuffix(buf, []byte("\r"))), false, nil
+}
+
+// isBinary: NUL bytes or invalid UTF-8 (allowing a rune cut by the sniff window).
+func isBinary(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	return !utf8.Valid(trimToRune(head))
+}
+
+// trimToRune drops an incomplete UTF-8 sequence at the end of b.
+func trimToRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b
+}

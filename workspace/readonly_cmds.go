@@ -1,0 +1,219 @@
+package workspace
+
+import (
+	"regexp"
+	"strings"
+)
+
+// argRule inspects a command's arguments (args[0] is the name) and returns
+// why they are refused, or "".
+type argRule func(args []string) string
+
+func anyArgs([]string) string { return "" }
+
+// readOnlyCommands are the programs plan mode may run without a sandbox.
+// Each either cannot write at all or has a rule refusing the flags that do.
+var readOnlyCommands = map[string]argRule{
+	"ls": anyArgs, "cat": anyArgs, "head": anyArgs, "tail": anyArgs, "wc": anyArgs,
+	"grep": anyArgs, "egrep": anyArgs, "fgrep": anyArgs, "stat": anyArgs,
+	"pwd": anyArgs, "echo": anyArgs, "printf": anyArgs, "du": anyArgs, "df": anyArgs,
+	"cut": anyArgs, "tr": anyArgs, "nl": anyArgs, "tac": anyArgs, "rev": anyArgs,
+	"basename": anyArgs, "dirname": anyArgs, "realpath": anyArgs, "readlink": anyArgs,
+	"diff": anyArgs, "cmp": anyArgs, "comm": anyArgs, "paste": anyArgs, "join": anyArgs,
+	"column": anyArgs, "fold": anyArgs, "fmt": anyArgs, "expand": anyArgs, "unexpand": anyArgs,
+	"od": anyArgs, "hexdump": anyArgs, "strings": anyArgs, "base64": anyArgs,
+	"md5sum": anyArgs, "sha1sum": anyArgs, "sha256sum": anyArgs, "sha512sum": anyArgs, "cksum": anyArgs,
+	"which": anyArgs, "type": anyArgs, "true": anyArgs, "false": anyArgs, "test": anyArgs,
+	"[": anyArgs, "seq": anyArgs, "sleep": anyArgs, "id": anyArgs, "whoami": anyArgs,
+	"uname": anyArgs, "nproc": anyArgs, "cd": anyArgs, "jq": anyArgs, "ps": anyArgs,
+	"tree":     forbidFlags("tree writes a file with", "o", "--output"),
+	"file":     forbidFlags("file writes a compiled magic file with", "C", "--compile"),
+	"rg":       forbidFlags("rg runs a program with", "", "--pre"),
+	"sort":     forbidFlags("sort writes a file or runs a program with", "o", "--output", "--compress-program"),
+	"find":     findRule,
+	"uniq":     uniqRule,
+	"sed":      sedRule,
+	"git":      gitRule,
+	"date":     dateRule,
+	"env":      noArgs("env with arguments runs a program"),
+	"hostname": noArgs("hostname with arguments changes the host name"),
+	"command":  commandRule,
+}
+
+// checkArgs applies the allowlist to one simple command.
+func checkArgs(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	name := args[0]
+	if strings.Contains(name, "/") {
+		return "commands must be called by name, not by path"
+	}
+	rule, ok := readOnlyCommands[name]
+	if !ok {
+		return name + " is not on the read-only command list"
+	}
+	return rule(args)
+}
+
+// hasFlag finds a long option (exact or with =value) or a short option
+// letter inside a cluster such as -uo.
+func hasFlag(args []string, short string, long ...string) string {
+	for _, a := range args[1:] {
+		if a == "--" {
+			return ""
+		}
+		for _, l := range long {
+			if a == l || strings.HasPrefix(a, l+"=") {
+				return l
+			}
+		}
+		if short != "" && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], short) {
+			return a
+		}
+	}
+	return ""
+}
+
+func forbidFlags(what, short string, long ...string) argRule {
+	return func(args []string) string {
+		if f := hasFlag(args, short, long...); f != "" {
+			return what + " " + f
+		}
+		return ""
+	}
+}
+
+func noArgs(why string) argRule {
+	return func(args []string) string {
+		if len(args) > 1 {
+			return why
+		}
+		return ""
+	}
+}
+
+var findActions = []string{"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
+
+func findRule(args []string) string {
+	for _, a := range args[1:] {
+		for _, bad := range findActions {
+			if a == bad {
+				return "find " + bad + " can change files or run programs"
+			}
+		}
+	}
+	return ""
+}
+
+// uniq's second operand is an output file.
+func uniqRule(args []string) string {
+	operands := 0
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			operands++
+		}
+	}
+	if operands > 1 {
+		return "uniq with two file operands writes the second"
+	}
+	return ""
+}
+
+func dateRule(args []string) string {
+	if f := hasFlag(args, "s", "--set"); f != "" {
+		return "date " + f + " sets the clock"
+	}
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+			return "date with an operand sets the clock"
+		}
+	}
+	return ""
+}
+
+func commandRule(args []string) string {
+	if len(args) > 1 && (args[1] == "-v" || args[1] == "-V") {
+		return ""
+	}
+	return "command runs other programs (only command -v is allowed)"
+}
+
+// Safe sed scripts: line ranges that print/delete/quit, and s/// whose flags
+// cannot write (w) or execute (e).
+var (
+	sedPrint = regexp.MustCompile(`^(([0-9]+|\$)(,([0-9]+|\$))?)?[pdq=]$`)
+	sedSubst = regexp.MustCompile(`^s(.)`)
+)
+
+func sedRule(args []string) string {
+	if f := hasFlag(args, "i", "--in-place"); f != "" {
+		return "sed " + f + " edits files in place"
+	}
+	var scripts []string
+	sawScript := false
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-e" || a == "--expression":
+			if i+1 < len(args) {
+				scripts = append(scripts, args[i+1])
+				i++
+			}
+			sawScript = true
+		case strings.HasPrefix(a, "--expression="):
+			scripts = append(scripts, strings.TrimPrefix(a, "--expression="))
+			sawScript = true
+		case a == "-f" || strings.HasPrefix(a, "--file"):
+			return "sed -f scripts are not allowed"
+		case a == "-n" || a == "-E" || a == "-r" || a == "--quiet" || a == "--silent" || a == "--regexp-extended" || a == "-s" || a == "-z" || a == "-u":
+		case strings.HasPrefix(a, "-") && a != "-":
+			return "sed option " + a + " is not allowed"
+		case !sawScript:
+			scripts = append(scripts, a)
+			sawScript = true
+		}
+	}
+	for _, s := range scripts {
+		for _, part := range strings.Split(s, ";") {
+			if !safeSed(strings.TrimSpace(part)) {
+				return "sed script " + s + " may write or run commands (only N,Mp / N,Md / s/a/b/g forms are allowed)"
+			}
+		}
+	}
+	return ""
+}
+
+func safeSed(s string) bool {
+	if sedPrint.MatchString(s) {
+		return true
+	}
+	m := sedSubst.FindStringSubmatch(s)
+	if m == nil || m[1] == "\\" || m[1] == "\n" {
+		return false
+	}
+	d := m[1]
+	parts := splitUnescaped(s[1+len(d):], d)
+	if len(parts) != 3 {
+		return false
+	}
+	return strings.Trim(parts[2], "gpiI0123456789") == ""
+}
+
+// splitUnescaped splits on sep where it is not preceded by a backslash.
+func splitUnescaped(s, sep string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if strings.HasPrefix(s[i:], sep) {
+			out = append(out, s[start:i])
+			start = i + len(sep)
+			i += len(sep) - 1
+		}
+	}
+	return append(out, s[start:])
+}
