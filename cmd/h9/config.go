@@ -1,0 +1,190 @@
+package main
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/kelseyhightower/envconfig"
+)
+
+// envPrefix is the prefix of h9's own settings. Settings with an explicit envconfig tag
+// (the SLACK_* and OPENAI_* ones) are looked up as H9_<tag> first, then as <tag> alone.
+const envPrefix = "H9"
+
+// Config is h9's whole configuration, read from the environment.
+// The desc tags are what `h9 -h` prints; keep them short.
+type Config struct {
+	SlackBotToken string `envconfig:"SLACK_BOT_TOKEN" required:"true" desc:"bot token (xoxb-…) from OAuth & Permissions"`
+	SlackAppToken string `envconfig:"SLACK_APP_TOKEN" required:"true" desc:"app-level token (xapp-…) with connections:write, for Socket Mode"`
+	SlackAPIURL   string `envconfig:"SLACK_API_URL" default:"https://slack.com/api/" desc:"Slack Web API base URL (GovSlack, tests); must end in /"`
+	OpenAIBaseURL string `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"any OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, LiteLLM)"`
+	OpenAIAPIKey  string `envconfig:"OPENAI_API_KEY" desc:"key for that endpoint (local servers need none)"`
+
+	Model             string        `split_words:"true" default:"gpt-4.1" desc:"model name sent to the endpoint"`
+	DataDir           string        `split_words:"true" default:"./h9-data" desc:"directory for h9.db and workspaces/<session-id>/"`
+	Sandbox           string        `split_words:"true" default:"auto" desc:"auto (bubblewrap when it works, else unsandboxed with a warning), bwrap (required) or none"`
+	WorkspaceTemplate string        `split_words:"true" desc:"directory copied into every new workspace (empty: none)"`
+	SkillsDir         string        `split_words:"true" desc:"directory of skills for the use_skill tool (empty: none)"`
+	AllowedUsers      []string      `split_words:"true" desc:"comma-separated Slack user IDs allowed to use h9 (empty: everyone)"`
+	AllowedChannels   []string      `split_words:"true" desc:"comma-separated Slack channel IDs h9 works in (empty: every channel it is in)"`
+	Admins            []string      `split_words:"true" desc:"comma-separated Slack user IDs who may act on any session (empty: none)"`
+	MaxSteps          int           `split_words:"true" default:"50" desc:"model steps per run before it stops"`
+	ContextWindow     int           `split_words:"true" default:"128000" desc:"model context window in tokens; history is compacted at 80%"`
+	ModelTimeout      time.Duration `split_words:"true" default:"2m" desc:"timeout of one model request"`
+	ModelRetries      int           `split_words:"true" default:"4" desc:"tries per model request before the run fails"`
+	CoalesceInterval  time.Duration `split_words:"true" default:"1s" desc:"minimum time between edits of one checklist message"`
+	LogFormat         string        `split_words:"true" default:"text" desc:"log format on stderr: text or json"`
+	LogLevel          string        `split_words:"true" default:"info" desc:"log level: debug, info, warn or error"`
+}
+
+// loadConfig reads the environment into a Config and validates it.
+// Every error it returns is one line fit for an operator.
+func loadConfig() (Config, error) {
+	var c Config
+	if err := envconfig.Process(envPrefix, &c); err != nil {
+		return Config{}, explainEnvError(err)
+	}
+	if err := c.validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// explainEnvError turns envconfig's messages into one line naming the variable.
+func explainEnvError(err error) error {
+	var pe *envconfig.ParseError
+	if errors.As(err, &pe) {
+		// pe.Value is never a token: tokens are strings and cannot fail to parse.
+		return invalid("%s=%q is not a valid %s", pe.KeyName, pe.Value, kindName(pe.TypeName))
+	}
+	msg := err.Error()
+	if key, ok := strings.CutPrefix(msg, "required key "); ok {
+		key = strings.TrimSuffix(key, " missing value")
+		return missing(key)
+	}
+	return invalid("%s", msg)
+}
+
+func kindName(goType string) string {
+	switch goType {
+	case "int":
+		return "whole number"
+	case "time.Duration":
+		return "duration (e.g. 90s, 2m)"
+	}
+	return goType
+}
+
+// validate checks what envconfig cannot: empty required values and enumerations.
+func (c *Config) validate() error {
+	c.Sandbox = strings.ToLower(strings.TrimSpace(c.Sandbox))
+	c.LogFormat = strings.ToLower(strings.TrimSpace(c.LogFormat))
+	c.LogLevel = strings.ToLower(strings.TrimSpace(c.LogLevel))
+	if c.Sandbox == "" {
+		c.Sandbox = "auto"
+	}
+	checks := []func() error{
+		func() error { return requireToken("SLACK_BOT_TOKEN", c.SlackBotToken, "xoxb-") },
+		func() error { return requireToken("SLACK_APP_TOKEN", c.SlackAppToken, "xapp-") },
+		func() error { return checkSlackAPIURL(c.SlackAPIURL) },
+		func() error { return checkHTTPURL("OPENAI_BASE_URL", c.OpenAIBaseURL) },
+		func() error { return nonEmpty("H9_MODEL", c.Model) },
+		func() error { return nonEmpty("H9_DATA_DIR", c.DataDir) },
+		func() error { return oneOf("H9_SANDBOX", c.Sandbox, "auto", "bwrap", "none") },
+		func() error { return oneOf("H9_LOG_FORMAT", c.LogFormat, "text", "json") },
+		func() error { return oneOf("H9_LOG_LEVEL", c.LogLevel, "debug", "info", "warn", "error") },
+		func() error { return positive("H9_MAX_STEPS", c.MaxSteps) },
+		func() error { return positive("H9_CONTEXT_WINDOW", c.ContextWindow) },
+		func() error { return positive("H9_MODEL_RETRIES", c.ModelRetries) },
+		func() error { return positiveDuration("H9_MODEL_TIMEOUT", c.ModelTimeout) },
+		func() error { return nonNegativeDuration("H9_COALESCE_INTERVAL", c.CoalesceInterval) },
+	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	c.AllowedUsers = cleanList(c.AllowedUsers)
+	c.AllowedChannels = cleanList(c.AllowedChannels)
+	c.Admins = cleanList(c.Admins)
+	return nil
+}
+
+// requireToken never puts the token's value into the error.
+func requireToken(name, value, prefix string) error {
+	if strings.TrimSpace(value) == "" {
+		return missing(name)
+	}
+	if !strings.HasPrefix(value, prefix) {
+		return invalid("%s must start with %q (is it the other token?)", name, prefix)
+	}
+	return nil
+}
+
+func checkSlackAPIURL(v string) error {
+	if err := checkHTTPURL("SLACK_API_URL", v); err != nil {
+		return err
+	}
+	if !strings.HasSuffix(v, "/") {
+		return invalid("SLACK_API_URL must end in / (got %q)", v)
+	}
+	return nil
+}
+
+func checkHTTPURL(name, v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return invalid("%s must be an http(s) URL (got %q)", name, v)
+	}
+	return nil
+}
+
+func nonEmpty(name, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return invalid("%s must not be empty", name)
+	}
+	return nil
+}
+
+func oneOf(name, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return invalid("%s must be one of %s (got %q)", name, strings.Join(allowed, ", "), v)
+}
+
+func positive(name string, v int) error {
+	if v <= 0 {
+		return invalid("%s must be greater than 0 (got %d)", name, v)
+	}
+	return nil
+}
+
+func positiveDuration(name string, v time.Duration) error {
+	if v <= 0 {
+		return invalid("%s must be greater than 0 (got %s)", name, v)
+	}
+	return nil
+}
+
+func nonNegativeDuration(name string, v time.Duration) error {
+	if v < 0 {
+		return invalid("%s must not be negative (got %s)", name, v)
+	}
+	return nil
+}
+
+// cleanList drops blanks so "U1, ,U2," means [U1 U2] and "" means everyone/none.
+func cleanList(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestConfigDefaults(t *testing.T) {
+	setEnv(t)
+	got, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		SlackBotToken:    testBotToken,
+		SlackAppToken:    testAppToken,
+		SlackAPIURL:      "https://slack.com/api/",
+		OpenAIBaseURL:    "https://api.openai.com/v1",
+		Model:            "gpt-4.1",
+		DataDir:          "./h9-data",
+		Sandbox:          "auto",
+		MaxSteps:         50,
+		ContextWindow:    128000,
+		ModelTimeout:     2 * time.Minute,
+		ModelRetries:     4,
+		CoalesceInterval: time.Second,
+		LogFormat:        "text",
+		LogLevel:         "info",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("defaults (-want +got):\n%s", d)
+	}
+}
+
+func TestConfigNames(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		get  func(Config) any
+		want any
+	}{
+		{"unprefixed Slack URL", []string{"SLACK_API_URL", "http://x/api/"}, func(c Config) any { return c.SlackAPIURL }, "http://x/api/"},
+		{"prefixed Slack URL", []string{"H9_SLACK_API_URL", "http://y/api/"}, func(c Config) any { return c.SlackAPIURL }, "http://y/api/"},
+		{"prefixed wins", []string{"SLACK_API_URL", "http://x/api/", "H9_SLACK_API_URL", "http://y/api/"}, func(c Config) any { return c.SlackAPIURL }, "http://y/api/"},
+		{"prefixed bot token", []string{"H9_SLACK_BOT_TOKEN", "xoxb-other"}, func(c Config) any { return c.SlackBotToken }, "xoxb-other"},
+		{"OpenAI key", []string{"OPENAI_API_KEY", "sk-123"}, func(c Config) any { return c.OpenAIAPIKey }, "sk-123"},
+		{"OpenAI URL", []string{"OPENAI_BASE_URL", "http://localhost:11434/v1"}, func(c Config) any { return c.OpenAIBaseURL }, "http://localhost:11434/v1"},
+		{"model", []string{"H9_MODEL", "llama3"}, func(c Config) any { return c.Model }, "llama3"},
+		{"model is not read unprefixed", []string{"MODEL", "llama3"}, func(c Config) any { return c.Model }, "gpt-4.1"},
+		{"data dir", []string{"H9_DATA_DIR", "/var/lib/h9"}, func(c Config) any { return c.DataDir }, "/var/lib/h9"},
+		{"sandbox case", []string{"H9_SANDBOX", "BWRAP"}, func(c Config) any { return c.Sandbox }, "bwrap"},
+		{"empty sandbox is auto", []string{"H9_SANDBOX", ""}, func(c Config) any { return c.Sandbox }, "auto"},
+		{"lists", []string{"H9_ALLOWED_USERS", "U1, U2,,"}, func(c Config) any { return c.AllowedUsers }, []string{"U1", "U2"}},
+		{"channels", []string{"H9_ALLOWED_CHANNELS", "C1"}, func(c Config) any { return c.AllowedChannels }, []string{"C1"}},
+		{"admins", []string{"H9_ADMINS", "UA"}, func(c Config) any { return c.Admins }, []string{"UA"}},
+		{"max steps", []string{"H9_MAX_STEPS", "7"}, func(c Config) any { return c.MaxSteps }, 7},
+		{"timeout", []string{"H9_MODEL_TIMEOUT", "90s"}, func(c Config) any { return c.ModelTimeout }, 90 * time.Second},
+		{"coalesce zero", []string{"H9_COALESCE_INTERVAL", "0s"}, func(c Config) any { return c.CoalesceInterval }, time.Duration(0)},
+		{"json logs", []string{"H9_LOG_FORMAT", "JSON"}, func(c Config) any { return c.LogFormat }, "json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			setEnv(t, tt.env...)
+			c, err := loadConfig()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, tt.get(c)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string // applied after setEnv; "" values are set as empty
+		drop []string // unset after that
+		kind error
+		want string // the whole one-line message
+	}{
+		{"bot token missing", nil, []string{"SLACK_BOT_TOKEN"}, ErrMissingSetting, "SLACK_BOT_TOKEN is required"},
+		{"app token missing", nil, []string{"SLACK_APP_TOKEN"}, ErrMissingSetting, "SLACK_APP_TOKEN is required"},
+		{"both missing names the first", nil, []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"}, ErrMissingSetting, "SLACK_BOT_TOKEN is required"},
+		{"bot token empty", []string{"SLACK_BOT_TOKEN", ""}, nil, ErrMissingSetting, "SLACK_BOT_TOKEN is required"},
+		{"tokens swapped", []string{"SLACK_BOT_TOKEN", "xapp-1", "SLACK_APP_TOKEN", "xoxb-1"}, nil, ErrInvalidSetting, `SLACK_BOT_TOKEN must start with "xoxb-" (is it the other token?)`},
+		{"app token not xapp", []string{"SLACK_APP_TOKEN", "xoxp-1"}, nil, ErrInvalidSetting, `SLACK_APP_TOKEN must start with "xapp-" (is it the other token?)`},
+		{"API URL without slash", []string{"SLACK_API_URL", "https://slack.com/api"}, nil, ErrInvalidSetting, `SLACK_API_URL must end in / (got "https://slack.com/api")`},
+		{"API URL not a URL", []string{"SLACK_API_URL", "slack.com/api/"}, nil, ErrInvalidSetting, `SLACK_API_URL must be an http(s) URL (got "slack.com/api/")`},
+		{"OpenAI URL not a URL", []string{"OPENAI_BASE_URL", "localhost:8080"}, nil, ErrInvalidSetting, `OPENAI_BASE_URL must be an http(s) URL (got "localhost:8080")`},
+		{"bad sandbox", []string{"H9_SANDBOX", "docker"}, nil, ErrInvalidSetting, `H9_SANDBOX must be one of auto, bwrap, none (got "docker")`},
+		{"bad log format", []string{"H9_LOG_FORMAT", "xml"}, nil, ErrInvalidSetting, `H9_LOG_FORMAT must be one of text, json (got "xml")`},
+		{"bad log level", []string{"H9_LOG_LEVEL", "loud"}, nil, ErrInvalidSetting, `H9_LOG_LEVEL must be one of debug, info, warn, error (got "loud")`},
+		{"max steps not a number", []string{"H9_MAX_STEPS", "many"}, nil, ErrInvalidSetting, `H9_MAX_STEPS="many" is not a valid whole number`},
+		{"max steps zero", []string{"H9_MAX_STEPS", "0"}, nil, ErrInvalidSetting, `H9_MAX_STEPS must be greater than 0 (got 0)`},
+		{"timeout not a duration", []string{"H9_MODEL_TIMEOUT", "2"}, nil, ErrInvalidSetting, `H9_MODEL_TIMEOUT="2" is not a valid duration (e.g. 90s, 2m)`},
+		{"empty model", []string{"H9_MODEL", " "}, nil, ErrInvalidSetting, `H9_MODEL must not be empty`},
+		{"empty data dir", []string{"H9_DATA_DIR", ""}, nil, ErrInvalidSetting, `H9_DATA_DIR must not be empty`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			setEnv(t, tt.env...)
+			for _, k := range tt.drop {
+				clearVar(t, k)
+			}
+			_, err := loadConfig()
+			if !errors.Is(err, tt.kind) {
+				t.Fatalf("err = %v, want %v", err, tt.kind)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("message = %q, want %q", err.Error(), tt.want)
+			}
+		})
+	}
+}
+
+func TestConfigErrorsNeverQuoteTokens(t *testing.T) {
+	setEnv(t, "SLACK_BOT_TOKEN", "xapp-secret-value-123", "SLACK_APP_TOKEN", "xoxb-secret-value-456")
+	_, err := loadConfig()
+	if err == nil || strings.Contains(err.Error(), "secret-value") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func clearVar(t *testing.T, k string) {
+	t.Helper()
+	t.Setenv(k, "")
+	unsetenv(k)
+}

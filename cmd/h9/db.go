@@ -1,0 +1,35 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+const (
+	dbFile = "h9.db"
+	// dbLockTimeout bounds the wait for bbolt's file lock: a second h9 on the same
+	// data directory fails fast instead of hanging.
+	dbLockTimeout = 2 * time.Second
+)
+
+// openDB opens (creating if needed) $H9_DATA_DIR/h9.db.
+func openDB(dataDir string, timeout time.Duration) (*bolt.DB, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating data directory: %w", err)
+	}
+	path := filepath.Join(dataDir, dbFile)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, lineErrorf(ErrDataDirLocked, "another h9 is already using %s (%s is locked)", dataDir, dbFile)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	return db, nil
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/fakeslack"
+)
+
+// doctorEnv starts a fake Slack and a fake model and points the environment at them.
+func doctorEnv(t *testing.T, modelOpts ...fakemodel.Option) (*fakeslack.Server, *fakemodel.Server) {
+	t.Helper()
+	slack := fakeslack.New(fakeslack.Options{BotToken: "xoxb-doctor-bot-token", AppToken: "xapp-doctor-app-token"})
+	t.Cleanup(slack.Close)
+	model := fakemodel.New(append([]fakemodel.Option{fakemodel.WithModels("other", "gpt-test")}, modelOpts...)...)
+	t.Cleanup(model.Close)
+	setEnv(t,
+		"SLACK_BOT_TOKEN", "xoxb-doctor-bot-token",
+		"SLACK_APP_TOKEN", "xapp-doctor-app-token",
+		"SLACK_API_URL", slack.APIURL(),
+		"OPENAI_BASE_URL", model.URL(),
+		"OPENAI_API_KEY", "sk-doctor-secret-key",
+		"H9_MODEL", "gpt-test",
+		"H9_DATA_DIR", filepath.Join(t.TempDir(), "data"),
+		"H9_SANDBOX", "auto",
+	)
+	return slack, model
+}
+
+// doctorLines runs doctor and returns its lines keyed by check name.
+func doctorLines(t *testing.T) (map[string]string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := runDoctor(t.Context(), &out)
+	lines := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		_, rest, _ := strings.Cut(l, " ")
+		name, _, _ := strings.Cut(rest, ":")
+		lines[name] = l
+	}
+	for _, secret := range []string{"xoxb-doctor-bot-token", "xapp-doctor-app-token", "sk-doctor-secret-key"} {
+		if strings.Contains(out.String(), secret) {
+			t.Errorf("doctor printed a secret:\n%s", out.String())
+		}
+	}
+	t.Logf("doctor output:\n%s", out.String())
+	return lines, err
+}
+
+func wantMark(t *testing.T, lines map[string]string, name, mark string, contains ...string) {
+	t.Helper()
+	l, found := lines[name]
+	if !found {
+		t.Errorf("no %q line in %v", name, lines)
+		return
+	}
+	if !strings.HasPrefix(l, mark+" ") {
+		t.Errorf("%q line = %q, want mark %s", name, l, mark)
+	}
+	for _, c := range contains {
+		if !strings.Contains(l, c) {
+			t.Errorf("%q line = %q, want it to contain %q", name, l, c)
+		}
+	}
+}
+
+func TestDoctorAllGood(t *testing.T) {
+	doctorEnv(t)
+	lines, err := doctorLines(t)
+	if err != nil {
+		t.Fatalf("doctor failed: %v", err)
+	}
+	if len(lines) != 1+len(doctorChecks) {
+		t.Errorf("%d lines, want one per check (%d)", len(lines), 1+len(doctorChecks))
+	}
+	wantMark(t, lines, "configuration", "✓", "gpt-test")
+	wantMark(t, lines, "Slack bot token", "✓", "auth.test ok", "UBOT")
+	wantMark(t, lines, "Slack app token", "✓", "apps.connections.open ok")
+	wantMark(t, lines, "model endpoint", "✓", "lists model gpt-test")
+	wantMark(t, lines, "data directory", "✓", "writable", "not locked")
+	// bwrap or not depends on the machine; either way it is not a failure under auto.
+	if l := lines["sandbox"]; !strings.HasPrefix(l, "✓ ") && !strings.Contains(l, "⚠ sandbox: UNSANDBOXED") {
+		t.Errorf("sandbox line = %q", l)
+	}
+}
+
+func TestDoctorFailures(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      []string
+		check    string
+		contains []string
+	}{
+		{"wrong bot token", []string{"SLACK_BOT_TOKEN", "xoxb-wrong"}, "Slack bot token", []string{"invalid_auth", "hint: SLACK_BOT_TOKEN"}},
+		{"wrong app token", []string{"SLACK_APP_TOKEN", "xapp-wrong"}, "Slack app token", []string{"invalid_auth", "hint: SLACK_APP_TOKEN", "connections:write"}},
+		{"Slack unreachable", []string{"SLACK_API_URL", "http://127.0.0.1:1/api/"}, "Slack bot token", []string{"cannot reach SLACK_API_URL"}},
+		{"model unreachable", []string{"OPENAI_BASE_URL", "http://127.0.0.1:1/v1"}, "model endpoint", []string{"hint: cannot reach OPENAI_BASE_URL"}},
+		// Not listed, and the fake has no scripted completion: it answers 400.
+		{"unknown model", []string{"H9_MODEL", "gpt-missing"}, "model endpoint", []string{"test completion with gpt-missing failed", "hint: check H9_MODEL=gpt-missing"}},
+		{"data dir is a file", []string{"H9_DATA_DIR", "/dev/null/h9"}, "data directory", []string{"cannot create /dev/null/h9", "hint: set H9_DATA_DIR"}},
+		{"missing template", []string{"H9_WORKSPACE_TEMPLATE", "/nonexistent/template"}, "configuration", []string{"H9_WORKSPACE_TEMPLATE=\"/nonexistent/template\" is not a directory"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doctorEnv(t)
+			for i := 0; i+1 < len(tt.env); i += 2 {
+				t.Setenv(tt.env[i], tt.env[i+1])
+			}
+			lines, err := doctorLines(t)
+			if !errors.Is(err, ErrDoctorFailed) {
+				t.Fatalf("err = %v, want ErrDoctorFailed", err)
+			}
+			wantMark(t, lines, tt.check, "✗", tt.contains...)
+		})
+	}
+}
+
+func TestDoctorModelNotListedButServed(t *testing.T) {
+	_, model := doctorEnv(t)
+	t.Setenv("H9_MODEL", "alias-model")
+	model.Enqueue(fakemodel.Text("OK"))
+	lines, err := doctorLines(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMark(t, lines, "model endpoint", "✓", "answered a test completion with alias-model")
+}
+
+func TestDoctorModelListingUnsupported(t *testing.T) {
+	doctorEnv(t)
+	// A server with chat completions but no /models route, like some local servers.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"OK"},"finish_reason":"stop"}]}`))
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	lines, err := doctorLines(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMark(t, lines, "model endpoint", "✓", "answered a test completion")
+}
+
+func TestDoctorDataDirLocked(t *testing.T) {
+	doctorEnv(t)
+	db, err := openDB(os.Getenv("H9_DATA_DIR"), dbLockTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	lines, err := doctorLines(t)
+	if !errors.Is(err, ErrDoctorFailed) {
+		t.Fatalf("err = %v", err)
+	}
+	wantMark(t, lines, "data directory", "✗", "another h9 is already using", "h9.db is locked", "hint: stop the other h9")
+}
+
+func TestDoctorConfigurationMissing(t *testing.T) {
+	clearEnv(t)
+	var out bytes.Buffer
+	if err := runDoctor(t.Context(), &out); !errors.Is(err, ErrDoctorFailed) {
+		t.Fatalf("err = %v", err)
+	}
+	want := "✗ configuration: SLACK_BOT_TOKEN is required — hint: see h9 -h for every setting\n"
+	if out.String() != want {
+		t.Errorf("output = %q, want %q", out.String(), want)
+	}
+}
+
+func TestDoctorSandboxNone(t *testing.T) {
+	doctorEnv(t, fakemodel.WithModels("gpt-test"))
+	t.Setenv("H9_SANDBOX", "none")
+	lines, err := doctorLines(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMark(t, lines, "sandbox", "⚠", "H9_SANDBOX=none")
+}
+
+func TestDoctorExitCode(t *testing.T) {
+	doctorEnv(t)
+	t.Setenv("SLACK_BOT_TOKEN", "xoxb-wrong")
+	var out, errOut bytes.Buffer
+	if code := realMain([]string{"doctor"}, &out, &errOut); code != exitFailure {
+		t.Errorf("exit %d, want %d", code, exitFailure)
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("stderr = %q: doctor's findings go to stdout only", errOut.String())
+	}
+}

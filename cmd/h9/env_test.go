@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"testing"
+)
+
+// setting is one row of the configuration table in ARCHITECTURE.md and README.md.
+type setting struct{ name, def string }
+
+// allSettings is the spec `h9 -h` must match: every variable with its default ("" = none).
+var allSettings = []setting{
+	{"SLACK_BOT_TOKEN", ""},
+	{"SLACK_APP_TOKEN", ""},
+	{"SLACK_API_URL", "https://slack.com/api/"},
+	{"OPENAI_BASE_URL", "https://api.openai.com/v1"},
+	{"OPENAI_API_KEY", ""},
+	{"H9_MODEL", "gpt-4.1"},
+	{"H9_DATA_DIR", "./h9-data"},
+	{"H9_SANDBOX", "auto"},
+	{"H9_WORKSPACE_TEMPLATE", ""},
+	{"H9_SKILLS_DIR", ""},
+	{"H9_ALLOWED_USERS", ""},
+	{"H9_ALLOWED_CHANNELS", ""},
+	{"H9_ADMINS", ""},
+	{"H9_MAX_STEPS", "50"},
+	{"H9_CONTEXT_WINDOW", "128000"},
+	{"H9_MODEL_TIMEOUT", "2m"},
+	{"H9_MODEL_RETRIES", "4"},
+	{"H9_COALESCE_INTERVAL", "1s"},
+	{"H9_LOG_FORMAT", "text"},
+	{"H9_LOG_LEVEL", "info"},
+}
+
+const (
+	testBotToken = "xoxb-test"
+	testAppToken = "xapp-test"
+)
+
+// clearEnv unsets every variable h9 reads (both spellings), restored when the test ends.
+func clearEnv(t *testing.T) {
+	t.Helper()
+	for _, s := range allSettings {
+		for _, name := range []string{s.name, "H9_" + s.name} {
+			t.Setenv(name, "") // registers the restore
+			unsetenv(name)
+		}
+	}
+}
+
+// setEnv starts from a clean environment with both tokens set, then applies kv pairs.
+func setEnv(t *testing.T, kv ...string) {
+	t.Helper()
+	clearEnv(t)
+	t.Setenv("SLACK_BOT_TOKEN", testBotToken)
+	t.Setenv("SLACK_APP_TOKEN", testAppToken)
+	for i := 0; i+1 < len(kv); i += 2 {
+		t.Setenv(kv[i], kv[i+1])
+	}
+}
+
+func unsetenv(k string) {
+	if err := os.Unsetenv(k); err != nil {
+		panic(err)
+	}
+}

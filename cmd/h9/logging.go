@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+)
+
+// redacted replaces any secret found in a log line or a doctor finding.
+const redacted = "[REDACTED]"
+
+// minSecretLen: shorter values would blank out ordinary words; real tokens are long.
+const minSecretLen = 8
+
+// newLogger builds the process logger: text or JSON on w, at the given level, with every
+// occurrence of a secret replaced wherever it appears. bot and agent never log tokens on
+// purpose; this catches the accidental cases (a library error quoting a request).
+func newLogger(w io.Writer, format, level string, s scrubber) *slog.Logger {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		lvl = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: lvl, ReplaceAttr: s.replaceAttr}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// scrubber removes known secret values from text.
+type scrubber struct{ secrets []string }
+
+func newScrubber(secrets ...string) scrubber {
+	var s scrubber
+	for _, v := range secrets {
+		if len(v) >= minSecretLen {
+			s.secrets = append(s.secrets, v)
+		}
+	}
+	return s
+}
+
+// secretsOf lists the configuration values that must never be printed.
+func secretsOf(c Config) scrubber {
+	return newScrubber(c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey)
+}
+
+// scrub returns s with every secret replaced, and whether anything was.
+func (sc scrubber) scrub(s string) (string, bool) {
+	changed := false
+	for _, secret := range sc.secrets {
+		if strings.Contains(s, secret) {
+			s = strings.ReplaceAll(s, secret, redacted)
+			changed = true
+		}
+	}
+	return s, changed
+}
+
+// String scrubs s.
+func (sc scrubber) String(s string) string {
+	out, _ := sc.scrub(s)
+	return out
+}
+
+// replaceAttr is a slog ReplaceAttr. slog calls it for the message too, and for
+// every member of a group.
+func (sc scrubber) replaceAttr(_ []string, a slog.Attr) slog.Attr {
+	if len(sc.secrets) == 0 {
+		return a
+	}
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		if s, ok := sc.scrub(v.String()); ok {
+			a.Value = slog.StringValue(s)
+		}
+	case slog.KindAny:
+		// errors, URLs, structs: judge them by how they would be printed.
+		if s, ok := sc.scrub(fmt.Sprint(v.Any())); ok {
+			a.Value = slog.StringValue(s)
+		}
+	}
+	return a
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func TestLoggerRedactsSecrets(t *testing.T) {
+	const bot, app, key = "xoxb-1234-secret", "xapp-1-A1-secret", "sk-proj-secret"
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			log := newLogger(&buf, format, "info", newScrubber(bot, app, key))
+			log.Info("token is "+bot, "app", app)
+			log.Error("call failed", "err", errors.New(`Post "x?token=`+bot+`": eof`))
+			log.With("session", "s1").WithGroup("req").Warn("retry", "auth", "Bearer "+key, "n", 3)
+			out := buf.String()
+			for _, s := range []string{bot, app, key} {
+				if strings.Contains(out, s) {
+					t.Errorf("log contains %q:\n%s", s, out)
+				}
+			}
+			if got := strings.Count(out, redacted); got != 4 {
+				t.Errorf("%d redactions, want 4:\n%s", got, out)
+			}
+			if !strings.Contains(out, "session") || !strings.Contains(out, "retry") {
+				t.Errorf("ordinary attributes lost:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestLoggerFormatAndLevel(t *testing.T) {
+	var buf bytes.Buffer
+	log := newLogger(&buf, "json", "warn", newScrubber())
+	log.Info("hidden")
+	log.Warn("shown", "channel", "C1")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("want one line, got %q", buf.String())
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec["msg"] != "shown" || rec["channel"] != "C1" || rec["level"] != slog.LevelWarn.String() {
+		t.Errorf("record = %v", rec)
+	}
+}
+
+func TestScrubberIgnoresShortValues(t *testing.T) {
+	// An empty OPENAI_API_KEY or a tiny one must not blank out every line.
+	sc := newScrubber("", "abc")
+	if got := sc.String("abc def"); got != "abc def" {
+		t.Errorf("got %q", got)
+	}
+}

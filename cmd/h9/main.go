@@ -1,0 +1,12 @@
+// Command h9 is a Slack app (Socket Mode) that runs a coding agent per Slack thread.
+//
+//	h9          run the bot
+//	h9 doctor   check the configuration, tokens, model endpoint, sandbox and data directory
+//	h9 -h       list every setting with its default
+package main
+
+import "os"
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
