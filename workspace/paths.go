@@ -56,8 +56,8 @@ func (w *Workspace) fileErr(path string, err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, ErrClosed):
-		return err
+	case isOwn(err):
+		return err // already a message for the model
 	case isEscape(err):
 		return fmt.Errorf("%w: %q resolves (through a symlink or ..) to a location outside the workspace %s", ErrOutsideWorkspace, path, w.dir)
 	case errors.Is(err, fs.ErrNotExist):
@@ -75,4 +75,14 @@ func (w *Workspace) fileErr(path string, err error) error {
 // exported, so the text is matched; TestEscapes pins this behaviour.
 func isEscape(err error) bool {
 	return strings.Contains(err.Error(), "path escapes from parent")
+}
+
+func isOwn(err error) bool {
+	for _, e := range []error{ErrClosed, ErrOutsideWorkspace, ErrNotFound, ErrIsDirectory, ErrBinary,
+		ErrTooLarge, ErrNoMatch, ErrMultipleMatches, ErrInvalidArgument} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }

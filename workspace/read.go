@@ -27,7 +27,7 @@ const (
 // When not everything fits, a note says how to read on.
 func (w *Workspace) ReadFile(path string, offset, limit int) (string, error) {
 	if offset < 0 || limit < 0 {
-		return "", fmt.Errorf("%w: offset and limit must not be negative (got offset=%d, limit=%d)", ErrInvalidArgument, offset, limit)
+		return "", fmt.Errorf("%w: reading %q: offset and limit must not be negative (got offset=%d, limit=%d)", ErrInvalidArgument, path, offset, limit)
 	}
 	rel, err := w.rel(path)
 	if err != nil {
