@@ -106,6 +106,8 @@ func TestMention(t *testing.T) {
 		{"U12|x", "someone"},
 		{"!channel", "someone"},
 		{"u123", "someone"},
+		{"U", "someone"},
+		{"U1", "<@U1>"},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			if got := mention(tc.id); got != tc.want {

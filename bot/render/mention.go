@@ -13,7 +13,7 @@ func mention(userID string) string {
 
 // validUserID accepts Slack user ids: U or W, then upper-case letters and digits.
 func validUserID(id string) bool {
-	if len(id) < 3 || len(id) > 32 || (id[0] != 'U' && id[0] != 'W') {
+	if len(id) < 2 || len(id) > 32 || (id[0] != 'U' && id[0] != 'W') {
 		return false
 	}
 	return strings.IndexFunc(id, func(r rune) bool {

@@ -18,12 +18,13 @@ const (
 	StateInterrupted      State = "interrupted"
 )
 
-// label is the state as shown; an unset state reads as idle.
+// label is the state as shown; an unset state reads as idle. A state is
+// the bot's own word, but it is escaped and capped all the same.
 func (s State) label() string {
-	if s == "" {
-		return string(StateIdle)
+	if l := safeLine(string(s), 40); l != "" {
+		return l
 	}
-	return string(s)
+	return string(StateIdle)
 }
 
 // ModeLabel names a plan mode the way users see it on Slack.
