@@ -158,10 +158,23 @@ func (s *Server) eventEnvelopeLocked(eventID string, inner map[string]any) *enve
 
 // echoLocked delivers the bot's own post back as a message event, in the background.
 func (s *Server) echoLocked(m *Message) {
+	s.sendLaterLocked(s.messageEventLocked(m), m.TS)
+}
+
+// echoEditLocked delivers the message_changed event Slack sends after chat.update.
+func (s *Server) echoEditLocked(m *Message, prev map[string]any) {
+	ts := s.newTSLocked()
+	s.sendLaterLocked(map[string]any{"type": "message", "subtype": "message_changed", "hidden": true,
+		"channel": m.Channel, "ts": ts, "event_ts": ts, "channel_type": channelType(m.Channel),
+		"message": s.messageJSONLocked(m), "previous_message": prev}, m.TS)
+}
+
+// sendLaterLocked delivers an event in the background (the Web API answer must not wait for it).
+func (s *Server) sendLaterLocked(inner map[string]any, ts string) {
 	if s.sock.closed {
 		return
 	}
-	e, ts := s.eventEnvelopeLocked("", s.messageEventLocked(m)), m.TS
+	e := s.eventEnvelopeLocked("", inner)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

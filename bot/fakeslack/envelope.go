@@ -23,6 +23,7 @@ type envelope struct {
 	acceptsResponsePayload bool
 	retryAttempt           int
 	retryReason            string
+	sent, acked            bool
 }
 
 func (e *envelope) marshal() []byte {
@@ -58,6 +59,7 @@ func (s *Server) deliver(ctx context.Context, e *envelope) (Ack, error) {
 		s.mu.Lock()
 		s.sock.waiters[e.id] = append(s.sock.waiters[e.id], ch)
 		data := e.marshal()
+		e.sent = true
 		s.mu.Unlock()
 		start := time.Now()
 		if err := wc.write(data); err != nil {
@@ -104,7 +106,22 @@ func (s *Server) Redeliver(ctx context.Context, envelopeID string) (Ack, error) 
 	e := *old
 	e.retryAttempt++
 	e.retryReason = "timeout"
+	e.sent, e.acked = false, false
 	s.envelopes[envelopeID] = &e
 	s.mu.Unlock()
 	return s.deliver(ctx, &e)
+}
+
+// Unacked returns the ids of envelopes written to a socket whose ack never came, in id order.
+func (s *Server) Unacked() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for id, e := range s.envelopes {
+		if e.sent && !e.acked {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }

@@ -26,6 +26,9 @@ type Options struct {
 	// EchoBotMessages delivers the bot's own chat.postMessage posts back as message events with
 	// bot_id set, as Slack does; the app is expected to ignore them.
 	EchoBotMessages bool
+	// EchoEdits also delivers a message_changed event (subtype, no top-level user or bot_id, the new
+	// message under "message") for every chat.update, as Slack does for channel history subscribers.
+	EchoEdits bool
 	// Logf, when set, receives a line per socket frame and API call (e.g. t.Logf).
 	Logf func(format string, args ...any)
 }
@@ -60,6 +63,7 @@ type Server struct {
 	seq        int64 // ids and timestamps
 	calls      []Call
 	violations []string
+	received   []string // what the app sent, credentials removed (see Received)
 	faults     faults
 	store      store
 	users      map[string]string // id → name

@@ -161,6 +161,12 @@ func (s *Server) readAcks(wc *wsConn) {
 		}
 		now := time.Now()
 		s.mu.Lock()
+		if e := s.envelopes[ack.EnvelopeID]; e != nil {
+			e.acked = true
+		}
+		if len(ack.Payload) > 0 {
+			s.received = append(s.received, "ack "+ack.EnvelopeID+" "+string(ack.Payload))
+		}
 		for _, ch := range s.sock.waiters[ack.EnvelopeID] {
 			ch <- ackMsg{payload: ack.Payload, at: now} // buffered, one ack per waiter
 		}

@@ -234,3 +234,54 @@ func TestHelloPingAndTicket(t *testing.T) {
 		t.Errorf("second use of a ticket: err %v", err)
 	}
 }
+
+func TestEchoEdits(t *testing.T) {
+	s := newServer(t, fakeslack.Options{EchoEdits: true})
+	a := startApp(t, s, nil)
+	ctx := testCtx(t)
+	_, ts, err := a.api.PostMessageContext(ctx, "C1", slack.MsgOptionText("v1", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := a.api.UpdateMessageContext(ctx, "C1", ts, slack.MsgOptionText("v2", false)); err != nil {
+		t.Fatal(err)
+	}
+	ev := a.next(t).Data.(slackevents.EventsAPIEvent)
+	m, ok := ev.InnerEvent.Data.(*slackevents.MessageEvent)
+	if !ok || m.SubType != "message_changed" || m.BotID != "" || m.Message == nil || m.Message.Text != "v2" ||
+		m.Message.BotID != "BBOT" || m.PreviousMessage == nil || m.PreviousMessage.Text != "v1" {
+		t.Errorf("message_changed = %+v", ev.InnerEvent.Data)
+	}
+}
+
+func TestAckPayloadAndResponseURLLimits(t *testing.T) {
+	s := newServer(t, fakeslack.Options{})
+	a := startApp(t, s, func(evt socketmode.Event) any {
+		return map[string]any{"blocks": []any{map[string]any{"type": "header",
+			"text": map[string]any{"type": "plain_text", "text": strings.Repeat("h", 151)}}}}
+	})
+	ctx := testCtx(t)
+	if _, err := s.SlashCommand(ctx, fakeslack.SlashCommand{Text: "help"}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := a.next(t).Data.(slack.SlashCommand)
+	if v := s.Violations(); len(v) != 1 || !strings.HasPrefix(v[0], "slash command ack C1: ") {
+		t.Errorf("violations = %q", v)
+	}
+	if e := s.Ephemerals("C1", ""); len(e) != 0 {
+		t.Errorf("an invalid ack payload was shown: %+v", e)
+	}
+	for i := range 6 {
+		_, _, err := a.api.PostMessageContext(ctx, "", slack.MsgOptionResponseURL(cmd.ResponseURL, slack.ResponseTypeEphemeral),
+			slack.MsgOptionText("progress", false))
+		if (err != nil) != (i == 5) {
+			t.Errorf("use %d of the response_url: %v", i+1, err)
+		}
+	}
+	if e := s.Ephemerals("C1", "U1"); len(e) != 5 {
+		t.Errorf("%d ephemerals, want 5", len(e))
+	}
+	if v := s.Violations(); len(v) != 2 || !strings.Contains(v[1], "used 6 times") {
+		t.Errorf("violations = %q", v)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -137,6 +138,7 @@ func (s *Server) handleLocked(r *apiRequest, h func() reply) reply {
 		c.SlackError, _ = rep.body["error"].(string)
 	}
 	s.calls = append(s.calls, c)
+	s.received = append(s.received, r.method+" "+paramsText(r.params))
 	s.logf("%s → %d %s", r.method, c.Status, c.SlackError)
 	return rep
 }
@@ -228,6 +230,26 @@ func (s *Server) Calls(method string) []Call {
 		}
 	}
 	return out
+}
+
+// paramsText renders parameters in key order without the token, for Received.
+func paramsText(params map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		if k != "token" {
+			b.WriteString(k + "=" + params[k] + "\n")
+		}
+	}
+	return b.String()
+}
+
+// Received returns everything the app sent to Slack except its credentials, for scanning (e.g. for
+// leaked secrets): one entry per Web API or response_url call ("method k=v\n…", token removed) and
+// one per non-empty ack payload ("ack <envelope_id> <payload>").
+func (s *Server) Received() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.received)
 }
 
 // Violations returns every Slack-limit violation seen in payloads the app sent, in order.

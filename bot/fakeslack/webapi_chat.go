@@ -81,8 +81,12 @@ func (s *Server) chatUpdate(r *apiRequest) reply {
 	if rep, valid := s.checkLocked("chat.update "+channel+" "+ts, next); !valid {
 		return rep
 	}
+	prev := s.messageJSONLocked(m)
 	m.Text, m.Blocks = next.text, normBlocks(next.blocks)
 	m.Updates++
+	if s.opts.EchoEdits {
+		s.echoEditLocked(m, prev)
+	}
 	return ok(map[string]any{"channel": channel, "ts": ts, "text": m.Text, "message": s.messageJSONLocked(m)})
 }
 
