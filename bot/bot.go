@@ -1,0 +1,143 @@
+// Package bot is h9's Slack app: Socket Mode envelopes in, one actor per
+// active thread, the live checklist, the review buttons and the seed's
+// auto-run loop, all persisted in bbolt.
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
+)
+
+// Bot is a running Slack app. Make one with New, then call Run.
+type Bot struct {
+	cfg   Config
+	log   *slog.Logger
+	api   *slackAPI
+	sm    *socketmode.Client
+	store *store
+	perms permissions
+	seen  *dedup
+	reg   *registry
+
+	unsandboxed bool
+	runSlots    chan struct{} // nil = unbounded
+
+	botUserID string // from auth.test; mentions are "<@botUserID>"
+	botID     string
+
+	// runCtx parents every agent run; cancelled only by shutdown, so that
+	// runs outlive one envelope and end together.
+	runCtx     context.Context
+	cancelRuns context.CancelFunc
+	bg         context.Context // Slack calls: survives Run's ctx so final edits land
+	stopping   atomic.Bool
+	started    atomic.Bool
+}
+
+// New checks cfg and builds the bot; it does not connect (Run does).
+func New(cfg Config) (*Bot, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	st, err := newStore(cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	client := slack.New(cfg.BotToken,
+		slack.OptionAppLevelToken(cfg.AppToken),
+		slack.OptionAPIURL(cfg.APIURL),
+	)
+	b := &Bot{
+		cfg:         cfg,
+		log:         cfg.Logger,
+		api:         &slackAPI{c: client, log: cfg.Logger, apiURL: cfg.APIURL},
+		sm:          socketmode.New(client, socketmode.OptionLog(slogPrinter{cfg.Logger})),
+		store:       st,
+		perms:       newPermissions(cfg.AllowedUsers, cfg.AllowedChannels, cfg.Admins),
+		seen:        newDedup(),
+		unsandboxed: cfg.SandboxLevel == "none",
+	}
+	b.reg = newRegistry(b)
+	if cfg.MaxConcurrentRuns > 0 {
+		b.runSlots = make(chan struct{}, cfg.MaxConcurrentRuns)
+	}
+	b.runCtx, b.cancelRuns = context.WithCancel(context.Background())
+	b.bg = context.Background()
+	return b, nil
+}
+
+// Run connects to Slack and serves until ctx is cancelled; then it stops
+// the socket, cancels runs in flight, waits for every session to persist
+// its state and returns nil. It returns an error when Slack refuses the
+// tokens or the socket client gives up. Run may be called once.
+func (b *Bot) Run(ctx context.Context) error {
+	if !b.started.CompareAndSwap(false, true) {
+		return errors.New("bot: Run called twice")
+	}
+	defer b.shutdown()
+	auth, err := b.api.c.AuthTestContext(ctx)
+	if err != nil {
+		return fmt.Errorf("checking the bot token (auth.test): %w", err)
+	}
+	b.botUserID, b.botID = auth.UserID, auth.BotID
+	if b.cfg.SandboxWarning != "" {
+		b.log.Warn("workspaces are not sandboxed", "why", b.cfg.SandboxWarning)
+	}
+	b.log.Info("h9 bot starting", "bot_user", b.botUserID, "team", auth.TeamID)
+	b.recoverSessions()
+
+	sockCtx, cancelSock := context.WithCancel(ctx)
+	defer cancelSock()
+	sockErr := make(chan error, 1)
+	go func() { sockErr <- b.sm.RunContext(sockCtx) }()
+	loopDone := make(chan struct{})
+	go func() { defer close(loopDone); b.socketLoop(sockCtx) }()
+
+	select {
+	case <-ctx.Done():
+		err = nil
+	case err = <-sockErr:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			err = fmt.Errorf("socket mode: %w", err)
+		} else {
+			err = nil
+		}
+	}
+	cancelSock()
+	<-loopDone
+	return err
+}
+
+// shutdown stops new work, cancels runs and waits until every actor has
+// saved its session and every checklist has flushed.
+func (b *Bot) shutdown() {
+	b.stopping.Store(true)
+	b.cancelRuns()
+	done := make(chan struct{})
+	go func() { b.reg.wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(shutdownGrace):
+		b.log.Warn("shutdown: sessions still busy after grace period")
+	}
+	b.log.Info("h9 bot stopped")
+}
+
+// shutdownGrace bounds how long Run waits for sessions to settle.
+const shutdownGrace = 30 * time.Second
+
+// slogPrinter routes the socketmode client's log lines to slog at debug.
+type slogPrinter struct{ l *slog.Logger }
+
+func (p slogPrinter) Output(_ int, s string) error {
+	p.l.Debug(s, "component", "socketmode")
+	return nil
+}

@@ -1,0 +1,113 @@
+package bot
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+
+	"github.com/slack-go/slack"
+
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/planning"
+)
+
+// Slash command verbs.
+const (
+	verbPlan   = "plan"
+	verbRun    = "run"
+	verbStatus = "status"
+	verbHelp   = "help"
+)
+
+// maxAckBytes keeps ack payloads under Socket Mode's 20 KiB limit.
+const maxAckBytes = 16 * 1024
+
+// parseCommand splits "/h9" text into a lower-case verb and the rest.
+func parseCommand(text string) (verb, arg string) {
+	text = strings.TrimSpace(text)
+	i := strings.IndexFunc(text, unicode.IsSpace)
+	if i < 0 {
+		return strings.ToLower(text), ""
+	}
+	return strings.ToLower(text[:i]), strings.TrimSpace(text[i:])
+}
+
+// commandAck decides, without I/O, what the ack carries and whether the
+// command has work to do after the ack.
+func (b *Bot) commandAck(cmd slack.SlashCommand) (payload any, work bool) {
+	if why := b.perms.refusal(cmd.UserID, cmd.ChannelID); why != "" {
+		return ephemeralAck(text(why)), false
+	}
+	verb, arg := parseCommand(cmd.Text)
+	switch {
+	case verb == verbHelp:
+		return ephemeralAck(render.RenderHelp()), false
+	case verb == verbStatus:
+		return nil, true
+	case (verb == verbPlan || verb == verbRun) && arg != "":
+		return nil, true
+	case verb == verbPlan || verb == verbRun:
+		return ephemeralAck(usage("`/h9 " + verb + "` needs a task, e.g. `/h9 " + verb + " add a /healthz endpoint`.")), false
+	case verb == "":
+		return ephemeralAck(usage("Tell h9 what to do.")), false
+	}
+	return ephemeralAck(usage("I don't know `" + render.Escape(render.Truncate(verb, 40)) + "`.")), false
+}
+
+// usage is a short explanation followed by the help text.
+func usage(lead string) render.Message {
+	help := render.RenderHelp()
+	help.Text = lead + "\n" + help.Text
+	if len(help.Blocks) > 0 {
+		help.Blocks = append([]slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, lead, false, false), nil, nil, slack.SectionBlockOptionBlockID("h9_usage_lead"))}, help.Blocks...)
+	}
+	return help
+}
+
+// ephemeralAck is a slash command response shown only to the caller.
+func ephemeralAck(m render.Message) map[string]any {
+	p := map[string]any{"response_type": "ephemeral", "text": m.Text}
+	if len(m.Blocks) > 0 {
+		p["blocks"] = m.Blocks
+	}
+	if data, err := json.Marshal(p); err != nil || len(data) > maxAckBytes {
+		p = map[string]any{"response_type": "ephemeral", "text": render.Truncate(m.Text, 4000)}
+	}
+	return p
+}
+
+// runCommand does a command's work after the ack, off the socket loop.
+func (b *Bot) runCommand(cmd slack.SlashCommand) {
+	verb, arg := parseCommand(cmd.Text)
+	log := b.log.With("channel", cmd.ChannelID, "user", cmd.UserID, "command", verb)
+	switch verb {
+	case verbStatus:
+		b.postChannelStatus(cmd.TeamID, cmd.ChannelID, cmd.UserID, "")
+	case verbPlan, verbRun:
+		mode := planning.PlanModePlan
+		if verb == verbRun {
+			mode = planning.PlanModeDefault
+		}
+		ts, err := b.api.post(b.bg, log, cmd.ChannelID, "", render.RenderRoot(cmd.UserID, arg, mode))
+		if err != nil {
+			b.api.ephemeral(b.bg, log, cmd.ChannelID, cmd.UserID, "", text(postFailureHint(err)))
+			return
+		}
+		b.reg.deliver(sessionID(cmd.TeamID, cmd.ChannelID, ts), msgCreate{
+			team: cmd.TeamID, channel: cmd.ChannelID, thread: ts,
+			owner: cmd.UserID, task: arg, mode: mode,
+		})
+	}
+}
+
+// postFailureHint tells a user what to do when h9 cannot post.
+func postFailureHint(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "not_in_channel"), strings.Contains(msg, "channel_not_found"):
+		return "h9 cannot post in this channel. Invite it first: `/invite @h9`."
+	case strings.Contains(msg, "is_archived"):
+		return "This channel is archived; h9 cannot start a session here."
+	}
+	return "h9 could not start the session (Slack said: " + render.Escape(render.Truncate(msg, 200)) + "). Try again in a moment."
+}

@@ -1,0 +1,85 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/planning"
+)
+
+// Agent is the part of *agent.Engine the bot calls. Declared here, where it
+// is used, so the bot depends on behaviour and not on the engine type.
+type Agent interface {
+	Run(ctx context.Context, sessionID, prompt string, opts agent.RunOptions) (agent.Result, error)
+	SetPlanMode(sessionID string, m planning.PlanMode) error
+	Todos(sessionID string) ([]planning.TodoItem, error)
+	CancelOpenTodos(sessionID string) ([]planning.TodoItem, error)
+}
+
+// Config is everything the bot needs; New checks it once.
+type Config struct {
+	BotToken string // xoxb-…, required
+	AppToken string // xapp-… with connections:write, required
+	APIURL   string // Web API base ending in "/"; "" = https://slack.com/api/
+
+	DB    *bolt.DB // required; the bot owns buckets prefixed "bot_"
+	Agent Agent    // required
+
+	// SandboxLevel is the workspace sandbox in force ("bwrap" or "none");
+	// "none" marks every checklist as unsandboxed. SandboxWarning, when set,
+	// says why (logged at start).
+	SandboxLevel   string
+	SandboxWarning string
+
+	AllowedUsers    []string // user ids allowed to act; empty = everyone
+	AllowedChannels []string // channel ids h9 works in; empty = every channel
+	Admins          []string // user ids that may press any session's buttons
+
+	Logger *slog.Logger // nil = slog.Default()
+
+	// CoalesceInterval is the least time between two chat.update calls on
+	// one checklist; 0 = 1s (Slack's Tier 3 is ~50/min per workspace).
+	CoalesceInterval time.Duration
+	// MaxConcurrentRuns bounds agent runs across all sessions; 0 = no bound.
+	MaxConcurrentRuns int
+}
+
+const (
+	defaultAPIURL           = "https://slack.com/api/"
+	defaultCoalesceInterval = time.Second
+)
+
+// withDefaults checks cfg and fills the optional fields.
+func (cfg Config) withDefaults() (Config, error) {
+	switch {
+	case cfg.BotToken == "":
+		return cfg, fmt.Errorf("%w: BotToken is required", ErrInvalidConfig)
+	case cfg.AppToken == "":
+		return cfg, fmt.Errorf("%w: AppToken is required", ErrInvalidConfig)
+	case cfg.DB == nil:
+		return cfg, fmt.Errorf("%w: DB is required", ErrInvalidConfig)
+	case cfg.Agent == nil:
+		return cfg, fmt.Errorf("%w: Agent is required", ErrInvalidConfig)
+	case cfg.MaxConcurrentRuns < 0:
+		return cfg, fmt.Errorf("%w: MaxConcurrentRuns must not be negative", ErrInvalidConfig)
+	}
+	if cfg.APIURL == "" {
+		cfg.APIURL = defaultAPIURL
+	}
+	if !strings.HasSuffix(cfg.APIURL, "/") {
+		return cfg, fmt.Errorf("%w: APIURL %q must end with /", ErrInvalidConfig, cfg.APIURL)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.CoalesceInterval <= 0 {
+		cfg.CoalesceInterval = defaultCoalesceInterval
+	}
+	return cfg, nil
+}

@@ -1,0 +1,112 @@
+package bot
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/slack-go/slack/slackevents"
+)
+
+// inbound is a user message from the Events API, either event type.
+type inbound struct {
+	team, user, text, channel, ts, threadTS string
+	mention                                 bool
+}
+
+// onEventsAPI routes app_mention and message events. Runs on the socket
+// loop: only parsing, dedup and an inbox append, or a goroutine.
+func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent) {
+	if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok && cb.EventID != "" {
+		if !b.seen.first("ev:" + cb.EventID) {
+			return
+		}
+	}
+	switch e := ev.InnerEvent.Data.(type) {
+	case *slackevents.AppMentionEvent:
+		if e.BotID != "" || e.Edited != nil {
+			return
+		}
+		b.onMessage(inbound{team: ev.TeamID, user: e.User, text: e.Text, channel: e.Channel,
+			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true})
+	case *slackevents.MessageEvent:
+		// Subtypes are edits, deletions, joins, bot posts…: none is a request.
+		if e.SubType != "" || e.BotID != "" {
+			return
+		}
+		b.onMessage(inbound{team: ev.TeamID, user: e.User, text: e.Text, channel: e.Channel,
+			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: b.mentionsMe(e.Text)})
+	}
+}
+
+// onMessage handles one user message, once per (channel, ts): Slack sends a
+// mention both as app_mention and as message.
+func (b *Bot) onMessage(m inbound) {
+	if m.user == "" || m.user == b.botUserID || m.ts == "" {
+		return
+	}
+	if !b.seen.first("msg:" + m.channel + "/" + m.ts) {
+		return
+	}
+	root := m.threadTS
+	if root == "" {
+		root = m.ts
+	}
+	id := sessionID(m.team, m.channel, root)
+	if !m.mention {
+		if m.threadTS == "" || m.threadTS == m.ts {
+			return // channel chatter, not a thread reply
+		}
+		b.reg.deliver(id, msgReply{user: m.user, text: cleanTask(m.text), ts: m.ts})
+		return
+	}
+	log := b.log.With("channel", m.channel, "thread", root, "user", m.user)
+	if why := b.perms.refusal(m.user, m.channel); why != "" {
+		go b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, text(why))
+		return
+	}
+	task := b.stripMention(m.text)
+	switch {
+	case strings.EqualFold(task, verbStatus) && m.threadTS != "":
+		b.reg.deliver(id, msgStatus{user: m.user})
+	case strings.EqualFold(task, verbStatus):
+		go b.postChannelStatus(m.team, m.channel, m.user, "")
+	case task == "" || strings.EqualFold(task, verbHelp):
+		go b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, usage("Mention me with a task, e.g. `@h9 add a /healthz endpoint`."))
+	default:
+		b.reg.deliver(id, msgMention{user: m.user, text: task, ts: m.ts})
+	}
+}
+
+// mentionRE matches a user mention, optionally with a label: <@U123> or <@U123|name>.
+var mentionRE = regexp.MustCompile(`<@([A-Z0-9]+)(\|[^>]*)?>`)
+
+// mentionsMe reports whether text mentions the bot user.
+func (b *Bot) mentionsMe(text string) bool {
+	if b.botUserID == "" {
+		return false
+	}
+	for _, m := range mentionRE.FindAllStringSubmatch(text, -1) {
+		if m[1] == b.botUserID {
+			return true
+		}
+	}
+	return false
+}
+
+// stripMention removes the bot's mentions (or, when the bot's id is
+// unknown, the leading mention) and trims.
+func (b *Bot) stripMention(text string) string {
+	if b.botUserID == "" {
+		if loc := mentionRE.FindStringIndex(strings.TrimSpace(text)); loc != nil && loc[0] == 0 {
+			return cleanTask(strings.TrimSpace(text)[loc[1]:])
+		}
+		return cleanTask(text)
+	}
+	out := mentionRE.ReplaceAllStringFunc(text, func(s string) string {
+		if mentionRE.FindStringSubmatch(s)[1] == b.botUserID {
+			return ""
+		}
+		return s
+	})
+	return cleanTask(out)
+}

@@ -1,0 +1,150 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/h9-app/h9/bot/render"
+)
+
+const (
+	// maxRateLimitRetries bounds how often one call waits out a 429.
+	maxRateLimitRetries = 5
+	// maxRetryAfter caps one wait, so a bogus header cannot park a session.
+	maxRetryAfter = 60 * time.Second
+	// callTimeout bounds one Web API call including its 429 waits.
+	callTimeout = 2 * time.Minute
+	// reactionQueued marks a reply h9 will handle after the current run.
+	reactionQueued = "hourglass_flowing_sand"
+)
+
+// slackAPI is the one door to the Web API: every call honours 429
+// Retry-After and logs ok:false errors with their context.
+type slackAPI struct {
+	c          *slack.Client
+	log        *slog.Logger
+	apiURL     string
+	permalinks sync.Map // "channel/ts" → permalink
+}
+
+// call runs f, waiting out rate limits, and logs a final failure.
+func (s *slackAPI) call(ctx context.Context, log *slog.Logger, method string, f func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		err := f(ctx)
+		var rl *slack.RateLimitedError
+		if errors.As(err, &rl) && attempt < maxRateLimitRetries {
+			wait := min(max(rl.RetryAfter, 100*time.Millisecond), maxRetryAfter)
+			log.Debug("slack rate limited; waiting", "method", method, "retry_after", wait)
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+				continue
+			case <-ctx.Done():
+				t.Stop()
+				err = ctx.Err()
+			}
+		}
+		if err != nil {
+			log.Error("slack call failed", "method", method, "err", err)
+		}
+		return err
+	}
+}
+
+// msgOptions turns a rendered message into chat options. The text keeps
+// mrkdwn (render has escaped what came from users and the model).
+func msgOptions(m render.Message) []slack.MsgOption {
+	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false)}
+	if len(m.Blocks) > 0 {
+		opts = append(opts, slack.MsgOptionBlocks(m.Blocks...))
+	}
+	return opts
+}
+
+// post sends a message to a channel, in a thread when threadTS is set.
+func (s *slackAPI) post(ctx context.Context, log *slog.Logger, channel, threadTS string, m render.Message) (string, error) {
+	opts := msgOptions(m)
+	if threadTS != "" {
+		opts = append(opts, slack.MsgOptionTS(threadTS))
+	}
+	var ts string
+	err := s.call(ctx, log, "chat.postMessage", func(ctx context.Context) error {
+		var err error
+		_, ts, err = s.c.PostMessageContext(ctx, channel, opts...)
+		return err
+	})
+	return ts, err
+}
+
+// update edits a message in place.
+func (s *slackAPI) update(ctx context.Context, log *slog.Logger, channel, ts string, m render.Message) error {
+	if ts == "" {
+		return nil
+	}
+	// chat.update replaces blocks only when given; an empty list clears them.
+	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)}
+	return s.call(ctx, log, "chat.update", func(ctx context.Context) error {
+		_, _, _, err := s.c.UpdateMessageContext(ctx, channel, ts, opts...)
+		return err
+	})
+}
+
+// ephemeral shows a message to one user only.
+func (s *slackAPI) ephemeral(ctx context.Context, log *slog.Logger, channel, user, threadTS string, m render.Message) {
+	opts := msgOptions(m)
+	if threadTS != "" {
+		opts = append(opts, slack.MsgOptionTS(threadTS))
+	}
+	_ = s.call(ctx, log, "chat.postEphemeral", func(ctx context.Context) error {
+		_, err := s.c.PostEphemeralContext(ctx, channel, user, opts...)
+		return err
+	})
+}
+
+// react adds an emoji reaction; "already_reacted" is success.
+func (s *slackAPI) react(ctx context.Context, log *slog.Logger, channel, ts, name string) {
+	_ = s.call(ctx, log, "reactions.add", func(ctx context.Context) error {
+		err := s.c.AddReactionContext(ctx, name, slack.NewRefToMessage(channel, ts))
+		if err != nil && strings.Contains(err.Error(), "already_reacted") {
+			return nil
+		}
+		return err
+	})
+}
+
+// permalink returns a link to a message, cached; when Slack cannot say, a
+// link built from the API URL that Slack redirects to the message.
+func (s *slackAPI) permalink(ctx context.Context, log *slog.Logger, channel, ts string) string {
+	key := channel + "/" + ts
+	if v, ok := s.permalinks.Load(key); ok {
+		return v.(string)
+	}
+	var link string
+	err := s.call(ctx, log, "chat.getPermalink", func(ctx context.Context) error {
+		var err error
+		link, err = s.c.GetPermalinkContext(ctx, &slack.PermalinkParameters{Channel: channel, Ts: ts})
+		return err
+	})
+	if err != nil || link == "" {
+		return builtPermalink(s.apiURL, channel, ts)
+	}
+	s.permalinks.Store(key, link)
+	return link
+}
+
+// builtPermalink is Slack's archive URL shape: /archives/C…/p<ts without dot>.
+func builtPermalink(apiURL, channel, ts string) string {
+	base := strings.TrimSuffix(strings.TrimSuffix(apiURL, "/"), "/api")
+	return base + "/archives/" + channel + "/p" + strings.ReplaceAll(ts, ".", "")
+}
+
+// text is a plain message: a mrkdwn string, no blocks.
+func text(s string) render.Message { return render.Message{Text: s} }

@@ -1,0 +1,57 @@
+package bot
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/h9-app/h9/bot/render"
+)
+
+// maxStatusRows bounds /h9 status: the most recent sessions are the useful ones.
+const maxStatusRows = 20
+
+// postChannelStatus answers /h9 status (and "@h9 status" outside a session)
+// with the channel's sessions, most recent first.
+func (b *Bot) postChannelStatus(team, channel, user, thread string) {
+	log := b.log.With("channel", channel, "user", user)
+	recs, err := b.store.channel(team, channel)
+	if err != nil {
+		log.Error("status", "err", err)
+		b.api.ephemeral(b.bg, log, channel, user, thread, text("h9 could not read its sessions just now; try again in a moment."))
+		return
+	}
+	slices.SortFunc(recs, func(x, y *Session) int {
+		if c := y.Updated.Compare(x.Updated); c != 0 {
+			return c
+		}
+		return strings.Compare(y.ThreadTS, x.ThreadTS)
+	})
+	if len(recs) > maxStatusRows {
+		recs = recs[:maxStatusRows]
+	}
+	rows := make([]render.StatusRow, 0, len(recs))
+	for _, rec := range recs {
+		rows = append(rows, b.statusRow(rec))
+	}
+	b.api.ephemeral(b.bg, log, channel, user, thread, render.RenderStatus(rows))
+}
+
+func (b *Bot) statusRow(rec *Session) render.StatusRow {
+	return render.StatusRow{
+		Task: rec.Task, State: rec.State, Progress: rec.Progress, Updated: rec.Updated,
+		Permalink: b.api.permalink(b.bg, b.log, rec.Channel, rec.ThreadTS),
+	}
+}
+
+// onStatus answers "@h9 status" inside a thread.
+func (a *actor) onStatus(user string, exists bool) {
+	if !exists {
+		team, channel, thread, ok := splitSessionID(a.id)
+		if ok {
+			a.b.api.ephemeral(a.b.bg, a.b.log, channel, user, thread, text("There is no h9 session in this thread. Here are this channel's sessions."))
+			a.b.postChannelStatus(team, channel, user, thread)
+		}
+		return
+	}
+	a.b.api.ephemeral(a.b.bg, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderStatus([]render.StatusRow{a.b.statusRow(a.rec)}))
+}
