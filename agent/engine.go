@@ -1,0 +1,175 @@
+// Package agent runs h9's coding agent: the ReAct loop over an
+// OpenAI-compatible chat endpoint, plan mode, the tools confined to a
+// session's workspace, compaction, and per-session persistence in bbolt.
+// It reports what happens through events and knows nothing of Slack.
+package agent
+
+import (
+	"cmp"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/workspace"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultMaxSteps       = 50
+	DefaultContextWindow  = 128000
+	DefaultRequestTimeout = 120 * time.Second
+	DefaultMaxRetries     = 4
+)
+
+// Config holds the engine's dependencies and limits.
+type Config struct {
+	DB             *bolt.DB           // required; the agent owns buckets prefixed "agent_"
+	Model          Model              // required
+	ModelName      string             // required
+	Workspaces     *workspace.Manager // required
+	SkillsDir      string             // optional global skills ($H9_SKILLS_DIR)
+	MaxSteps       int                // model calls per run; 0 = 50
+	ContextWindow  int                // tokens; 0 = 128000; compaction at 80%
+	RequestTimeout time.Duration      // per model request; 0 = 120s
+	MaxRetries     int                // tries per model request in total; 0 = 4
+	RetryBaseDelay time.Duration      // first backoff before jitter; 0 = 500ms
+	Logger         *slog.Logger       // nil = discard
+}
+
+// Engine runs sessions. It is safe for concurrent use: different sessions
+// run in parallel; one session runs one Run at a time.
+type Engine struct {
+	cfg       Config
+	store     store
+	model     Model // cfg.Model behind retries
+	compactor compactor
+	log       *slog.Logger
+
+	mu   sync.Mutex
+	live map[string]*liveSession // sessions with a Run in progress
+}
+
+// liveSession is the state of a running session that other calls may need.
+type liveSession struct {
+	todos *planning.TodoStore
+}
+
+// New checks cfg, applies defaults and prepares the store.
+func New(cfg Config) (*Engine, error) {
+	switch {
+	case cfg.DB == nil:
+		return nil, fmt.Errorf("%w: DB is required", ErrInvalidConfig)
+	case cfg.Model == nil:
+		return nil, fmt.Errorf("%w: Model is required", ErrInvalidConfig)
+	case cfg.ModelName == "":
+		return nil, fmt.Errorf("%w: ModelName is required", ErrInvalidConfig)
+	case cfg.Workspaces == nil:
+		return nil, fmt.Errorf("%w: Workspaces is required", ErrInvalidConfig)
+	case cfg.MaxSteps < 0 || cfg.ContextWindow < 0 || cfg.RequestTimeout < 0 || cfg.MaxRetries < 0 || cfg.RetryBaseDelay < 0:
+		return nil, fmt.Errorf("%w: limits must not be negative", ErrInvalidConfig)
+	}
+	cfg.MaxSteps = cmp.Or(cfg.MaxSteps, DefaultMaxSteps)
+	cfg.ContextWindow = cmp.Or(cfg.ContextWindow, DefaultContextWindow)
+	cfg.RequestTimeout = cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout)
+	cfg.MaxRetries = cmp.Or(cfg.MaxRetries, DefaultMaxRetries)
+	cfg.RetryBaseDelay = cmp.Or(cfg.RetryBaseDelay, defaultRetryBase)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{
+		cfg:   cfg,
+		store: store{db: cfg.DB},
+		model: retryModel{model: cfg.Model, tries: cfg.MaxRetries, timeout: cfg.RequestTimeout, base: cfg.RetryBaseDelay},
+		log:   cfg.Logger,
+		live:  map[string]*liveSession{},
+	}
+	e.compactor = compactor{model: e.model, modelName: cfg.ModelName, window: cfg.ContextWindow}
+	if err := e.store.init(); err != nil {
+		return nil, fmt.Errorf("%w: creating buckets: %v", ErrStore, err)
+	}
+	return e, nil
+}
+
+// SandboxLevel is the sandbox actually in force for bash.
+func (e *Engine) SandboxLevel() workspace.Level { return e.cfg.Workspaces.Level() }
+
+// PlanMode returns the session's stored mode (default for a new session).
+func (e *Engine) PlanMode(sessionID string) (planning.PlanMode, error) {
+	return e.store.mode(sessionID)
+}
+
+// SetPlanMode stores the session's mode. A running Run keeps the mode it
+// snapshotted at start; the next Run uses the new one.
+func (e *Engine) SetPlanMode(sessionID string, m planning.PlanMode) error {
+	if !m.Valid() {
+		return fmt.Errorf("%w: %d", ErrInvalidMode, int(m))
+	}
+	return e.store.setMode(sessionID, m)
+}
+
+// Todos returns the session's todo list: the live one while a Run is in
+// progress, else the stored one.
+func (e *Engine) Todos(sessionID string) ([]planning.TodoItem, error) {
+	e.mu.Lock()
+	ls := e.live[sessionID]
+	e.mu.Unlock()
+	if ls != nil {
+		return ls.todos.Read(), nil
+	}
+	return e.store.todos(sessionID)
+}
+
+// CancelOpenTodos marks every pending and in_progress todo cancelled (the
+// Cancel button) and returns the new list. While a Run is in progress the
+// live list is changed too, so the run's final save keeps the cancellation;
+// the caller should cancel that run's context first.
+func (e *Engine) CancelOpenTodos(sessionID string) ([]planning.TodoItem, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock() // held over one bbolt write, never over a model call
+	var items []planning.TodoItem
+	ls := e.live[sessionID]
+	if ls != nil {
+		items = ls.todos.Read()
+	} else {
+		var err error
+		if items, err = e.store.todos(sessionID); err != nil {
+			return nil, err
+		}
+	}
+	for i := range items {
+		if items[i].Status.Active() {
+			items[i].Status = planning.TodoCancelled
+		}
+	}
+	if ls != nil {
+		ls.todos.Write(items)
+	}
+	return items, e.store.saveTodos(sessionID, items)
+}
+
+// acquire marks the session running, or fails with ErrBusy, and returns
+// its todo store loaded from the DB. Loading under the lock means
+// CancelOpenTodos never sees a live store that is not loaded yet.
+func (e *Engine) acquire(sessionID string) (*planning.TodoStore, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, busy := e.live[sessionID]; busy {
+		return nil, fmt.Errorf("%w: %s", ErrBusy, sessionID)
+	}
+	items, err := e.store.todos(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	todos := planning.NewTodoStore(items...)
+	e.live[sessionID] = &liveSession{todos: todos}
+	return todos, nil
+}
+
+func (e *Engine) release(sessionID string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.live, sessionID)
+}

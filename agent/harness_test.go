@@ -1,0 +1,192 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/workspace"
+	openai "github.com/sashabaranov/go-openai"
+	bolt "go.etcd.io/bbolt"
+)
+
+// harness is an engine wired to a fake model over HTTP, a real bbolt file
+// and real workspaces (unsandboxed, so tests run anywhere).
+type harness struct {
+	t      *testing.T
+	srv    *fakemodel.Server
+	dbPath string
+	db     *bolt.DB
+	wsm    *workspace.Manager
+	cfg    Config
+	eng    *Engine
+}
+
+func newHarness(t *testing.T, tune ...func(*Config)) *harness {
+	t.Helper()
+	dir := t.TempDir()
+	h := &harness{t: t, srv: fakemodel.New(), dbPath: filepath.Join(dir, "h9.db")}
+	t.Cleanup(h.srv.Close)
+	wsm, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "workspaces"), Sandbox: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.wsm = wsm
+	h.cfg = Config{
+		Model:          NewOpenAIModel(h.srv.URL(), "test-key", nil),
+		ModelName:      "fake-model",
+		Workspaces:     wsm,
+		RetryBaseDelay: time.Millisecond,
+		SkillsDir:      filepath.Join(dir, "skills"),
+	}
+	for _, f := range tune {
+		f(&h.cfg)
+	}
+	h.open()
+	return h
+}
+
+// open (re)opens the DB file and builds a fresh Engine on it.
+func (h *harness) open() {
+	h.t.Helper()
+	db, err := bolt.Open(h.dbPath, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.db = db
+	h.t.Cleanup(func() { db.Close() })
+	h.cfg.DB = db
+	if h.eng, err = New(h.cfg); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// reopen simulates a restart: close the DB, open it again, new Engine.
+func (h *harness) reopen() {
+	h.t.Helper()
+	if err := h.db.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.open()
+}
+
+// recorder collects events.
+type recorder struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+func (r *recorder) add(ev Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, ev)
+}
+
+func (r *recorder) all() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
+func (r *recorder) kinds() []EventKind {
+	var ks []EventKind
+	for _, ev := range r.all() {
+		ks = append(ks, ev.Kind)
+	}
+	return ks
+}
+
+func (r *recorder) of(k EventKind) []Event {
+	var out []Event
+	for _, ev := range r.all() {
+		if ev.Kind == k {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// run runs one prompt and returns the result, events and error.
+func (h *harness) run(session, prompt string, opts RunOptions) (Result, *recorder, error) {
+	h.t.Helper()
+	rec := &recorder{}
+	opts.Events = rec.add
+	res, err := h.eng.Run(context.Background(), session, prompt, opts)
+	return res, rec, err
+}
+
+// mustRun is run that fails the test on error.
+func (h *harness) mustRun(session, prompt string) (Result, *recorder) {
+	h.t.Helper()
+	res, rec, err := h.run(session, prompt, RunOptions{})
+	if err != nil {
+		h.t.Fatalf("Run: %v (events %v)", err, rec.kinds())
+	}
+	return res, rec
+}
+
+func (h *harness) setMode(session string, m planning.PlanMode) {
+	h.t.Helper()
+	if err := h.eng.SetPlanMode(session, m); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) wsDir(session string) string {
+	h.t.Helper()
+	ws, err := h.wsm.Open(session)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer ws.Close()
+	return ws.Dir()
+}
+
+// toolMessages returns the tool results of the conversation sent in req.
+func toolMessages(req openai.ChatCompletionRequest) []openai.ChatCompletionMessage {
+	var out []openai.ChatCompletionMessage
+	for _, m := range req.Messages {
+		if m.Role == openai.ChatMessageRoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// lastRequest is the last chat request the fake model received.
+func (h *harness) lastRequest() openai.ChatCompletionRequest {
+	h.t.Helper()
+	reqs := h.srv.Requests()
+	if len(reqs) == 0 {
+		h.t.Fatal("no model request")
+	}
+	return reqs[len(reqs)-1]
+}
+
+func toolNames(req openai.ChatCompletionRequest) []string {
+	var names []string
+	for _, t := range req.Tools {
+		names = append(names, t.Function.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// todoArgs renders todo_write arguments for a full replace.
+func todoArgs(items ...planning.TodoItem) string {
+	data, err := json.Marshal(map[string]any{"todos": items})
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}
+
+func todo(id, content string, st planning.TodoStatus) planning.TodoItem {
+	return planning.TodoItem{ID: id, Content: content, Status: st}
+}

@@ -1,0 +1,134 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/workspace"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// run is the state of one Run of one session.
+type run struct {
+	e     *Engine
+	id    string
+	opts  RunOptions
+	mode  planning.PlanMode
+	ws    *workspace.Workspace
+	tools *toolset
+	env   *toolEnv
+	todos *planning.TodoStore
+
+	// msgs[0] is the system prompt, rebuilt every run and never stored;
+	// msgs[1:saved] are in the store, msgs[saved:] are not yet.
+	msgs  []openai.ChatCompletionMessage
+	saved int
+
+	usage         sessionUsage // the session's running totals
+	runUsage      Usage        // this run only
+	compactFailed bool         // do not retry a failed compaction within the run
+	req           openai.ChatCompletionRequest
+}
+
+// start loads the session and opens its workspace. The returned run is
+// usable for end() even on error.
+func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore, opts RunOptions) (*run, error) {
+	r := &run{e: e, id: id, opts: opts, todos: todos}
+	st, err := e.store.load(id)
+	if err != nil {
+		return r, err
+	}
+	r.mode, r.usage = st.Mode, st.Usage
+	if r.ws, err = e.cfg.Workspaces.Open(id); err != nil {
+		return r, fmt.Errorf("%w: session %s: %v", ErrWorkspace, id, err)
+	}
+	skills := loadSkills(e.cfg.SkillsDir, r.ws.Dir())
+	sys := systemPrompt(promptInfo{
+		WorkspaceDir: r.ws.Dir(), Mode: r.mode, Sandbox: r.ws.Level(), Skills: skills, AgentsMD: readAgentsMD(r.ws.Dir()),
+	})
+	r.msgs = make([]openai.ChatCompletionMessage, 0, len(st.Messages)+32)
+	r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: sys})
+	r.msgs = append(r.msgs, st.Messages...)
+	r.saved = len(r.msgs)
+	var approve Approver
+	if r.mode == planning.PlanModeAutoEdit {
+		approve = opts.Approve
+	}
+	r.tools = newToolset(r.mode, approve)
+	r.env = &toolEnv{
+		sessionID: id, ws: r.ws, readOnly: r.mode == planning.PlanModePlan, todos: todos, skills: skills,
+		saveTodos: func(items []planning.TodoItem) error { return e.store.saveTodos(id, items) },
+	}
+	r.req = openai.ChatCompletionRequest{Model: e.cfg.ModelName, Tools: r.tools.defs, User: id}
+	return r, nil
+}
+
+// finish saves the todos (on every path, like the seed's defer) and
+// closes the workspace.
+func (r *run) finish() {
+	if err := r.e.store.saveTodos(r.id, r.todos.Read()); err != nil {
+		r.e.log.Error("saving todos at run end", "session", r.id, "err", err)
+	}
+	if err := r.ws.Close(); err != nil {
+		r.e.log.Warn("closing workspace", "session", r.id, "err", err)
+	}
+}
+
+func (r *run) emit(ev Event) {
+	if r.opts.Events != nil {
+		ev.SessionID = r.id
+		r.opts.Events(ev)
+	}
+}
+
+func (r *run) append(msgs ...openai.ChatCompletionMessage) { r.msgs = append(r.msgs, msgs...) }
+
+// persist appends the messages not yet stored, with the usage, in one
+// transaction.
+func (r *run) persist() error {
+	if r.saved == len(r.msgs) {
+		return nil
+	}
+	if err := r.e.store.appendStep(r.id, r.saved-1, r.msgs[r.saved:], r.usage); err != nil {
+		return err
+	}
+	r.saved = len(r.msgs)
+	return nil
+}
+
+func (r *run) result(text string) Result {
+	return Result{Text: text, Usage: r.runUsage, Mode: r.mode, Todos: r.todos.Read()}
+}
+
+// end emits the run's last event.
+func (r *run) end(text string, err error) {
+	if err == nil {
+		r.emit(Event{Kind: EventDone, Text: text, Usage: r.runUsage})
+		return
+	}
+	r.e.log.Warn("agent run failed", "session", r.id, "err", err)
+	r.emit(Event{Kind: EventError, Text: r.failureText(err), Err: err, Usage: r.runUsage})
+}
+
+// failureText is what the user reads about a failed run.
+func (r *run) failureText(err error) string {
+	switch {
+	case errors.Is(err, ErrCancelled):
+		return "Cancelled."
+	case errors.Is(err, ErrStepLimit):
+		return fmt.Sprintf("Stopped after %d steps without a final answer (the step limit). Reply to let it continue.", r.e.cfg.MaxSteps)
+	case errors.Is(err, ErrModel):
+		return modelFailureText(err)
+	case errors.Is(err, ErrWorkspace):
+		return "h9 could not open this thread's workspace."
+	case errors.Is(err, ErrStore):
+		return "h9 could not read or save this session's data."
+	}
+	return "h9 failed unexpectedly; the error is in the logs."
+}
+
+func userMessage(content string) openai.ChatCompletionMessage {
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: content}
+}

@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// ask sends the conversation to the model and returns its reply, with
+// tool-call ids filled in when an endpoint leaves them empty.
+func (r *run) ask(ctx context.Context) (openai.ChatCompletionMessage, error) {
+	r.req.Messages = r.msgs
+	resp, err := r.e.model.CreateChatCompletion(ctx, r.req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return openai.ChatCompletionMessage{}, fmt.Errorf("%w: %v", ErrCancelled, context.Cause(ctx))
+		}
+		return openai.ChatCompletionMessage{}, fmt.Errorf("session %s: %w", r.id, err)
+	}
+	u := Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, TotalTokens: resp.Usage.TotalTokens}
+	r.runUsage.add(u)
+	r.usage.Total.add(u)
+	r.usage.LastPrompt = u.PromptTokens
+	msg := resp.Choices[0].Message
+	msg.Role, msg.MultiContent, msg.FunctionCall = openai.ChatMessageRoleAssistant, nil, nil
+	for i := range msg.ToolCalls {
+		tc := &msg.ToolCalls[i]
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d_%d", len(r.msgs), i)
+		}
+		tc.Type, tc.Index = openai.ToolTypeFunction, nil
+	}
+	return msg, nil
+}
+
+// runTools executes the calls in order and answers each with its id. Once
+// the context is cancelled the remaining calls are answered "not run", so
+// the stored history stays valid for the next run.
+func (r *run) runTools(ctx context.Context, calls []openai.ToolCall) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, 0, len(calls))
+	for _, c := range calls {
+		res := fail(errNotRun)
+		if ctx.Err() == nil {
+			res = r.runTool(ctx, c)
+		}
+		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, Content: res.Output, ToolCallID: c.ID})
+	}
+	return out
+}
+
+var errNotRun = errors.New("not run: the run was cancelled")
+
+func (r *run) runTool(ctx context.Context, c openai.ToolCall) toolResult {
+	name, args := c.Function.Name, c.Function.Arguments
+	r.emit(Event{Kind: EventToolStarted, Tool: name, Summary: r.tools.summary(name, args)})
+	res := r.tools.call(ctx, r.env, name, args)
+	r.emit(Event{Kind: EventToolFinished, Tool: name, IsError: res.IsError, Output: short(res.Output)})
+	if res.TodosChanged {
+		r.emit(Event{Kind: EventTodos, Todos: res.Todos})
+	}
+	return res
+}
+
+// maybeCompact summarises old messages when the last prompt passed the
+// threshold. Failures keep the history and are reported, once per run.
+func (r *run) maybeCompact(ctx context.Context) {
+	if r.compactFailed || !r.e.compactor.due(r.usage.LastPrompt) {
+		return
+	}
+	c := r.e.compactor
+	c.user = r.id
+	compacted, err := c.compact(ctx, r.msgs[1:], r.todos)
+	if errors.Is(err, errNothingToCompact) {
+		return
+	}
+	if err == nil {
+		u := r.usage
+		u.LastPrompt = 0 // unknown until the next call; avoids compacting again at once
+		if err = r.e.store.replaceMessages(r.id, compacted, u); err == nil {
+			dropped := len(r.msgs) - 1 - len(compacted) + 1
+			r.msgs = append(r.msgs[:1], compacted...)
+			r.saved, r.usage = len(r.msgs), u
+			r.emit(Event{Kind: EventCompacted, Text: fmt.Sprintf("Summarised %d older messages to stay within the context window.", dropped)})
+			return
+		}
+	}
+	r.compactFailed = true
+	r.e.log.Warn("compaction failed", "session", r.id, "err", err)
+	r.emit(Event{Kind: EventCompactFailed, Text: "Could not summarise the conversation; continuing with the full history.", Err: err})
+}

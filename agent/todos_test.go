@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/planning"
+)
+
+var threePending = []planning.TodoItem{
+	todo("1", "create main.go", planning.TodoPending),
+	todo("2", "write handler", planning.TodoPending),
+	todo("3", "run go test", planning.TodoPending),
+}
+
+func TestTodoWriteBatchCompletionIsRefused(t *testing.T) {
+	h := newHarness(t)
+	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(threePending...)), fakemodel.Text("planned"))
+	h.mustRun("s", "plan")
+
+	cheat := []planning.TodoItem{
+		todo("1", "create main.go", planning.TodoCompleted),
+		todo("2", "write handler", planning.TodoCompleted),
+		todo("3", "run go test", planning.TodoPending),
+	}
+	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(cheat...)), fakemodel.Text("done"))
+	_, rec := h.mustRun("s", ExecPrompt)
+
+	results := toolMessages(h.lastRequest())
+	last := results[len(results)-1]
+	if !strings.HasPrefix(last.Content, "Error:") || !strings.Contains(last.Content, "in_progress") {
+		t.Errorf("refusal the model read = %q", last.Content)
+	}
+	if got := rec.of(EventTodos); len(got) != 0 {
+		t.Errorf("refused write emitted todos events: %+v", got)
+	}
+	stored, err := h.eng.Todos("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(threePending, stored); diff != "" {
+		t.Errorf("store changed by a refused write (-want +got):\n%s", diff)
+	}
+}
+
+func TestTodoWriteAcceptedEmitsSnapshotAndSaves(t *testing.T) {
+	h := newHarness(t)
+	h.srv.Enqueue(
+		fakemodel.ToolCall("todo_write", todoArgs(threePending...)),
+		fakemodel.ToolCall("todo_write", `{}`), // read
+		fakemodel.Text("planned"),
+	)
+	res, rec := h.mustRun("s", "plan")
+
+	snaps := rec.of(EventTodos)
+	if len(snaps) != 1 {
+		t.Fatalf("todos events = %d, want 1 (reads emit none)", len(snaps))
+	}
+	if diff := cmp.Diff(threePending, snaps[0].Todos); diff != "" {
+		t.Errorf("snapshot (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(threePending, res.Todos); diff != "" {
+		t.Errorf("result todos (-want +got):\n%s", diff)
+	}
+	read := toolMessages(h.lastRequest())[1].Content
+	if !strings.Contains(read, `"id":"2"`) {
+		t.Errorf("todo_write without todos returned %q, want the list as JSON", read)
+	}
+}
+
+func TestCancelOpenTodos(t *testing.T) {
+	h := newHarness(t)
+	items := []planning.TodoItem{
+		todo("1", "a", planning.TodoCompleted),
+		todo("2", "b", planning.TodoInProgress),
+		todo("3", "c", planning.TodoPending),
+	}
+	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(items...)), fakemodel.Text("ok"))
+	h.mustRun("s", "go")
+
+	got, err := h.eng.CancelOpenTodos("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []planning.TodoItem{
+		todo("1", "a", planning.TodoCompleted),
+		todo("2", "b", planning.TodoCancelled),
+		todo("3", "c", planning.TodoCancelled),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("returned (-want +got):\n%s", diff)
+	}
+	stored, _ := h.eng.Todos("s")
+	if diff := cmp.Diff(want, stored); diff != "" {
+		t.Errorf("stored (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,88 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/h9-app/h9/planning"
+)
+
+const todoWriteName = "todo_write"
+
+// todoWriteParams: a nil Todos (field omitted) reads the list; any array,
+// even empty, replaces it.
+type todoWriteParams struct {
+	Todos *[]planning.TodoItem `json:"todos"`
+}
+
+// todoWriteDescription is the seed's description in English, plus the
+// batch-completion rule so the model knows it before it breaks it.
+const todoWriteDescription = "Maintain the task list of the current session. " +
+	"Providing the todos array replaces the whole list (atomic replace); omitting todos reads the current list.\n" +
+	"When a task involves 3 or more independent steps, call this tool to record the task list before starting, " +
+	"and right after each step update that item's status to in_progress or completed.\n" +
+	"At most one item may go from pending straight to completed in one call: mark an item in_progress, do its real work with other tools, then mark it completed."
+
+var todoWriteSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "todos": {
+      "type": "array",
+      "description": "The complete task list (full replace). Omit this field to only read the current list.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id":      {"type": "string", "description": "Short unique id, stable across updates."},
+          "content": {"type": "string", "description": "The concrete action."},
+          "status":  {"type": "string", "enum": ["pending", "in_progress", "completed", "cancelled"]}
+        },
+        "required": ["id", "content", "status"]
+      }
+    }
+  }
+}`)
+
+var todoWriteTool = tool{
+	Name:        todoWriteName,
+	Description: todoWriteDescription,
+	Schema:      todoWriteSchema,
+	Summary:     todoWriteSummary,
+	Run: func(_ context.Context, env *toolEnv, args string) toolResult {
+		var p todoWriteParams
+		if err := parseArgs(args, &p); err != nil {
+			return fail(err)
+		}
+		if p.Todos == nil {
+			return ok(todosJSON(env.todos.Read()))
+		}
+		// The whole list is checked before anything is stored.
+		next, err := planning.CheckWrite(env.todos.Read(), *p.Todos)
+		if err != nil {
+			return fail(err)
+		}
+		stored := env.todos.Write(next)
+		if err := env.saveTodos(stored); err != nil {
+			// Kept in memory and saved again at run end; the model's call was valid.
+			return toolResult{Output: "Todos updated (saving failed and will be retried): " + planning.Summarize(stored).String(), Todos: stored, TodosChanged: true}
+		}
+		msg := fmt.Sprintf("Todos updated: %s.\n%s", planning.Summarize(stored), todosJSON(stored))
+		return toolResult{Output: msg, Todos: stored, TodosChanged: true}
+	},
+}
+
+func todoWriteSummary(args string) string {
+	var p todoWriteParams
+	if json.Unmarshal([]byte(args), &p) != nil || p.Todos == nil {
+		return "read"
+	}
+	return planning.Summarize(*p.Todos).String()
+}
+
+func todosJSON(items []planning.TodoItem) string {
+	if items == nil {
+		items = []planning.TodoItem{}
+	}
+	data, _ := json.Marshal(items)
+	return string(data)
+}

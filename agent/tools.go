@@ -1,0 +1,181 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/workspace"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// tool is one function the model can call. Each lives in its own file
+// with its name, params, description and schema side by side.
+type tool struct {
+	Name        string
+	Description string
+	Schema      json.RawMessage
+	Mutating    bool // goes through the approval hook in auto-edit mode
+	// Summary renders the call for a status line ("go test ./...", "main.go").
+	Summary func(args string) string
+	Run     func(ctx context.Context, env *toolEnv, args string) toolResult
+	// Preview shows a mutating call to the approver without doing it.
+	Preview func(env *toolEnv, args string) (string, error)
+}
+
+// toolEnv is what a tool may touch during one run.
+type toolEnv struct {
+	sessionID string
+	ws        *workspace.Workspace
+	readOnly  bool // plan mode: bash runs read-only
+	todos     *planning.TodoStore
+	saveTodos func([]planning.TodoItem) error
+	skills    []skill
+}
+
+// toolResult is what goes back to the model (and, shortened, to events).
+type toolResult struct {
+	Output  string
+	IsError bool
+	// TodosChanged is set by an accepted todo_write; Todos is the new list.
+	TodosChanged bool
+	Todos        []planning.TodoItem
+}
+
+func ok(s string) toolResult { return toolResult{Output: s} }
+
+// fail is a model-facing error: the model reads it and corrects itself.
+func fail(err error) toolResult { return toolResult{Output: "Error: " + err.Error(), IsError: true} }
+
+func failf(format string, a ...any) toolResult { return fail(fmt.Errorf(format, a...)) }
+
+// registry lists every tool in the order the model sees them.
+var registry = []*tool{&readFileTool, &writeFileTool, &editFileTool, &bashTool, &todoWriteTool, &useSkillTool}
+
+// planModeWhitelist is the seed's filterReadOnlyTools list: in plan mode
+// write_file and edit_file do not exist for the model.
+var planModeWhitelist = map[string]bool{
+	readFileName:  true,
+	bashName:      true,
+	useSkillName:  true,
+	todoWriteName: true,
+}
+
+// toolset is the tools one run may use. Plan mode is this one filter: the
+// definitions sent to the model and the calls accepted come from the same
+// list, so a tool hidden from the model is also refused when called.
+type toolset struct {
+	byName  map[string]*tool
+	defs    []openai.Tool
+	mode    planning.PlanMode
+	approve Approver // non-nil only in auto-edit mode
+}
+
+// newToolset builds the toolset for a mode; approve is used only in
+// auto-edit mode, where nil approves everything.
+func newToolset(mode planning.PlanMode, approve Approver) *toolset {
+	ts := &toolset{byName: map[string]*tool{}, mode: mode}
+	for _, t := range registry {
+		if mode == planning.PlanModePlan && !planModeWhitelist[t.Name] {
+			continue
+		}
+		if mode == planning.PlanModeAutoEdit && t.Mutating && approve != nil {
+			t = withApproval(t, approve)
+		}
+		ts.byName[t.Name] = t
+		ts.defs = append(ts.defs, definition(t))
+	}
+	return ts
+}
+
+func definition(t *tool) openai.Tool {
+	return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		Name: t.Name, Description: t.Description, Parameters: t.Schema,
+	}}
+}
+
+// call runs one tool call. Unknown or refused tools are error results.
+func (ts *toolset) call(ctx context.Context, env *toolEnv, name, args string) toolResult {
+	t, found := ts.byName[name]
+	if !found {
+		if slices.ContainsFunc(registry, func(t *tool) bool { return t.Name == name }) {
+			return failf("%s is not available in %s mode, which is read-only; use only %s", name, ts.mode, ts.names())
+		}
+		return failf("unknown tool %q; the available tools are %s", name, ts.names())
+	}
+	res := t.Run(ctx, env, args)
+	res.Output = capOutput(res.Output)
+	return res
+}
+
+func (ts *toolset) names() string {
+	names := make([]string, 0, len(ts.defs))
+	for _, d := range ts.defs {
+		names = append(names, d.Function.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// summary is the short argument summary for events and approvals.
+func (ts *toolset) summary(name, args string) string {
+	if t, found := ts.byName[name]; found && t.Summary != nil {
+		return short(t.Summary(args))
+	}
+	return short(name)
+}
+
+// errMissing is wrapped by parseArgs for an absent required argument.
+var errMissing = errors.New("missing required argument")
+
+// parseArgs decodes the model's JSON arguments into dst and checks that the
+// required keys are present. Errors are worded for the model.
+func parseArgs(args string, dst any, required ...string) error {
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(args), &keys); err != nil {
+		return fmt.Errorf("the arguments are not a valid JSON object (%v); send them again as JSON", err)
+	}
+	for _, k := range required {
+		if v, present := keys[k]; !present || string(v) == "null" {
+			return fmt.Errorf("%w %q", errMissing, k)
+		}
+	}
+	if err := json.Unmarshal([]byte(args), dst); err != nil {
+		return fmt.Errorf("the arguments do not match the schema: %v", err)
+	}
+	return nil
+}
+
+// summaryOf extracts one string argument for a status line; "" on failure.
+func summaryOf(args, key string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return ""
+	}
+	s, _ := m[key].(string)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return s
+}
+
+// maxToolOutput caps what one tool result sends to the model; the head and
+// the tail are kept, since errors tend to be at the end of output.
+const maxToolOutput = 30000
+
+func capOutput(s string) string {
+	if len(s) <= maxToolOutput {
+		return s
+	}
+	half := maxToolOutput / 2
+	// Cutting may split a rune at either edge: drop the broken bytes.
+	head := strings.ToValidUTF8(s[:half], "")
+	tail := strings.ToValidUTF8(s[len(s)-half:], "")
+	return fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", head, len(s)-len(head)-len(tail), tail)
+}
