@@ -102,11 +102,7 @@ func (s *Server) SendEvent(ctx context.Context, eventID string, inner map[string
 }
 
 func (s *Server) addUserMessageLocked(user, channel, threadTS, text string) *Message {
-	root, found := s.threadRootLocked(channel, threadTS)
-	if !found {
-		root = threadTS // a thread the fake never saw: keep what the test said
-	}
-	m := &Message{Channel: channel, TS: s.newTSLocked(), ThreadTS: root, User: user, Text: text}
+	m := &Message{Channel: channel, TS: s.newTSLocked(), ThreadTS: s.threadOfLocked(channel, threadTS), User: user, Text: text}
 	s.store.add(m)
 	return m
 }

@@ -95,8 +95,7 @@ func (s *Server) applyResponseLocked(ru *responseURL, p responsePayload, where s
 		m.Text, m.Blocks = c.text, normBlocks(c.blocks)
 		m.Updates++
 	case p.ResponseType == "in_channel":
-		root, _ := s.threadRootLocked(ru.channel, p.ThreadTS)
-		s.postBotMessageLocked(ru.channel, root, c.text, c.blocks)
+		s.postBotMessageLocked(ru.channel, s.threadOfLocked(ru.channel, p.ThreadTS), c.text, c.blocks)
 	default:
 		s.addEphemeralLocked(ru.channel, ru.user, p.ThreadTS, c.text, c.blocks)
 	}

@@ -58,6 +58,7 @@ type Server struct {
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // websocket handlers and background deliveries
+	once   sync.Once
 
 	mu         sync.Mutex
 	seq        int64 // ids and timestamps
@@ -105,10 +106,12 @@ func (s *Server) Options() Options { return s.opts }
 
 // Close drops every socket, stops background deliveries and shuts the HTTP server down.
 func (s *Server) Close() {
-	s.cancel()
-	s.closeSockets()
-	s.wg.Wait()
-	s.srv.Close()
+	s.once.Do(func() {
+		s.cancel()
+		s.closeSockets()
+		s.wg.Wait()
+		s.srv.Close()
+	})
 }
 
 // AddUser names a user for users.info and slash-command payloads.

@@ -32,11 +32,13 @@ type store struct {
 	byChannel  map[string][]*Message // non-ephemeral, post order
 	byKey      map[string]*Message   // channel/ts
 	ephemerals []*Message
+	replies    map[string]int // channel/root ts → number of replies
 }
 
 func (st *store) init() {
 	st.byChannel = map[string][]*Message{}
 	st.byKey = map[string]*Message{}
+	st.replies = map[string]int{}
 }
 
 func key(channel, ts string) string { return channel + "/" + ts }
@@ -48,6 +50,9 @@ func (st *store) add(m *Message) {
 	}
 	st.byChannel[m.Channel] = append(st.byChannel[m.Channel], m)
 	st.byKey[key(m.Channel, m.TS)] = m
+	if m.ThreadTS != "" {
+		st.replies[key(m.Channel, m.ThreadTS)]++
+	}
 }
 
 func (st *store) get(channel, ts string) *Message { return st.byKey[key(channel, ts)] }
@@ -66,6 +71,9 @@ func (st *store) getAny(channel, ts string) *Message {
 }
 
 func (st *store) remove(channel, ts string) {
+	if m := st.byKey[key(channel, ts)]; m != nil && m.ThreadTS != "" {
+		st.replies[key(channel, m.ThreadTS)]--
+	}
 	delete(st.byKey, key(channel, ts))
 	st.byChannel[channel] = slices.DeleteFunc(st.byChannel[channel], func(m *Message) bool { return m.TS == ts })
 }
@@ -81,15 +89,7 @@ func (st *store) thread(channel, rootTS string) []*Message {
 	return out
 }
 
-func (st *store) replyCount(channel, rootTS string) int {
-	n := 0
-	for _, m := range st.byChannel[channel] {
-		if m.ThreadTS == rootTS {
-			n++
-		}
-	}
-	return n
-}
+func (st *store) replyCount(channel, rootTS string) int { return st.replies[key(channel, rootTS)] }
 
 func copyOut(ms []*Message) []Message {
 	out := make([]Message, 0, len(ms))

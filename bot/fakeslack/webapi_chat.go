@@ -35,6 +35,16 @@ func (s *Server) threadRootLocked(channel, threadTS string) (string, bool) {
 	return m.TS, true
 }
 
+// threadOfLocked is the thread a message with this thread_ts joins: the root when the fake knows
+// the message (a reply's ts means its thread, as Slack resolves it), else thread_ts as given
+// (a root the fake never stored, e.g. one only sent with SendEvent).
+func (s *Server) threadOfLocked(channel, threadTS string) string {
+	if root, found := s.threadRootLocked(channel, threadTS); found {
+		return root
+	}
+	return threadTS
+}
+
 func (s *Server) chatPostMessage(r *apiRequest) reply {
 	channel := r.get("channel")
 	if !validChannel(channel) {
@@ -43,11 +53,7 @@ func (s *Server) chatPostMessage(r *apiRequest) reply {
 	if rep, valid := s.checkLocked("chat.postMessage "+channel, r.content()); !valid {
 		return rep
 	}
-	root, found := s.threadRootLocked(channel, r.get("thread_ts"))
-	if !found {
-		return fail("thread_not_found")
-	}
-	m := s.postBotMessageLocked(channel, root, r.get("text"), r.blocks())
+	m := s.postBotMessageLocked(channel, s.threadOfLocked(channel, r.get("thread_ts")), r.get("text"), r.blocks())
 	return ok(map[string]any{"channel": channel, "ts": m.TS, "message": s.messageJSONLocked(m)})
 }
 
