@@ -125,7 +125,7 @@ func TestSplitPoint(t *testing.T) {
 		want int
 	}{
 		{"short history", []openai.ChatCompletionMessage{u, a}, 8, 0},
-		{"lands on assistant", []openai.ChatCompletionMessage{u, a, tl, a, tl, a}, 2, 4},
+		{"lands on assistant", []openai.ChatCompletionMessage{u, a, tl, a, tl, a}, 3, 3},
 		{"lands on tool", []openai.ChatCompletionMessage{u, a, tl, tl, tl, a}, 3, 1},
 		{"only tools back to start", []openai.ChatCompletionMessage{a, tl, tl}, 2, 0},
 	}
