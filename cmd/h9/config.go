@@ -35,6 +35,7 @@ type Config struct {
 	ModelTimeout      time.Duration `split_words:"true" default:"2m" desc:"timeout of one model request"`
 	ModelRetries      int           `split_words:"true" default:"4" desc:"tries per model request before the run fails"`
 	CoalesceInterval  time.Duration `split_words:"true" default:"1s" desc:"minimum time between edits of one checklist message"`
+	MaxConcurrentRuns int           `split_words:"true" default:"0" desc:"agent runs at once across all threads; 0 = no limit (others wait their turn)"`
 	LogFormat         string        `split_words:"true" default:"text" desc:"log format on stderr: text or json"`
 	LogLevel          string        `split_words:"true" default:"info" desc:"log level: debug, info, warn or error"`
 }
@@ -100,6 +101,7 @@ func (c *Config) validate() error {
 		func() error { return positive("H9_MODEL_RETRIES", c.ModelRetries) },
 		func() error { return positiveDuration("H9_MODEL_TIMEOUT", c.ModelTimeout) },
 		func() error { return nonNegativeDuration("H9_COALESCE_INTERVAL", c.CoalesceInterval) },
+		func() error { return nonNegative("H9_MAX_CONCURRENT_RUNS", c.MaxConcurrentRuns) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -160,6 +162,13 @@ func oneOf(name, v string, allowed ...string) error {
 func positive(name string, v int) error {
 	if v <= 0 {
 		return invalid("%s must be greater than 0 (got %d)", name, v)
+	}
+	return nil
+}
+
+func nonNegative(name string, v int) error {
+	if v < 0 {
+		return invalid("%s must not be negative (got %d)", name, v)
 	}
 	return nil
 }

@@ -28,6 +28,7 @@ var allSettings = []setting{
 	{"H9_MODEL_TIMEOUT", "2m"},
 	{"H9_MODEL_RETRIES", "4"},
 	{"H9_COALESCE_INTERVAL", "1s"},
+	{"H9_MAX_CONCURRENT_RUNS", "0"},
 	{"H9_LOG_FORMAT", "text"},
 	{"H9_LOG_LEVEL", "info"},
 }

@@ -2,18 +2,101 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"log/slog"
+	"path/filepath"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/bot"
+	"github.com/h9-app/h9/workspace"
 )
 
-// run starts the bot and blocks until ctx is cancelled. (wiring follows when agent and bot exist)
+// workspacesDir is where each session's directory lives, under H9_DATA_DIR.
+const workspacesDir = "workspaces"
+
+// run wires the packages together and serves until ctx is cancelled (SIGINT/SIGTERM).
+// The database is opened first so a second h9 on the same data directory stops
+// before it touches Slack.
 func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel, secretsOf(cfg))
 	db, err := openDB(cfg.DataDir, dbLockTimeout)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	log.Info("h9 started", "data_dir", cfg.DataDir)
-	<-ctx.Done()
+	defer closeDB(db, log)
+
+	ws, err := workspace.NewManager(workspace.Config{
+		Root:     filepath.Join(cfg.DataDir, workspacesDir),
+		Template: cfg.WorkspaceTemplate,
+		Sandbox:  cfg.Sandbox,
+	})
+	if err != nil {
+		return fmt.Errorf("workspaces: %w", err)
+	}
+	warnIfUnsandboxed(log, cfg, ws)
+
+	engine, err := agent.New(agent.Config{
+		DB:             db,
+		Model:          agent.NewOpenAIModel(cfg.OpenAIBaseURL, cfg.OpenAIAPIKey, nil),
+		ModelName:      cfg.Model,
+		Workspaces:     ws,
+		SkillsDir:      cfg.SkillsDir,
+		MaxSteps:       cfg.MaxSteps,
+		ContextWindow:  cfg.ContextWindow,
+		RequestTimeout: cfg.ModelTimeout,
+		MaxRetries:     cfg.ModelRetries,
+		Logger:         log.With("component", "agent"),
+	})
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	b, err := bot.New(bot.Config{
+		BotToken:          cfg.SlackBotToken,
+		AppToken:          cfg.SlackAppToken,
+		APIURL:            cfg.SlackAPIURL,
+		DB:                db,
+		Agent:             engine,
+		SandboxLevel:      string(ws.Level()),
+		SandboxWarning:    ws.Warning(),
+		AllowedUsers:      cfg.AllowedUsers,
+		AllowedChannels:   cfg.AllowedChannels,
+		Admins:            cfg.Admins,
+		Logger:            log.With("component", "bot"),
+		CoalesceInterval:  cfg.CoalesceInterval,
+		MaxConcurrentRuns: cfg.MaxConcurrentRuns,
+	})
+	if err != nil {
+		return fmt.Errorf("bot: %w", err)
+	}
+
+	log.Info("h9 starting", "data_dir", cfg.DataDir, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
+		"slack_api", cfg.SlackAPIURL, "sandbox", ws.Level())
+	if err := b.Run(ctx); err != nil {
+		return err
+	}
+	log.Info("h9 stopped")
 	return nil
+}
+
+// warnIfUnsandboxed makes running without bubblewrap impossible to miss in the log.
+func warnIfUnsandboxed(log *slog.Logger, cfg Config, ws *workspace.Manager) {
+	if ws.Level() != workspace.LevelNone {
+		return
+	}
+	why := ws.Warning()
+	if why == "" {
+		why = "H9_SANDBOX=none"
+	}
+	log.Warn("SANDBOX OFF: the agent's bash commands run unsandboxed with h9's own rights "+
+		"(files, network, environment); install bubblewrap or set H9_SANDBOX=bwrap to refuse this",
+		"sandbox_setting", cfg.Sandbox, "why", why)
+}
+
+func closeDB(db *bolt.DB, log *slog.Logger) {
+	if err := db.Close(); err != nil {
+		log.Error("closing the database", "err", err)
+	}
 }

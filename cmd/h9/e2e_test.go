@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/fakeslack"
+)
+
+// TestBinaryServesAgainstFakes starts the real binary against the fake Slack and the fake
+// model: it must connect, carry a /h9 run through the agent to Slack, stop cleanly on
+// SIGTERM with the database closed, and never print a secret.
+func TestBinaryServesAgainstFakes(t *testing.T) {
+	const botToken, appToken, apiKey = "xoxb-e2e-bot-secret", "xapp-e2e-app-secret", "sk-e2e-model-secret"
+	slack := fakeslack.New(fakeslack.Options{BotToken: botToken, AppToken: appToken, Logf: t.Logf})
+	defer slack.Close()
+	slack.AddChannel("C1", "general")
+	slack.AddUser("U1", "alice")
+	model := fakemodel.New(fakemodel.WithModels("gpt-e2e"))
+	defer model.Close()
+	model.Enqueue(fakemodel.Text("hello from the fake model"))
+
+	dataDir := filepath.Join(t.TempDir(), "data")
+	cmd := exec.Command(h9Binary(t))
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
+		"SLACK_BOT_TOKEN=" + botToken, "SLACK_APP_TOKEN=" + appToken, "SLACK_API_URL=" + slack.APIURL(),
+		"OPENAI_BASE_URL=" + model.URL(), "OPENAI_API_KEY=" + apiKey, "H9_MODEL=gpt-e2e",
+		"H9_DATA_DIR=" + dataDir, "H9_SANDBOX=none", "H9_LOG_LEVEL=debug",
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+		t.Logf("h9 stderr:\n%s", stderr.String())
+	}()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	if err := slack.WaitConnected(ctx); err != nil {
+		t.Fatalf("h9 never connected to the fake Slack: %v", err)
+	}
+	if _, err := slack.SlashCommand(ctx, fakeslack.SlashCommand{Text: "run say hello", UserID: "U1", ChannelID: "C1"}); err != nil {
+		t.Fatal(err)
+	}
+	err := slack.WaitFor(ctx, "the model's answer in the session thread", func() bool {
+		for _, m := range slack.Messages("C1") {
+			if m.ThreadTS != "" && strings.Contains(m.Text+string(m.Blocks), "hello from the fake model") {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reqs := model.Requests(); len(reqs) == 0 {
+		t.Error("the fake model got no request")
+	} else if reqs[0].Model != "gpt-e2e" {
+		t.Errorf("model = %q, want H9_MODEL's gpt-e2e", reqs[0].Model)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("h9 exited with %v after SIGTERM", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("h9 did not stop after SIGTERM")
+	}
+
+	db, err := openDB(dataDir, time.Second) // the lock is released: h9 closed its database
+	if err != nil {
+		t.Fatalf("reopening the data directory: %v", err)
+	}
+	db.Close()
+
+	logs := stderr.String()
+	for _, want := range []string{"h9 starting", "SANDBOX OFF", "h9 stopped"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %q", want)
+		}
+	}
+	for _, secret := range []string{botToken, appToken, apiKey} {
+		if strings.Contains(logs, secret) || strings.Contains(stdout.String(), secret) {
+			t.Errorf("h9 printed the secret %q", secret)
+		}
+	}
+	if v := slack.Violations(); len(v) > 0 {
+		t.Errorf("Slack limit violations: %v", v)
+	}
+}
