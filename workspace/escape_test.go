@@ -91,4 +91,3 @@ func TestAbsolutePathInsideWorkspace(t *testing.T) {
 		t.Fatalf("symlink inside the workspace: %q, %v", out, err)
 	}
 }
-

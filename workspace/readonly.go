@@ -18,21 +18,24 @@ func CheckReadOnly(command string) error {
 	if err != nil {
 		return fmt.Errorf("%w: the command could not be parsed (%v); only simple read-only commands can run while planning", ErrReadOnly, err)
 	}
-	c := checker{src: command}
+	c := &checker{src: command, loopVars: map[string]bool{}}
 	if err := c.stmts(f.Stmts); err != nil {
 		return fmt.Errorf("%w: %v. Only read-only commands (ls, cat, grep, rg, find, head, tail, wc, git status/log/diff/show, …) may run while planning", ErrReadOnly, err)
 	}
 	return nil
 }
 
-type checker struct{ src string }
+type checker struct {
+	src      string
+	loopVars map[string]bool // names bound by `for name in <static words>`
+}
 
 // refuse names the offending source text.
-func (c checker) refuse(n syntax.Node, why string) error {
+func (c *checker) refuse(n syntax.Node, why string) error {
 	return fmt.Errorf("refused %q: %s", c.text(n), why)
 }
 
-func (c checker) text(n syntax.Node) string {
+func (c *checker) text(n syntax.Node) string {
 	s, e := int(n.Pos().Offset()), int(n.End().Offset())
 	if s < 0 || e > len(c.src) || s >= e {
 		return "?"
@@ -44,7 +47,7 @@ func (c checker) text(n syntax.Node) string {
 	return t
 }
 
-func (c checker) stmts(list []*syntax.Stmt) error {
+func (c *checker) stmts(list []*syntax.Stmt) error {
 	for _, s := range list {
 		if err := c.stmt(s); err != nil {
 			return err
@@ -53,7 +56,7 @@ func (c checker) stmts(list []*syntax.Stmt) error {
 	return nil
 }
 
-func (c checker) stmt(s *syntax.Stmt) error {
+func (c *checker) stmt(s *syntax.Stmt) error {
 	if s.Background || s.Coprocess || s.Disown {
 		return c.refuse(s, "background jobs are not allowed")
 	}
@@ -70,7 +73,7 @@ func (c checker) stmt(s *syntax.Stmt) error {
 
 // redirect allows reading files, here-docs, fd duplication (2>&1) and
 // discarding output to /dev/null. Anything else could write a file.
-func (c checker) redirect(r *syntax.Redirect) error {
+func (c *checker) redirect(r *syntax.Redirect) error {
 	if r.N != nil && !isDigits(r.N.Value) {
 		return c.refuse(r, "named file descriptors are not allowed")
 	}
@@ -110,7 +113,7 @@ func (c checker) redirect(r *syntax.Redirect) error {
 	}
 }
 
-func (c checker) command(cmd syntax.Command) error {
+func (c *checker) command(cmd syntax.Command) error {
 	switch x := cmd.(type) {
 	case *syntax.CallExpr:
 		return c.call(x)
@@ -143,11 +146,20 @@ func (c checker) command(cmd syntax.Command) error {
 		if !ok {
 			return c.refuse(x, "only `for name in words` loops are allowed")
 		}
+		if len(it.Items) == 0 {
+			return c.refuse(x, "loops over positional parameters are not allowed")
+		}
 		for _, w := range it.Items {
-			if _, err := c.word(w); err != nil {
+			v, err := c.word(w)
+			if err != nil {
 				return err
 			}
+			if strings.HasPrefix(v, "-") {
+				return c.refuse(w, "loop words starting with '-' are not allowed")
+			}
 		}
+		// The variable only ever holds one of the static words above.
+		c.loopVars[it.Name.Value] = true
 		return c.stmts(x.Do)
 	case *syntax.TimeClause:
 		if x.Stmt == nil {
@@ -162,7 +174,7 @@ func (c checker) command(cmd syntax.Command) error {
 // call checks a simple command: no variable assignments (FOO=x cmd can make
 // a harmless program run another one, e.g. GIT_EXTERNAL_DIFF), static words
 // only, and the command's own rules.
-func (c checker) call(x *syntax.CallExpr) error {
+func (c *checker) call(x *syntax.CallExpr) error {
 	if len(x.Assigns) > 0 {
 		return c.refuse(x, "variable assignments are not allowed")
 	}
@@ -183,7 +195,7 @@ func (c checker) call(x *syntax.CallExpr) error {
 // word returns the value of a word that has no expansions: plain text,
 // quotes, globs. Parameter, command, arithmetic and process substitutions
 // are refused — their value is unknown until run time.
-func (c checker) word(w *syntax.Word) (string, error) {
+func (c *checker) word(w *syntax.Word) (string, error) {
 	var b strings.Builder
 	for _, p := range w.Parts {
 		switch x := p.(type) {
@@ -199,12 +211,24 @@ func (c checker) word(w *syntax.Word) (string, error) {
 			b.WriteString(x.Value)
 		case *syntax.DblQuoted:
 			for _, q := range x.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok {
+				switch y := q.(type) {
+				case *syntax.Lit:
+					b.WriteString(unescapeDouble(y.Value))
+				case *syntax.ParamExp:
+					if !c.isLoopVar(y) {
+						return "", c.refuse(q, "expansions ($var, $(…), `…`) are not allowed")
+					}
+					b.WriteString("$" + y.Param.Value)
+				default:
 					return "", c.refuse(q, "expansions ($var, $(…), `…`) are not allowed")
 				}
-				b.WriteString(unescapeDouble(lit.Value))
 			}
+		case *syntax.ParamExp:
+			if !c.isLoopVar(x) {
+				return "", c.refuse(p, "expansions ($var, $((…)), …) are not allowed")
+			}
+			// Kept as "$name": never a command name or an option to the rules.
+			b.WriteString("$" + x.Param.Value)
 		case *syntax.CmdSubst, *syntax.ProcSubst:
 			return "", c.refuse(p, "command substitution is not allowed")
 		default:
@@ -212,6 +236,12 @@ func (c checker) word(w *syntax.Word) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// isLoopVar: a plain $name or ${name} of a loop variable.
+func (c *checker) isLoopVar(p *syntax.ParamExp) bool {
+	return p.Param != nil && c.loopVars[p.Param.Value] && !p.Excl && !p.Length && !p.Width &&
+		p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 && p.Exp == nil && p.NestedParam == nil
 }
 
 // unescape removes bash's unquoted backslashes, so `-\i` is seen as "-i".

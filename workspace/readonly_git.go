@@ -14,9 +14,9 @@ var gitReadOnly = map[string]argRule{
 	"cat-file": forbidFlags("git cat-file runs filter programs with", "", "--filters", "--textconv"),
 	"branch":   listOnly("git branch", "arvlqi", "--list"),
 	"tag":      listOnly("git tag", "lni", "--list"),
-	"stash":    subcommands("git stash", "list", "show"),
-	"reflog":   subcommands("git reflog", "show"),
-	"remote":   subcommands("git remote", "-v", "--verbose", "get-url"),
+	"stash":    subcommands("git stash", false, "list", "show"), // bare `git stash` saves and resets
+	"reflog":   subcommands("git reflog", true, "show"),
+	"remote":   subcommands("git remote", true, "-v", "--verbose", "get-url"),
 	"config":   gitConfigRule,
 }
 
@@ -103,10 +103,13 @@ func listLongOK(name string) bool {
 	return false
 }
 
-func subcommands(what string, ok ...string) argRule {
+func subcommands(what string, bareOK bool, ok ...string) argRule {
 	return func(args []string) string {
 		if len(args) == 1 {
-			return ""
+			if bareOK {
+				return ""
+			}
+			return what + " without a subcommand changes the working tree (allowed: " + strings.Join(ok, ", ") + ")"
 		}
 		for _, s := range ok {
 			if args[1] == s {
