@@ -14,15 +14,20 @@ var fuzzStatuses = []planning.TodoStatus{
 }
 
 // fuzzTodos builds n todos (at most planning.MaxTodos) from content; with
-// the low bit of seed set, each content is blown up to 10 KB.
+// the low bit of seed set, every 8th content is blown up to 10 KB (every
+// one would make each exec slow enough to starve the fuzzer).
 func fuzzTodos(content string, n uint16, seed uint8) []planning.TodoItem {
+	big := content
 	if seed&1 == 1 && content != "" {
-		content = strings.Repeat(content, 10240/len(content)+1)[:10240]
+		big = strings.Repeat(content, 10240/len(content)+1)[:10240]
 	}
 	todos := make([]planning.TodoItem, int(n)%(planning.MaxTodos+1))
 	for i := range todos {
 		c := content
-		if i%2 == 1 && len(c) > 0 {
+		switch {
+		case i%8 == 0:
+			c = big
+		case i%2 == 1 && len(c) > 0:
 			c = c[i%len(c):] // also cuts inside runes: invalid UTF-8 on purpose
 		}
 		todos[i] = planning.TodoItem{ID: string(rune('a' + i%26)), Content: c,
