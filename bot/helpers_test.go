@@ -44,7 +44,7 @@ type env struct {
 
 func newEnv(t *testing.T, cfgFn ...func(*Config)) *env {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	dir := t.TempDir()
 	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
@@ -330,4 +330,14 @@ func (e *env) lastUserMessage(i int) string {
 // searching labels such as "Approve & auto-run".
 func blocksText(m fakeslack.Message) string {
 	return strings.NewReplacer(`\u0026`, "&", `\u003c`, "<", `\u003e`, ">").Replace(string(m.Blocks))
+}
+
+// clickValue clicks with an explicit value, as a stale or forged button would.
+func (e *env) clickValue(user, ts, action, blockID string, v render.ButtonValue) {
+	e.t.Helper()
+	_, err := e.slack.Click(e.ctx, fakeslack.Click{UserID: user, ChannelID: testChannel, MessageTS: ts,
+		ActionID: action, BlockID: blockID, Value: v.Encode()})
+	if err != nil {
+		e.t.Fatal(err)
+	}
 }

@@ -1,0 +1,91 @@
+package bot
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/bot/render"
+)
+
+// Approve & confirm each step: every write_file/bash waits for a click in the
+// thread; Approve lets it run, Reject goes back to the model as a refusal.
+func TestConfirmEachStepApproveAndReject(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
+	thread := e.startSession("plan", "careful")
+	review := e.waitMessage(thread, render.ActionApproveConfirm, 1)
+
+	e.model.Enqueue(
+		fakemodel.ToolCall("todo_write", todos("a:in_progress")),
+		fakemodel.ToolCall("write_file", `{"path":"hello.txt","content":"hi\n"}`),
+		fakemodel.ToolCall("bash", `{"command":"rm hello.txt"}`),
+		fakemodel.ToolCall("todo_write", todos("a:completed")),
+		fakemodel.Text("Wrote hello.txt; did not delete it."),
+	)
+	e.click(testUser, review.TS, render.ActionApproveConfirm)
+	e.waitChecklist(thread, "confirm-each-step")
+
+	first := e.waitMessage(thread, render.ActionStepApprove, 1)
+	if !strings.Contains(string(first.Blocks), "hello.txt") {
+		t.Errorf("approval does not show the path: %s", first.Blocks)
+	}
+	e.waitChecklist(thread, "awaiting approval")
+	e.click(testUser, first.TS, render.ActionStepApprove)
+
+	// The write is replaced by its decision; the bash step is the next one asking.
+	var second fakeslack.Message
+	e.waitFor("the bash step", func() bool {
+		for _, m := range e.botMessages(thread, render.ActionStepReject) {
+			if m.TS != first.TS {
+				second = m
+				return true
+			}
+		}
+		return false
+	})
+	if !strings.Contains(string(second.Blocks), "rm hello.txt") {
+		t.Errorf("approval does not show the command: %s", second.Blocks)
+	}
+	e.click(testUser, second.TS, render.ActionStepReject)
+	e.waitMessage(thread, "did not delete it", 1)
+	e.waitChecklist(thread, "1/1 tasks", "done")
+
+	for ts, verb := range map[string]string{first.TS: "approved", second.TS: "rejected"} {
+		m, _ := e.slack.Message(testChannel, ts)
+		if !strings.Contains(m.Text, verb) || strings.Contains(string(m.Blocks), render.ActionStepApprove) {
+			t.Errorf("step message %s not replaced by %q: %q", ts, verb, m.Text)
+		}
+	}
+	if !fileUnder(t, e.wsRoot, "hello.txt") {
+		t.Error("the approved write did not happen, or the rejected rm ran")
+	}
+	// The model saw the rejection as the bash call's result.
+	rejected := false
+	reqs := e.model.Requests()
+	for _, m := range reqs[len(reqs)-1].Messages {
+		rejected = rejected || (m.Role == "tool" && strings.Contains(strings.ToLower(m.Content), "reject"))
+	}
+	if !rejected {
+		t.Error("the model did not get the rejection as a tool result")
+	}
+	// A second click on a decided step is explained, not acted on.
+	e.clickValue(testUser, first.TS, render.ActionStepApprove, render.BlockApprovalActions,
+		render.ButtonValue{SessionID: sessionID(testTeam, testChannel, thread), StepID: "1"})
+	e.waitEphemeral(testChannel, testUser, "no longer waiting")
+}
+
+func fileUnder(t *testing.T, root, name string) bool {
+	t.Helper()
+	found := false
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == name {
+			found = true
+		}
+		return nil
+	})
+	return found
+}
