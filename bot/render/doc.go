@@ -7,6 +7,13 @@
 // came from a user or the model goes through Escape, so it can never ping
 // <!channel>, forge a <@U…> mention or a link.
 //
+// The checklist keeps every plan readable and small (at most 11 blocks):
+// up to six sections of todo lines, each line capped at 300 units. When a
+// plan does not fit, it shows in plan order the lines that matter most —
+// in_progress, then the five most recently completed, then pending, then
+// older completed, then cancelled — and a "…and N more (…)" line counting
+// the rest by status. Status lists and long texts are capped the same way.
+//
 // Lengths are measured in UTF-16 code units (see Len), which is never less
 // than what Slack counts as characters, so a message within our limits is
 // within Slack's.
