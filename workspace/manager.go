@@ -108,6 +108,9 @@ func (m *Manager) ensureDir(dir string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp) // no-op after a successful rename
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+		return err
+	}
 	if err := copyTemplate(m.template, tmp); err != nil {
 		return err
 	}

@@ -124,8 +124,11 @@ func dateRule(args []string) string {
 	if f := hasFlag(args, "s", "--set"); f != "" {
 		return "date " + f + " sets the clock"
 	}
-	for _, a := range args[1:] {
-		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-d" || a == "--date" || a == "-r" || a == "--reference":
+			i++ // its value is read, not set
+		case !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+"):
 			return "date with an operand sets the clock"
 		}
 	}

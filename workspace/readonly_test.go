@@ -33,6 +33,7 @@ func TestCheckReadOnly(t *testing.T) {
 		"cat <<'EOF'\nhello\nEOF",
 		"command -v go",
 		"date +%s",
+		"date -d '2020-01-01' +%s",
 		"git -C sub log -1",
 		"git stash list",
 		"git remote -v",
