@@ -107,7 +107,7 @@ func (m *Manager) ensureDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp) // no-op after a successful rename
+	defer os.RemoveAll(tmp)                      // no-op after a successful rename
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
 		return err
 	}
