@@ -107,8 +107,9 @@ func (m *Manager) ensureDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)                      // no-op after a successful rename
-	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+	defer os.RemoveAll(tmp) // a no-op after a successful rename
+	// MkdirTemp makes it 0700; workspaces made without a template are 0755.
+	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
 	if err := copyTemplate(m.template, tmp); err != nil {
