@@ -19,7 +19,7 @@ import (
 // harness is an engine wired to a fake model over HTTP, a real bbolt file
 // and real workspaces (unsandboxed, so tests run anywhere).
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *fakemodel.Server
 	dbPath string
 	db     *bolt.DB
@@ -28,7 +28,7 @@ type harness struct {
 	eng    *Engine
 }
 
-func newHarness(t *testing.T, tune ...func(*Config)) *harness {
+func newHarness(t testing.TB, tune ...func(*Config)) *harness {
 	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, srv: fakemodel.New(), dbPath: filepath.Join(dir, "h9.db")}
@@ -65,6 +65,16 @@ func (h *harness) open() {
 	if h.eng, err = New(h.cfg); err != nil {
 		h.t.Fatal(err)
 	}
+}
+
+// moveDB switches to a fresh DB file in dir (benchmarks on tmpfs).
+func (h *harness) moveDB(dir string) {
+	h.t.Helper()
+	if err := h.db.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.dbPath = filepath.Join(dir, "h9.db")
+	h.open()
 }
 
 // reopen simulates a restart: close the DB, open it again, new Engine.

@@ -1,0 +1,152 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// instantModel answers in-process without I/O: a todo_write read (a no-op
+// tool) until steps calls were made, then a final text. It isolates the
+// engine's own per-step cost (loop, events, tool dispatch, persistence).
+type instantModel struct {
+	steps int64
+	calls atomic.Int64
+}
+
+func (m *instantModel) CreateChatCompletion(context.Context, openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	msg := openai.ChatCompletionMessage{Role: "assistant"}
+	if m.calls.Add(1) <= m.steps {
+		msg.ToolCalls = []openai.ToolCall{{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: todoWriteName, Arguments: `{}`}}}
+	} else {
+		msg.Content = "done"
+	}
+	return openai.ChatCompletionResponse{
+		Choices: []openai.ChatCompletionChoice{{Message: msg}},
+		Usage:   openai.Usage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110},
+	}, nil
+}
+
+// measure runs f and reports µs and allocations per step.
+func measure(b *testing.B, steps int, f func()) {
+	b.Helper()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	start := time.Now()
+	f()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(elapsed.Microseconds())/float64(steps), "µs/step")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(steps), "allocs/step")
+}
+
+// BenchmarkStep: one step is a model call, one no-op tool call, its events
+// and the step's bbolt commit (fsync included).
+func BenchmarkStep(b *testing.B) {
+	for _, where := range dbPlaces() {
+		b.Run("inprocess/db="+where.name, func(b *testing.B) {
+			model := &instantModel{steps: int64(b.N)}
+			h := newHarness(b, func(c *Config) { c.Model = model; c.MaxSteps = b.N + 1 })
+			h.moveDB(where.dir(b))
+			b.ReportAllocs()
+			measure(b, b.N, func() {
+				if _, err := h.eng.Run(context.Background(), "bench", "go", RunOptions{Events: func(Event) {}}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+	// Over HTTP each request carries the whole conversation, so runs are
+	// kept to 10 tool steps plus the final answer, on fresh sessions.
+	b.Run("http/db=disk", func(b *testing.B) {
+		const perRun = 10
+		h := newHarness(b)
+		h.srv.Close()
+		h.srv = fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithHandler(func(req openai.ChatCompletionRequest) fakemodel.Reply {
+			if len(toolMessages(req)) < perRun {
+				return fakemodel.ToolCall(todoWriteName, `{}`)
+			}
+			return fakemodel.Text("done")
+		}))
+		b.Cleanup(h.srv.Close)
+		h.cfg.Model = NewOpenAIModel(h.srv.URL(), "k", nil)
+		h.reopen()
+		runs := (b.N + perRun - 1) / perRun
+		measure(b, runs*(perRun+1), func() {
+			for i := range runs {
+				if _, err := h.eng.Run(context.Background(), fmt.Sprintf("bench-%d", i), "go", RunOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+}
+
+// BenchmarkPersistStep: committing one step (assistant tool call, tool
+// result, usage) to bbolt, on a new and on a long session: appending is
+// independent of the conversation's length.
+func BenchmarkPersistStep(b *testing.B) {
+	for _, where := range dbPlaces() {
+		for _, prefill := range []int{0, 5000} {
+			b.Run(fmt.Sprintf("db=%s/history=%d", where.name, prefill), func(b *testing.B) {
+				h := newHarness(b)
+				h.moveDB(where.dir(b))
+				benchPersist(b, h.eng.store, prefill)
+			})
+		}
+	}
+}
+
+func benchPersist(b *testing.B, st store, prefill int) {
+	step := []openai.ChatCompletionMessage{
+		{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "bash", Arguments: `{"command":"go test ./..."}`}}}},
+		{Role: "tool", ToolCallID: "call_1", Content: "ok  \tgithub.com/example/pkg\t0.012s\n[exit code 0]"},
+	}
+	var history []openai.ChatCompletionMessage
+	for len(history) < prefill {
+		history = append(history, step...)
+	}
+	if err := st.appendStep("s", 0, history, sessionUsage{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	measure(b, b.N, func() {
+		for i := range b.N {
+			if err := st.appendStep("s", len(history)+i*len(step), step, sessionUsage{LastPrompt: i}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// dbPlace is where a benchmark keeps its bbolt file: the temp dir on disk
+// (fsync cost included, noisy on a shared machine) and, when present,
+// tmpfs, where fsync costs nothing, to show the engine's CPU cost alone.
+type dbPlace struct {
+	name string
+	dir  func(b *testing.B) string
+}
+
+func dbPlaces() []dbPlace {
+	places := []dbPlace{{"disk", func(b *testing.B) string { return b.TempDir() }}}
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		places = append(places, dbPlace{"tmpfs", func(b *testing.B) string {
+			dir, err := os.MkdirTemp("/dev/shm", "h9-bench-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { os.RemoveAll(dir) })
+			return dir
+		}})
+	}
+	return places
+}

@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/planning"
+)
+
+func TestNewRejectsIncompleteConfig(t *testing.T) {
+	h := newHarness(t)
+	full := h.cfg
+	tests := []struct {
+		name  string
+		spoil func(*Config)
+	}{
+		{"no DB", func(c *Config) { c.DB = nil }},
+		{"no model", func(c *Config) { c.Model = nil }},
+		{"no model name", func(c *Config) { c.ModelName = "" }},
+		{"no workspaces", func(c *Config) { c.Workspaces = nil }},
+		{"negative steps", func(c *Config) { c.MaxSteps = -1 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := full
+			tt.spoil(&cfg)
+			if _, err := New(cfg); !errors.Is(err, ErrInvalidConfig) {
+				t.Errorf("New = %v, want ErrInvalidConfig", err)
+			}
+		})
+	}
+	if err := h.eng.SetPlanMode("s", planning.PlanMode(7)); !errors.Is(err, ErrInvalidMode) {
+		t.Errorf("SetPlanMode(7) = %v, want ErrInvalidMode", err)
+	}
+	if h.eng.SandboxLevel() != "none" {
+		t.Errorf("sandbox level = %q", h.eng.SandboxLevel())
+	}
+}
+
+// A crash right after an accepted todo_write must not lose it: the store
+// already holds the list when the Todos event is emitted.
+func TestTodosStoredBeforeSnapshotEvent(t *testing.T) {
+	h := newHarness(t)
+	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(threePending...)), fakemodel.Text("ok"))
+	var stored []planning.TodoItem
+	var readErr error
+	opts := RunOptions{Events: func(ev Event) {
+		if ev.Kind == EventTodos {
+			stored, readErr = h.eng.store.todos("s") // the DB, not the live list
+		}
+	}}
+	if _, err := h.eng.Run(t.Context(), "s", "plan", opts); err != nil {
+		t.Fatal(err)
+	}
+	if readErr != nil {
+		t.Fatal(readErr)
+	}
+	if diff := cmp.Diff(threePending, stored); diff != "" {
+		t.Errorf("stored at snapshot time (-want +got):\n%s", diff)
+	}
+}
