@@ -57,14 +57,14 @@ func (c compactor) due(lastPromptTokens int) bool {
 
 // compact returns the new history: the summary, then the recent messages
 // unchanged. On error the caller keeps msgs as they were.
-func (c compactor) compact(ctx context.Context, msgs []openai.ChatCompletionMessage, todos TodoInjector) ([]openai.ChatCompletionMessage, error) {
+func (c compactor) compact(ctx context.Context, msgs []openai.ChatCompletionMessage, todos TodoInjector) ([]openai.ChatCompletionMessage, Usage, error) {
 	cut := splitPoint(msgs, keepRecentMessages)
 	if cut == 0 {
-		return nil, errNothingToCompact
+		return nil, Usage{}, errNothingToCompact
 	}
-	summary, err := c.summarise(ctx, msgs[:cut])
+	summary, used, err := c.summarise(ctx, msgs[:cut])
 	if err != nil {
-		return nil, err
+		return nil, used, err
 	}
 	content := summaryMarker + "\n" + summary
 	if todos != nil {
@@ -74,7 +74,7 @@ func (c compactor) compact(ctx context.Context, msgs []openai.ChatCompletionMess
 	}
 	out := make([]openai.ChatCompletionMessage, 0, 1+len(msgs)-cut)
 	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: content})
-	return append(out, msgs[cut:]...), nil
+	return append(out, msgs[cut:]...), used, nil
 }
 
 // splitPoint is the index of the first kept message: about keep messages
@@ -88,7 +88,9 @@ func splitPoint(msgs []openai.ChatCompletionMessage, keep int) int {
 	return cut
 }
 
-func (c compactor) summarise(ctx context.Context, old []openai.ChatCompletionMessage) (string, error) {
+// summarise asks the model for the summary; the tokens it cost are
+// returned so the run's usage includes them.
+func (c compactor) summarise(ctx context.Context, old []openai.ChatCompletionMessage) (string, Usage, error) {
 	req := openai.ChatCompletionRequest{
 		Model: c.modelName,
 		User:  c.user,
@@ -99,13 +101,14 @@ func (c compactor) summarise(ctx context.Context, old []openai.ChatCompletionMes
 	}
 	resp, err := c.model.CreateChatCompletion(ctx, req)
 	if err != nil {
-		return "", err
+		return "", Usage{}, err
 	}
+	used := usageOf(resp.Usage)
 	text := strings.TrimSpace(resp.Choices[0].Message.Content)
 	if text == "" {
-		return "", ErrEmptyReply
+		return "", used, ErrEmptyReply
 	}
-	return text, nil
+	return text, used, nil
 }
 
 // transcript renders messages as plain text for the summariser. Each

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/h9-app/h9/planning"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // EventKind says what happened in a run.
@@ -75,6 +76,10 @@ type Event struct {
 // Usage counts tokens as reported by the endpoint.
 type Usage struct {
 	PromptTokens, CompletionTokens, TotalTokens int
+}
+
+func usageOf(u openai.Usage) Usage {
+	return Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 }
 
 func (u *Usage) add(o Usage) {

@@ -30,10 +30,16 @@ type harness struct {
 
 func newHarness(t testing.TB, tune ...func(*Config)) *harness {
 	t.Helper()
+	return newHarnessSandbox(t, "none", tune...)
+}
+
+// newHarnessSandbox is newHarness with a chosen workspace sandbox setting.
+func newHarnessSandbox(t testing.TB, sandbox string, tune ...func(*Config)) *harness {
+	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, srv: fakemodel.New(), dbPath: filepath.Join(dir, "h9.db")}
 	t.Cleanup(h.srv.Close)
-	wsm, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "workspaces"), Sandbox: "none"})
+	wsm, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "workspaces"), Sandbox: sandbox})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,8 @@ func (r *run) ask(ctx context.Context) (openai.ChatCompletionMessage, error) {
 		}
 		return openai.ChatCompletionMessage{}, fmt.Errorf("session %s: %w", r.id, err)
 	}
-	u := Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, TotalTokens: resp.Usage.TotalTokens}
-	r.runUsage.add(u)
-	r.usage.Total.add(u)
+	u := usageOf(resp.Usage)
+	r.count(u)
 	r.usage.LastPrompt = u.PromptTokens
 	msg := resp.Choices[0].Message
 	msg.Role, msg.MultiContent, msg.FunctionCall = openai.ChatMessageRoleAssistant, nil, nil
@@ -33,6 +32,12 @@ func (r *run) ask(ctx context.Context) (openai.ChatCompletionMessage, error) {
 		tc.Type, tc.Index = openai.ToolTypeFunction, nil
 	}
 	return msg, nil
+}
+
+// count adds tokens to the run's and the session's totals.
+func (r *run) count(u Usage) {
+	r.runUsage.add(u)
+	r.usage.Total.add(u)
 }
 
 // runTools executes the calls in order and answers each with its id. Once
@@ -71,7 +76,8 @@ func (r *run) maybeCompact(ctx context.Context) {
 	}
 	c := r.e.compactor
 	c.user = r.id
-	compacted, err := c.compact(ctx, r.msgs[1:], r.todos)
+	compacted, used, err := c.compact(ctx, r.msgs[1:], r.todos)
+	r.count(used)
 	if errors.Is(err, errNothingToCompact) {
 		return
 	}
