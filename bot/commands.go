@@ -51,7 +51,7 @@ func (b *Bot) commandAck(cmd slack.SlashCommand) (payload any, work bool) {
 	case verb == "":
 		return ephemeralAck(usage("Tell h9 what to do.")), false
 	}
-	return ephemeralAck(usage("I don't know `" + render.Escape(render.Truncate(verb, 40)) + "`.")), false
+	return ephemeralAck(render.RenderUsage(cmd.Text)), false
 }
 
 // usage is a short explanation followed by the help text.

@@ -1,0 +1,74 @@
+package bot
+
+import (
+	"testing"
+	"time"
+
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/render"
+)
+
+// A review posted before a restart still works after it: all state is in bbolt.
+func TestRestartKeepsReviewButtonsWorking(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
+	thread := e.startSession("plan", "survive a restart")
+	review := e.waitMessage(thread, render.ActionApproveAuto, 1)
+
+	e.restart()
+	e.model.Enqueue(
+		fakemodel.ToolCall("todo_write", todos("a:completed")),
+		fakemodel.Text("Done after restart."),
+	)
+	e.click(testUser, review.TS, render.ActionApproveAuto)
+	e.waitMessage(thread, "Done after restart.", 1)
+	e.waitChecklist(thread, "1/1 tasks", "done")
+}
+
+// A session that was auto-running resumes by itself after a restart and says so.
+func TestRestartResumesAutoRun(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:in_progress")), fakemodel.Text("never").WithLatency(time.Minute))
+	thread := e.startSession("run", "long haul")
+	e.waitFor("the slow model request", func() bool { return e.model.Calls() == 2 })
+
+	// Scripted before the restart: the resumed run starts as soon as the bot does.
+	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:completed")), fakemodel.Text("Finished after restart."))
+	e.restart()
+	e.waitMessage(thread, restartNotice, 1)
+	e.waitMessage(thread, "Finished after restart.", 1)
+	e.waitChecklist(thread, "1/1 tasks", "done")
+	if got := e.lastUserMessage(2); got != agent.ContinuePrompt {
+		t.Errorf("resumed with %q, want the continue prompt", got)
+	}
+}
+
+// A step approval pending at shutdown is reported as interrupted, with
+// Resume; the old Approve button is explained, Resume continues.
+func TestRestartInterruptsPendingApproval(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
+	thread := e.startSession("plan", "careful restart")
+	review := e.waitMessage(thread, render.ActionApproveConfirm, 1)
+	e.model.Enqueue(
+		fakemodel.ToolCall("todo_write", todos("a:in_progress")),
+		fakemodel.ToolCall("write_file", `{"path":"x.txt","content":"x"}`),
+	)
+	e.click(testUser, review.TS, render.ActionApproveConfirm)
+	step := e.waitMessage(thread, render.ActionStepApprove, 1)
+
+	e.restart()
+	interrupted := e.waitMessage(thread, "Interrupted", 1)
+	e.waitChecklist(thread, "interrupted")
+	e.click(testUser, step.TS, render.ActionStepApprove)
+	e.waitEphemeral(testChannel, testUser, "no longer waiting")
+
+	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:completed")), fakemodel.Text("Resumed and finished."))
+	e.click(testUser, interrupted.TS, render.ActionResume)
+	e.waitMessage(thread, "Resumed and finished.", 1)
+	e.waitChecklist(thread, "1/1 tasks", "done")
+	if fileUnder(t, e.wsRoot, "x.txt") {
+		t.Error("the unapproved write happened")
+	}
+}
