@@ -61,7 +61,7 @@ func (c *checklist) busy() bool {
 }
 
 // flush sends the latest state, spacing edits by the interval, until
-// nothing new arrived during the last one.
+// nothing new arrived during the last one. It starts only when dirty.
 func (c *checklist) flush() {
 	for {
 		c.mu.Lock()
@@ -71,17 +71,19 @@ func (c *checklist) flush() {
 			time.Sleep(wait)
 		}
 		c.mu.Lock()
-		if !c.dirty {
-			c.flushing = false
-			c.mu.Unlock()
-			c.onIdle()
-			return
-		}
 		snap := c.cur
 		snap.Todos = slices.Clone(c.cur.Todos)
 		c.dirty = false
 		c.lastSent = time.Now()
 		c.mu.Unlock()
 		_ = c.api.update(context.Background(), c.log, c.channel, c.ts, render.RenderChecklist(snap))
+		c.mu.Lock()
+		if !c.dirty {
+			c.flushing = false
+			c.mu.Unlock()
+			c.onIdle()
+			return
+		}
+		c.mu.Unlock()
 	}
 }

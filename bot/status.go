@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/planning"
 )
 
 // maxStatusRows bounds /h9 status: the most recent sessions are the useful ones.
@@ -36,9 +37,17 @@ func (b *Bot) postChannelStatus(team, channel, user, thread string) {
 	b.api.ephemeral(b.bg, log, channel, user, thread, render.RenderStatus(rows))
 }
 
+// statusRow is one session's line; a running session's progress comes
+// from the agent's persisted todos, which are newer than the record's.
 func (b *Bot) statusRow(rec *Session) render.StatusRow {
+	p := rec.Progress
+	if rec.Running {
+		if todos, err := b.cfg.Agent.Todos(rec.ID); err == nil {
+			p = planning.Summarize(todos)
+		}
+	}
 	return render.StatusRow{
-		Task: rec.Task, State: rec.State, Progress: rec.Progress, Updated: rec.Updated,
+		Task: rec.Task, State: rec.State, Progress: p, Updated: rec.Updated,
 		Permalink: b.api.permalink(b.bg, b.log, rec.Channel, rec.ThreadTS),
 	}
 }

@@ -1,0 +1,89 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/planning"
+)
+
+// A burst of 100 snapshots costs a couple of chat.update calls at the
+// default 1s interval, and the last snapshot is what Slack shows.
+func TestChecklistCoalescesBursts(t *testing.T) {
+	fs := fakeslack.New(fakeslack.Options{})
+	defer fs.Close()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	api := &slackAPI{c: slack.New("xoxb-test", slack.OptionAPIURL(fs.APIURL())), log: log, apiURL: fs.APIURL()}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	first := render.Checklist{SessionID: "T1/C1/1.1", Task: "burst", State: render.StateRunning, Running: true}
+	ts, err := api.post(ctx, log, "C1", "", render.RenderChecklist(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := make(chan struct{}, 1)
+	c := &checklist{api: api, log: log, channel: "C1", ts: ts, interval: defaultCoalesceInterval,
+		onIdle: func() { idle <- struct{}{} }, cur: first, lastSent: time.Now()}
+
+	const n = 100
+	items := make([]planning.TodoItem, n)
+	for i := range items {
+		items[i] = planning.TodoItem{ID: fmt.Sprint(i), Content: fmt.Sprint("step ", i), Status: planning.TodoPending}
+	}
+	for i := range n {
+		items[i].Status = planning.TodoCompleted
+		snap := append([]planning.TodoItem(nil), items...)
+		c.set(func(cl *render.Checklist) { cl.Todos = snap })
+	}
+	c.set(func(cl *render.Checklist) { cl.State, cl.Running = render.StateDone, false })
+	select {
+	case <-idle:
+	case <-ctx.Done():
+		t.Fatal("checklist never flushed")
+	}
+	updates := len(fs.Calls("chat.update"))
+	if updates < 1 || updates > 4 {
+		t.Errorf("%d chat.update calls for %d snapshots, want 1..4", updates, n)
+	}
+	m, _ := fs.Message("C1", ts)
+	if !strings.Contains(m.Text, "100/100 tasks") || !strings.Contains(m.Text, "done") {
+		t.Errorf("final state did not land: %q", m.Text)
+	}
+	t.Logf("%d updates for %d snapshots (%.3f per snapshot)", updates, n, float64(updates)/n)
+}
+
+// Slack's 429 on chat.update is waited out and the final checklist state lands.
+func TestRateLimitedUpdatesStillLand(t *testing.T) {
+	e := newEnv(t)
+	e.slack.RateLimit("chat.update", 2, time.Second)
+	e.model.Enqueue(planReplies("Plan.", "a:pending", "b:pending")...)
+	thread := e.startSession("plan", "rate limited")
+	e.waitMessage(thread, render.ActionApproveAuto, 1)
+	e.waitChecklist(thread, "0/2 tasks", "awaiting review")
+}
+
+// A model failure is posted with Retry; Retry runs the same prompt again.
+func TestModelFailureOffersRetry(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(fakemodel.ServerError())
+	thread := e.startSession("plan", "flaky model")
+	failure := e.waitMessage(thread, render.ActionRetry, 1)
+	e.waitChecklist(thread, "error")
+
+	e.model.Enqueue(planReplies("Plan after retry.", "a:pending")...)
+	e.click(testUser, failure.TS, render.ActionRetry)
+	e.waitMessage(thread, render.ActionApproveAuto, 1)
+	if got := e.lastUserMessage(-1); !strings.Contains(got, "flaky model") {
+		t.Errorf("retry ran %q, want the task again", got)
+	}
+}
