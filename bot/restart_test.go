@@ -72,3 +72,29 @@ func TestRestartInterruptsPendingApproval(t *testing.T) {
 		t.Error("the unapproved write happened")
 	}
 }
+
+// A dropped socket and a disconnect frame: the client reconnects and the
+// session carries on, each click handled once.
+func TestReconnectAfterDroppedSocket(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
+	thread := e.startSession("plan", "flaky socket")
+	review := e.waitMessage(thread, render.ActionApproveAuto, 1)
+
+	conns := e.slack.ConnectionCount()
+	e.slack.DropConnection()
+	e.waitFor("a reconnect after a drop", func() bool { return e.slack.ConnectionCount() > conns })
+	conns = e.slack.ConnectionCount()
+	e.slack.SendDisconnect()
+	e.waitFor("a reconnect after disconnect", func() bool { return e.slack.ConnectionCount() > conns })
+	if err := e.slack.WaitConnected(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:completed")), fakemodel.Text("Done despite the socket."))
+	e.click(testUser, review.TS, render.ActionApproveAuto)
+	e.waitMessage(thread, "Done despite the socket.", 1)
+	if got := e.model.Calls(); got != 4 {
+		t.Errorf("model calls = %d, want 4", got)
+	}
+}
