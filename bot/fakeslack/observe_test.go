@@ -111,3 +111,32 @@ func BenchmarkSlashCommandAck(b *testing.B) {
 	}
 	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "ack-µs/op")
 }
+
+func TestConcurrentEnvelopes(t *testing.T) {
+	s := newServer(t, fakeslack.Options{})
+	startApp(t, s, nil)
+	ctx := testCtx(t)
+	errs := make(chan error, 200)
+	for i := range 200 {
+		go func() {
+			var err error
+			if i%2 == 0 {
+				_, err = s.SlashCommand(ctx, fakeslack.SlashCommand{Text: "status"})
+			} else {
+				_, err = s.PostUserMessage(ctx, "U1", "C1", "", "hi")
+			}
+			errs <- err
+		}()
+	}
+	for range 200 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u := s.Unacked(); len(u) != 0 {
+		t.Errorf("unacked = %q", u)
+	}
+	if n := len(s.Messages("C1")); n != 100 {
+		t.Errorf("%d messages", n)
+	}
+}
