@@ -37,6 +37,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// After the first signal, restore the default handling: a second Ctrl-C kills a stuck shutdown.
+	go func() { <-ctx.Done(); stop() }()
 	if cmd == "doctor" {
 		// doctor reports configuration problems as a failed check, so it loads the config itself.
 		return fail(stderr, runDoctor(ctx, stdout))
