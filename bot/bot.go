@@ -51,6 +51,10 @@ func New(cfg Config) (*Bot, error) {
 	if err != nil {
 		return nil, err
 	}
+	seen, err := newDedup(cfg.DB, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
 	client := slack.New(cfg.BotToken,
 		slack.OptionAppLevelToken(cfg.AppToken),
 		slack.OptionAPIURL(cfg.APIURL),
@@ -62,7 +66,7 @@ func New(cfg Config) (*Bot, error) {
 		sm:          socketmode.New(client, socketmode.OptionLog(slogPrinter{cfg.Logger})),
 		store:       st,
 		perms:       newPermissions(cfg.AllowedUsers, cfg.AllowedChannels, cfg.Admins),
-		seen:        newDedup(),
+		seen:        seen,
 		unsandboxed: cfg.SandboxLevel == "none",
 	}
 	b.reg = newRegistry(b)
@@ -93,6 +97,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	b.log.Info("h9 bot starting", "bot_user", b.botUserID, "team", auth.TeamID)
 	b.recoverSessions()
+	b.seen.start()
 
 	sockCtx, cancelSock := context.WithCancel(ctx)
 	defer cancelSock()
@@ -120,6 +125,7 @@ func (b *Bot) Run(ctx context.Context) error {
 // saved its session and every checklist has flushed.
 func (b *Bot) shutdown() {
 	b.stopping.Store(true)
+	b.seen.close() // the socket loop has stopped: nothing new to remember
 	b.cancelRuns()
 	done := make(chan struct{})
 	go func() { b.reg.wait(); close(done) }()

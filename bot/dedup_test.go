@@ -1,0 +1,141 @@
+package bot
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/h9-app/h9/bot/render"
+)
+
+func openTestDB(t *testing.T) *bolt.DB {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// Keys seen by one process are refused by the next on the same DB.
+func TestDedupPersistsAcrossRestart(t *testing.T) {
+	db := openTestDB(t)
+	d, err := newDedup(db, discardLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.start()
+	if !d.first("ev:E1") || d.first("ev:E1") {
+		t.Fatal("in-memory dedup broken")
+	}
+	d.first("msg:C1/1.1")
+	d.close()
+
+	d2, err := newDedup(db, discardLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"ev:E1", "msg:C1/1.1"} {
+		if d2.first(k) {
+			t.Errorf("%s was handled again after a restart", k)
+		}
+	}
+	if !d2.first("ev:E2") {
+		t.Error("a new key was refused")
+	}
+}
+
+// Expired keys are dropped at load, and the bucket stays bounded.
+func TestDedupExpiresAndBounds(t *testing.T) {
+	db := openTestDB(t)
+	d, err := newDedup(db, discardLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * dedupTTL)
+	d.now = func() time.Time { return old }
+	d.start()
+	d.first("ev:old")
+	d.close()
+
+	d, err = newDedup(db, discardLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.first("ev:old") {
+		t.Error("an expired key is still remembered")
+	}
+	d.start()
+	for i := range dedupSize + dedupPruneSlack + 10 {
+		d.first(fmt.Sprint("ev:", i))
+		if i%500 == 0 {
+			d.close() // flush in several batches, like a live bot
+			d.start()
+		}
+	}
+	d.close()
+	n := 0
+	var oldest uint64
+	db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDedup).ForEach(func(k, _ []byte) error {
+			if n == 0 {
+				oldest = binary.BigEndian.Uint64(k)
+			}
+			n++
+			return nil
+		})
+	})
+	if n > dedupSize+dedupPruneSlack {
+		t.Errorf("bucket holds %d keys, want at most %d", n, dedupSize+dedupPruneSlack)
+	}
+	if oldest == 0 {
+		t.Error("bucket empty")
+	}
+}
+
+// An event handled before a restart and redelivered (same event_id, new
+// envelope) after it runs once: the seen keys live in bbolt.
+func TestRedeliveryAfterRestartRunsOnce(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
+	thread := e.startSession("plan", "dedup across restarts")
+	e.waitMessage(thread, render.ActionApproveAuto, 1)
+
+	e.model.Enqueue(planReplies("Plan two.", "a:pending", "b:pending")...)
+	reply := map[string]any{"type": "message", "user": testUser, "text": "also b", "channel": testChannel,
+		"ts": "1800000000.000042", "thread_ts": thread, "channel_type": "channel"}
+	if _, err := e.slack.SendEvent(e.ctx, "EvRestart1", reply); err != nil {
+		t.Fatal(err)
+	}
+	e.waitMessage(thread, render.ActionApproveAuto, 2)
+	calls := e.model.Calls()
+
+	e.restart()
+	if _, err := e.slack.SendEvent(e.ctx, "EvRestart1", reply); err != nil {
+		t.Fatal(err)
+	}
+	// The same message under a new event id (app_mention/message pair) too.
+	if _, err := e.slack.SendEvent(e.ctx, "EvRestart2", reply); err != nil {
+		t.Fatal(err)
+	}
+	// "@h9 status" goes through the session's inbox after the redeliveries.
+	if _, err := e.slack.Mention(e.ctx, testUser, testChannel, thread, "status"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitEphemeral(testChannel, testUser, "dedup across restarts")
+	if got := e.model.Calls(); got != calls {
+		t.Errorf("model calls = %d after the redelivery, want %d (handled once)", got, calls)
+	}
+	if n := len(e.botMessages(thread, render.ActionApproveAuto)); n != 2 {
+		t.Errorf("%d reviews, want 2", n)
+	}
+}
