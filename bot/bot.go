@@ -88,10 +88,17 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	defer b.shutdown()
 	auth, err := b.api.c.AuthTestContext(ctx)
-	if err != nil {
+	switch {
+	case err == nil:
+		b.botUserID, b.botID = auth.UserID, auth.BotID
+	case tokenRefused(err):
 		return fmt.Errorf("checking the bot token (auth.test): %w", err)
+	default:
+		// Slack is flaky or the endpoint lacks auth.test: go on. Own posts
+		// still carry a bot_id and app_mention events still arrive.
+		b.log.Warn("auth.test failed; continuing without the bot's user id", "err", err)
+		auth = &slack.AuthTestResponse{}
 	}
-	b.botUserID, b.botID = auth.UserID, auth.BotID
 	if b.cfg.SandboxWarning != "" {
 		b.log.Warn("workspaces are not sandboxed", "why", b.cfg.SandboxWarning)
 	}
@@ -146,4 +153,18 @@ type slogPrinter struct{ l *slog.Logger }
 func (p slogPrinter) Output(_ int, s string) error {
 	p.l.Debug(s, "component", "socketmode")
 	return nil
+}
+
+// tokenRefused reports whether Slack rejected the token itself, as opposed
+// to a transient or unsupported call.
+func tokenRefused(err error) bool {
+	var se slack.SlackErrorResponse
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Err {
+	case "invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "not_allowed_token_type":
+		return true
+	}
+	return false
 }

@@ -1,0 +1,81 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/workspace"
+)
+
+// TestAuthTestFailures: a refused token stops the bot at start; any other
+// auth.test failure (a Slack hiccup) is logged and the bot still connects.
+func TestAuthTestFailures(t *testing.T) {
+	tests := []struct {
+		slackErr string
+		wantRun  bool
+	}{
+		{"invalid_auth", false},
+		{"token_revoked", false},
+		{"fatal_error", true},
+		{"unknown_method", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.slackErr, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			slack := fakeslack.New(fakeslack.Options{})
+			defer slack.Close()
+			model := fakemodel.New()
+			defer model.Close()
+			dir := t.TempDir()
+			db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ws, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "ws"), Sandbox: "none"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng, err := agent.New(agent.Config{DB: db, Model: model.Client(), ModelName: "m", Workspaces: ws})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := slack.Options()
+			b, err := New(Config{BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: slack.APIURL(),
+				DB: db, Agent: eng, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			slack.FailNext("auth.test", tt.slackErr)
+			runCtx, stop := context.WithCancel(ctx)
+			done := make(chan error, 1)
+			go func() { done <- b.Run(runCtx) }()
+			if !tt.wantRun {
+				err := <-done
+				stop()
+				if err == nil || !strings.Contains(err.Error(), "auth.test") {
+					t.Fatalf("Run = %v, want an auth.test error", err)
+				}
+				return
+			}
+			if err := slack.WaitConnected(ctx); err != nil {
+				t.Fatal(err)
+			}
+			stop()
+			if err := <-done; err != nil {
+				t.Fatalf("Run after cancel = %v", err)
+			}
+		})
+	}
+}
