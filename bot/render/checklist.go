@@ -1,6 +1,8 @@
 package render
 
 import (
+	"strings"
+
 	"github.com/h9-app/h9/planning"
 	"github.com/slack-go/slack"
 )
@@ -55,7 +57,7 @@ func RenderChecklist(c Checklist) Message {
 			section("h9_cl_activity", "*Now:* "+activityText(c.Activity)),
 			actions(BlockChecklistStop, button(ActionStop, LabelStop, ButtonValue{SessionID: c.SessionID}, slack.StyleDanger)))
 	}
-	return Message{Text: checklistText(c, p), Blocks: bs}
+	return Message{Text: checklistText(c, p, lines), Blocks: bs}
 }
 
 func checklistTitle(c Checklist, p planning.Progress) string {
@@ -72,12 +74,16 @@ func taskLine(task string, max int) string {
 	return "*" + t + "*"
 }
 
-func checklistText(c Checklist, p planning.Progress) string {
+// checklistText is the fallback text: the title line and the same todo
+// lines as the blocks, so clients and tools that read only text see the
+// list too. It stays far below the 40,000 limit (lines are bounded above).
+func checklistText(c Checklist, p planning.Progress, lines []string) string {
 	task := safeLine(c.Task, maxTextTask)
 	if task == "" {
 		task = "untitled task"
 	}
-	return "h9: " + task + " — " + p.String() + " · " + c.State.label() + " (" + ModeLabel(c.Mode) + ")"
+	head := "h9: " + task + " — " + p.String() + " · " + c.State.label() + " (" + ModeLabel(c.Mode) + ")"
+	return head + "\n" + strings.Join(lines, "\n")
 }
 
 // activityText shows the activity as inline code.

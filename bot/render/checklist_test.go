@@ -157,7 +157,10 @@ func TestChecklistShowsAllWhenItFits(t *testing.T) {
 			}
 			m := RenderChecklist(Checklist{SessionID: "s", Todos: todos})
 			mustFit(t, m)
-			shown := strings.Count(allText(m), "○ "+tc.content)
+			if got, want := strings.Count(m.Text, "○ "+tc.content), strings.Count(allText(Message{Blocks: m.Blocks}), "○ "+tc.content); got != want {
+				t.Errorf("fallback text shows %d todo lines, blocks %d", got, want)
+			}
+			shown := strings.Count(allText(Message{Blocks: m.Blocks}), "○ "+tc.content)
 			if tc.all {
 				if shown != tc.n || strings.Contains(allText(m), "more") {
 					t.Fatalf("%d lines shown, want all %d", shown, tc.n)
