@@ -58,7 +58,7 @@ func (r *registry) deliver(id string, m any) {
 	a := r.actors[id]
 	if a == nil {
 		if r.closed {
-			r.b.log.Warn("shutting down: dropped a message for an idle session", "session", id)
+			sessionLogger(r.b.log, id).Warn("shutting down: dropped a message for an idle session")
 			return
 		}
 		a = newActor(r.b, id)
@@ -117,7 +117,7 @@ type actor struct {
 }
 
 func newActor(b *Bot, id string) *actor {
-	return &actor{b: b, id: id, log: b.log.With("session", id), wake: make(chan struct{}, 1)}
+	return &actor{b: b, id: id, log: sessionLogger(b.log, id), wake: make(chan struct{}, 1)}
 }
 
 func (a *actor) push(m any) {
@@ -224,7 +224,7 @@ func (a *actor) load() bool {
 		return false
 	}
 	a.rec = rec
-	a.log = a.b.log.With("session", rec.ID, "channel", rec.Channel, "thread", rec.ThreadTS)
+	a.log = sessionLogger(a.b.log, rec.ID)
 	todos, err := a.b.cfg.Agent.Todos(rec.ID)
 	if err != nil {
 		a.log.Warn("loading todos", "err", err)
@@ -271,4 +271,14 @@ func (a *actor) say(m render.Message) string {
 // tell answers one user privately in the session's thread.
 func (a *actor) tell(user, s string) {
 	a.b.api.ephemeral(a.b.bg, a.log, a.rec.Channel, user, a.rec.ThreadTS, text(s))
+}
+
+// sessionLogger tags every line about a session with its id, channel and
+// thread (all three are in the id), so an operator can grep any of them.
+func sessionLogger(log *slog.Logger, id string) *slog.Logger {
+	_, channel, thread, ok := splitSessionID(id)
+	if !ok {
+		return log.With("session", id)
+	}
+	return log.With("session", id, "channel", channel, "thread", thread)
 }

@@ -90,7 +90,7 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 		}
 		ts, err := b.api.post(b.bg, log, cmd.ChannelID, "", render.RenderRoot(cmd.UserID, arg, mode))
 		if err != nil {
-			b.api.ephemeral(b.bg, log, cmd.ChannelID, cmd.UserID, "", text(postFailureHint(err)))
+			b.api.respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(postFailureHint(err)))
 			return
 		}
 		b.reg.deliver(sessionID(cmd.TeamID, cmd.ChannelID, ts), msgCreate{

@@ -32,7 +32,7 @@ func (a *actor) create(team, channel, thread, owner, task string, mode planning.
 		Mode: mode, AutoRun: mode != planning.PlanModePlan, State: runState(mode),
 		Created: now, Updated: now,
 	}
-	a.log = a.b.log.With("session", a.id, "channel", channel, "thread", thread)
+	a.log = sessionLogger(a.b.log, a.id)
 	a.log.Info("session created", "owner", owner, "mode", mode.String())
 	first := a.view(nil)
 	ts, _ := a.b.api.post(a.b.bg, a.log, channel, thread, render.RenderChecklist(first))

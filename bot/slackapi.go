@@ -20,6 +20,11 @@ const (
 	maxRetryAfter = 60 * time.Second
 	// callTimeout bounds one Web API call including its 429 waits.
 	callTimeout = 2 * time.Minute
+	// maxTransientRetries bounds retries of a call Slack refused for a
+	// passing reason (internal_error, a 502/503/504), spaced by
+	// transientBackoff, 2×transientBackoff, …
+	maxTransientRetries = 3
+	transientBackoff    = 500 * time.Millisecond
 	// reactionQueued marks a reply h9 will handle after the current run.
 	reactionQueued = "hourglass_flowing_sand"
 )
@@ -37,12 +42,21 @@ type slackAPI struct {
 func (s *slackAPI) call(ctx context.Context, log *slog.Logger, method string, f func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
+	transient := 0
 	for attempt := 0; ; attempt++ {
 		err := f(ctx)
 		var rl *slack.RateLimitedError
-		if errors.As(err, &rl) && attempt < maxRateLimitRetries {
-			wait := min(max(rl.RetryAfter, 100*time.Millisecond), maxRetryAfter)
+		wait := time.Duration(-1)
+		switch {
+		case errors.As(err, &rl) && attempt < maxRateLimitRetries:
+			wait = min(max(rl.RetryAfter, 100*time.Millisecond), maxRetryAfter)
 			log.Debug("slack rate limited; waiting", "method", method, "retry_after", wait)
+		case transientSlackError(err) && transient < maxTransientRetries:
+			transient++
+			wait = time.Duration(transient) * transientBackoff
+			log.Warn("slack call failed; retrying", "method", method, "err", err, "retry_in", wait)
+		}
+		if wait >= 0 {
 			t := time.NewTimer(wait)
 			select {
 			case <-t.C:
@@ -57,6 +71,26 @@ func (s *slackAPI) call(ctx context.Context, log *slog.Logger, method string, f 
 		}
 		return err
 	}
+}
+
+// transientSlackError reports whether Slack refused a call without doing
+// it, for a reason that may pass: retrying cannot post twice. Errors a user
+// or the payload must fix (msg_too_long, invalid_blocks, not_in_channel…)
+// are not transient.
+func transientSlackError(err error) bool {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		switch se.Err {
+		case "internal_error", "fatal_error", "service_unavailable", "request_timeout":
+			return true
+		}
+		return false
+	}
+	var sc slack.StatusCodeError
+	if errors.As(err, &sc) {
+		return sc.Code == 502 || sc.Code == 503 || sc.Code == 504
+	}
+	return false
 }
 
 // msgOptions turns a rendered message into chat options. The text keeps
@@ -107,6 +141,26 @@ func (s *slackAPI) ephemeral(ctx context.Context, log *slog.Logger, channel, use
 		_, err := s.c.PostEphemeralContext(ctx, channel, user, opts...)
 		return err
 	})
+}
+
+// respond answers a slash command through its response_url, ephemeral to
+// the caller. Unlike chat.postEphemeral it works where the bot is not a
+// member, which is when h9 most needs to explain itself. Falls back to
+// chat.postEphemeral when there is no response_url or it fails.
+func (s *slackAPI) respond(ctx context.Context, log *slog.Logger, responseURL, channel, user string, m render.Message) {
+	if responseURL != "" {
+		msg := &slack.WebhookMessage{Text: m.Text, ResponseType: slack.ResponseTypeEphemeral}
+		if len(m.Blocks) > 0 {
+			msg.Blocks = &slack.Blocks{BlockSet: m.Blocks}
+		}
+		err := s.call(ctx, log, "response_url", func(ctx context.Context) error {
+			return slack.PostWebhookContext(ctx, responseURL, msg)
+		})
+		if err == nil {
+			return
+		}
+	}
+	s.ephemeral(ctx, log, channel, user, "", m)
 }
 
 // react adds an emoji reaction; "already_reacted" is success.
