@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +29,7 @@ type Bot struct {
 
 	unsandboxed bool
 	runSlots    chan struct{} // nil = unbounded
+	ackWork     chan struct{} // slots for commands' work after their ack
 
 	botUserID string // from auth.test; mentions are "<@botUserID>"
 	botID     string
@@ -58,6 +60,7 @@ func New(cfg Config) (*Bot, error) {
 	client := slack.New(cfg.BotToken,
 		slack.OptionAppLevelToken(cfg.AppToken),
 		slack.OptionAPIURL(cfg.APIURL),
+		slack.OptionHTTPClient(&http.Client{Transport: slackTransport()}),
 	)
 	b := &Bot{
 		cfg:         cfg,
@@ -70,6 +73,7 @@ func New(cfg Config) (*Bot, error) {
 		unsandboxed: cfg.SandboxLevel == "none",
 	}
 	b.reg = newRegistry(b)
+	b.ackWork = make(chan struct{}, ackWorkers)
 	if cfg.MaxConcurrentRuns > 0 {
 		b.runSlots = make(chan struct{}, cfg.MaxConcurrentRuns)
 	}
@@ -146,6 +150,24 @@ func (b *Bot) shutdown() {
 
 // shutdownGrace bounds how long Run waits for sessions to settle.
 const shutdownGrace = 30 * time.Second
+
+// ackWorkers bounds the commands doing their post-ack work at once.
+const ackWorkers = 16
+
+// slackIdleConns is how many idle keep-alive connections to Slack the bot
+// keeps. Go's default of 2 per host makes every concurrent Web API call
+// beyond two dial (and TLS-handshake) a new connection, which under a burst
+// of commands costs more CPU than the calls and delays the socket's acks.
+const slackIdleConns = 64
+
+// slackTransport is the default transport with enough idle connections for
+// many sessions posting at once.
+func slackTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = slackIdleConns
+	t.MaxIdleConnsPerHost = slackIdleConns
+	return t
+}
 
 // slogPrinter routes the socketmode client's log lines to slog at debug.
 type slogPrinter struct{ l *slog.Logger }

@@ -36,7 +36,7 @@ func (b *Bot) onSocketEvent(evt socketmode.Event) {
 		reply, work := b.commandAck(cmd)
 		b.ack(evt.Request, reply)
 		if work && b.firstEnvelope(evt.Request) {
-			go b.runCommand(cmd)
+			go b.afterAck(func() { b.runCommand(cmd) })
 		}
 	case socketmode.EventTypeEventsAPI:
 		b.ack(evt.Request, nil)
@@ -85,4 +85,13 @@ func (b *Bot) firstEnvelope(req *socketmode.Request) bool {
 		return true
 	}
 	return b.seen.first("env:" + req.EnvelopeID)
+}
+
+// afterAck runs a command's work once a slot is free. Bounding this work
+// keeps the socket's goroutines from competing with hundreds of runnable
+// ones during a burst of commands, so acks stay fast; the work only waits.
+func (b *Bot) afterAck(f func()) {
+	b.ackWork <- struct{}{}
+	defer func() { <-b.ackWork }()
+	f()
 }

@@ -1,0 +1,143 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/workspace"
+)
+
+// benchEnv is a real Bot, agent engine and bbolt file against the fake
+// Slack and the fake model over loopback, for benchmarks (testing.TB, no
+// payload checks, the bot's default coalescing unless cfg says otherwise).
+type benchEnv struct {
+	slack *fakeslack.Server
+	model *fakemodel.Server
+	db    *bolt.DB
+	bot   *Bot
+	stop  func()
+}
+
+// newBenchEnv starts the fakes (model answers with handler after latency)
+// and a bot on a DB in dir ("" = a new temp dir).
+func newBenchEnv(tb testing.TB, dir string, latency time.Duration, handler fakemodel.Handler, cfgFn func(*Config)) *benchEnv {
+	tb.Helper()
+	if dir == "" {
+		dir = tb.TempDir()
+	}
+	e := &benchEnv{
+		slack: fakeslack.New(fakeslack.Options{EchoBotMessages: true}),
+		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithLatency(latency), fakemodel.WithHandler(handler)),
+	}
+	tb.Cleanup(func() { e.slack.Close(); e.model.Close() })
+	e.startBot(tb, dir, cfgFn)
+	tb.Cleanup(func() {
+		e.stop()
+		e.db.Close()
+	})
+	return e
+}
+
+// startBot opens the DB in dir and runs a Bot until stop; it returns once
+// the socket is connected.
+func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
+	tb.Helper()
+	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ws, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "workspaces"), Sandbox: "none"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng, err := agent.New(agent.Config{
+		DB: db, Model: agent.NewOpenAIModel(e.model.URL(), "k", nil), ModelName: "fake-model",
+		Workspaces: ws, MaxRetries: 1, MaxSteps: 200, Logger: logger,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	opts := e.slack.Options()
+	cfg := Config{
+		BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: e.slack.APIURL(),
+		DB: db, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
+	}
+	if cfgFn != nil {
+		cfgFn(&cfg)
+	}
+	b, err := New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	e.db, e.bot = db, b
+	e.stop = func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("Run: %v", err)
+		}
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer wcancel()
+	if err := e.slack.WaitConnected(wctx); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// waitFor polls cond for up to a minute.
+func (e *benchEnv) waitFor(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := e.slack.WaitFor(ctx, what, cond); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// toolSteps is how many tool results the request's conversation holds
+// since its last user message (i.e. in the current run).
+func toolSteps(req openai.ChatCompletionRequest) int {
+	n := 0
+	for _, m := range slices.Backward(req.Messages) {
+		if m.Role == openai.ChatMessageRoleUser {
+			break
+		}
+		if m.Role == openai.ChatMessageRoleTool {
+			n++
+		}
+	}
+	return n
+}
+
+// percentile is the p-th percentile (0..100) of ds in milliseconds.
+func percentile(ds []time.Duration, p float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(float64(len(s)-1) * p / 100)
+	return float64(s[i]) / float64(time.Millisecond)
+}
+
+// idleCount is the number of live actors (0 when every session is idle and
+// every checklist edit has landed).
+func (r *registry) idleCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.actors)
+}
