@@ -23,8 +23,21 @@ func NewOpenAIModel(baseURL, apiKey string, httpClient *http.Client) *openai.Cli
 	if baseURL != "" {
 		cfg.BaseURL = strings.TrimRight(baseURL, "/")
 	}
-	if httpClient != nil {
-		cfg.HTTPClient = httpClient
+	if httpClient == nil {
+		httpClient = &http.Client{Transport: modelTransport()}
 	}
+	cfg.HTTPClient = httpClient
 	return openai.NewClientWithConfig(cfg)
+}
+
+// modelIdleConns is how many idle keep-alive connections to the endpoint
+// are kept. Go's default of 2 per host makes every concurrent session past
+// the second dial (and TLS-handshake) a new connection for each step.
+const modelIdleConns = 256
+
+func modelTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = modelIdleConns
+	t.MaxIdleConnsPerHost = modelIdleConns
+	return t
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/h9-app/h9/internal/groupcommit"
 	"github.com/h9-app/h9/planning"
 	openai "github.com/sashabaranov/go-openai"
 	bolt "go.etcd.io/bbolt"
@@ -178,8 +179,10 @@ func (s store) replaceMessages(id string, msgs []openai.ChatCompletionMessage, u
 	})
 }
 
+// update writes one session in a transaction shared with concurrent
+// sessions' writes (group commit: one fsync pair for all of them).
 func (s store) update(id, what string, f func(*bolt.Bucket) error) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := groupcommit.Update(s.db, func(tx *bolt.Tx) error {
 		b, err := sessionRW(tx, id)
 		if err != nil {
 			return err

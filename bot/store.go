@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/h9-app/h9/internal/groupcommit"
 )
 
 var (
@@ -58,7 +60,8 @@ func (s *store) put(rec *Session) error {
 	if err != nil {
 		return fmt.Errorf("%w: encoding session %s: %w", ErrStore, rec.ID, err)
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	// Shared with concurrent writers (group commit), e.g. other sessions' steps.
+	err = groupcommit.Update(s.db, func(tx *bolt.Tx) error {
 		key := []byte(rec.ID)
 		if err := tx.Bucket(bucketSessions).Put(key, data); err != nil {
 			return err

@@ -1,0 +1,119 @@
+// Package groupcommit shares bbolt write transactions between concurrent
+// writers: while one commit (two fsyncs) is in flight, the writers that
+// arrive meanwhile wait and then commit together in the next transaction.
+// A lone writer commits at once, so nothing waits for a timer (unlike
+// bolt.DB.Batch and its MaxBatchDelay). Durability is unchanged: Update
+// returns only after the caller's writes are committed and synced.
+package groupcommit
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// maxBatch bounds the writers sharing one transaction, keeping it short.
+const maxBatch = 128
+
+// groups holds one group per DB, so that every package writing to the same
+// file (agent and bot) shares its commits.
+var groups sync.Map // *bolt.DB → *group
+
+type group struct {
+	db    *bolt.DB
+	mu    sync.Mutex
+	queue []*call
+	busy  bool // a leader is committing; new calls queue up
+}
+
+type call struct {
+	fn   func(*bolt.Tx) error
+	err  error
+	done chan struct{} // closed once err is set
+	lead chan struct{} // closed when this call is to commit the queue
+}
+
+// Update is db.Update shared with concurrent callers. fn must only touch
+// the transaction: it may run a second time, in a transaction of its own,
+// when the shared one fails, so that only the failing caller gets an
+// error. A panic in fn is returned as an error to its caller.
+func Update(db *bolt.DB, fn func(*bolt.Tx) error) error {
+	g := groupFor(db)
+	c := &call{fn: fn, done: make(chan struct{}), lead: make(chan struct{})}
+	g.mu.Lock()
+	g.queue = append(g.queue, c)
+	if g.busy {
+		g.mu.Unlock()
+		select {
+		case <-c.done:
+			return c.err
+		case <-c.lead:
+		}
+	} else {
+		g.busy = true
+		g.mu.Unlock()
+	}
+	g.lead()
+	<-c.done // committed by this leader or an earlier one
+	return c.err
+}
+
+func groupFor(db *bolt.DB) *group {
+	if g, ok := groups.Load(db); ok {
+		return g.(*group)
+	}
+	g, _ := groups.LoadOrStore(db, &group{db: db})
+	return g.(*group)
+}
+
+// lead commits one batch from the queue, then hands leadership to the
+// oldest waiting call, or ends the busy period.
+func (g *group) lead() {
+	g.mu.Lock()
+	n := min(len(g.queue), maxBatch)
+	batch := g.queue[:n:n]
+	g.queue = g.queue[n:]
+	g.mu.Unlock()
+	g.commit(batch)
+	g.mu.Lock()
+	if len(g.queue) > 0 {
+		close(g.queue[0].lead)
+	} else {
+		g.busy = false
+	}
+	g.mu.Unlock()
+}
+
+// commit runs the batch in one transaction; if that fails, each call runs
+// alone so that errors reach only their own callers.
+func (g *group) commit(batch []*call) {
+	err := g.db.Update(func(tx *bolt.Tx) error {
+		for _, c := range batch {
+			if err := safe(c.fn, tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for _, c := range batch {
+		if err != nil && len(batch) > 1 {
+			c.err = g.db.Update(func(tx *bolt.Tx) error { return safe(c.fn, tx) })
+		} else {
+			c.err = err
+		}
+		close(c.done)
+	}
+}
+
+var errPanic = errors.New("groupcommit: transaction function panicked")
+
+func safe(fn func(*bolt.Tx) error, tx *bolt.Tx) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", errPanic, p)
+		}
+	}()
+	return fn(tx)
+}
