@@ -43,8 +43,10 @@ func newBenchEnv(tb testing.TB, dir string, latency time.Duration, handler fakem
 	tb.Cleanup(func() { e.slack.Close(); e.model.Close() })
 	e.startBot(tb, dir, cfgFn)
 	tb.Cleanup(func() {
-		e.stop()
-		e.db.Close()
+		if e.stop != nil {
+			e.stop()
+			e.db.Close()
+		}
 	})
 	return e
 }
@@ -90,6 +92,7 @@ func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
 		if err := <-done; err != nil {
 			tb.Errorf("Run: %v", err)
 		}
+		e.stop = nil
 	}
 	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer wcancel()
