@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	openai "github.com/sashabaranov/go-openai"
+	bolt "go.etcd.io/bbolt"
 )
 
 // instantModel answers in-process without I/O: a todo_write read (a no-op
@@ -149,4 +151,32 @@ func dbPlaces() []dbPlace {
 		}})
 	}
 	return places
+}
+
+// BenchmarkCommitFloor is bbolt's floor for one durable commit on this
+// disk: a one-key transaction (two fdatasyncs: pages, then meta). The
+// harness overhead of BenchmarkStep/inprocess/db=disk cannot go below it
+// without giving up durability.
+func BenchmarkCommitFloor(b *testing.B) {
+	for _, where := range dbPlaces() {
+		b.Run("db="+where.name, func(b *testing.B) {
+			db, err := bolt.Open(filepath.Join(where.dir(b), "floor.db"), 0o600, &bolt.Options{Timeout: time.Second})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			for i := 0; b.Loop(); i++ {
+				err := db.Update(func(tx *bolt.Tx) error {
+					bk, err := tx.CreateBucketIfNotExists([]byte("b"))
+					if err != nil {
+						return err
+					}
+					return bk.Put([]byte("k"), []byte{byte(i)})
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
