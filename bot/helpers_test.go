@@ -134,8 +134,22 @@ func (e *env) restart() {
 func (e *env) waitFor(what string, cond func() bool) {
 	e.t.Helper()
 	if err := e.slack.WaitFor(e.ctx, what, cond); err != nil {
+		e.dump()
 		e.t.Fatal(err)
 	}
+}
+
+// dump logs what the bot showed in the test channel, so a wait that timed
+// out says what happened instead (a refusal, an error, a missing post).
+func (e *env) dump() {
+	e.t.Helper()
+	for _, m := range e.slack.Messages(testChannel) {
+		e.t.Logf("message ts=%s thread=%s bot=%t text=%q", m.TS, m.ThreadTS, m.BotID != "", render.Truncate(m.Text, 300))
+	}
+	for _, m := range e.slack.Ephemerals(testChannel, "") {
+		e.t.Logf("ephemeral to %s: %q", m.EphemeralUser, render.Truncate(m.Text, 300))
+	}
+	e.t.Logf("model calls: %d", e.model.Calls())
 }
 
 func (e *env) slash(user, channel, text string) fakeslack.Ack {
