@@ -18,7 +18,7 @@ func (a *actor) afterPlan(finalText string, todos []planning.TodoItem) {
 		if finalText != "" {
 			msg = render.Escape(render.Truncate(finalText, 3000)) + "\n\n" + msg
 		}
-		a.say(text(msg + " Reply in this thread with more detail and I will plan again, or start over with `/h9 run <task>` to skip planning."))
+		a.say(text(msg + " Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning."))
 		return
 	}
 	rec.Revision++

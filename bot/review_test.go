@@ -70,7 +70,10 @@ func TestPlanWithoutTodos(t *testing.T) {
 	e := newEnv(t)
 	e.model.Enqueue(fakemodel.Text("I need to know which repository."))
 	thread := e.startSession("plan", "vague")
-	e.waitMessage(thread, "No plan yet", 1)
+	m := e.waitMessage(thread, "No plan yet", 1)
+	if !strings.Contains(m.Text, "/h9 run &lt;task&gt;") || strings.Contains(m.Text, "<task>") {
+		t.Errorf("usage hint is not escaped mrkdwn: %q", m.Text)
+	}
 	if n := len(e.botMessages(thread, render.ActionApproveAuto)); n != 0 {
 		t.Errorf("%d review messages for an empty plan", n)
 	}
