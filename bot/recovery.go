@@ -33,7 +33,7 @@ func (a *actor) onRecover() {
 		return
 	}
 	if rec.Approval != nil {
-		what := "the approval of " + rec.Approval.Tool + " `" + render.Escape(render.Truncate(rec.Approval.Summary, 200)) + "`"
+		what := "the approval of " + rec.Approval.Tool + " `" + render.Truncate(rec.Approval.Summary, 200) + "`" // RenderInterrupted escapes
 		rec.Approval, rec.Running, rec.State = nil, false, render.StateInterrupted
 		a.log.Info("step approval interrupted by a restart")
 		a.say(render.RenderInterrupted(rec.ID, what))

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -53,13 +54,16 @@ func TestRestartInterruptsPendingApproval(t *testing.T) {
 	review := e.waitMessage(thread, render.ActionApproveConfirm, 1)
 	e.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todos("a:in_progress")),
-		fakemodel.ToolCall("write_file", `{"path":"x.txt","content":"x"}`),
+		fakemodel.ToolCall("write_file", `{"path":"x&y.txt","content":"x"}`),
 	)
 	e.click(testUser, review.TS, render.ActionApproveConfirm)
 	step := e.waitMessage(thread, render.ActionStepApprove, 1)
 
 	e.restart()
 	interrupted := e.waitMessage(thread, "Interrupted", 1)
+	if got := string(interrupted.Blocks) + interrupted.Text; !strings.Contains(got, "x&amp;y.txt") || strings.Contains(got, "&amp;amp;") {
+		t.Errorf("interrupted step's path is not escaped exactly once: %s", got)
+	}
 	e.waitChecklist(thread, "interrupted")
 	e.click(testUser, step.TS, render.ActionStepApprove)
 	e.waitEphemeral(testChannel, testUser, "no longer waiting")
@@ -68,7 +72,7 @@ func TestRestartInterruptsPendingApproval(t *testing.T) {
 	e.click(testUser, interrupted.TS, render.ActionResume)
 	e.waitMessage(thread, "Resumed and finished.", 1)
 	e.waitChecklist(thread, "1/1 tasks", "done")
-	if fileUnder(t, e.wsRoot, "x.txt") {
+	if fileUnder(t, e.wsRoot, "x&y.txt") {
 		t.Error("the unapproved write happened")
 	}
 }
