@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/h9-app/h9/internal/groupcommit"
+	"github.com/h9-app/h9/agent/groupcommit"
 	"github.com/h9-app/h9/planning"
 	openai "github.com/sashabaranov/go-openai"
 	bolt "go.etcd.io/bbolt"

@@ -7,7 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/h9-app/h9/internal/groupcommit"
+	"github.com/h9-app/h9/agent/groupcommit"
 )
 
 var (
