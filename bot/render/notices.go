@@ -35,7 +35,7 @@ func RenderDone(finalText string, p planning.Progress) Message {
 		head += " (" + strconv.Itoa(p.Active) + " still open)"
 	}
 	bs := blocks(section("h9_done", head))
-	bs = append(bs, textSections("h9_done_text", safeText(finalText, doneTextSections*MaxSectionText), doneTextSections)...)
+	bs = append(bs, textSections("h9_done_text", markdownCut(finalText, doneTextSections*MaxSectionText), doneTextSections)...)
 	return Message{Text: "Done: " + p.String() + ". " + safeLine(finalText, 300), Blocks: bs}
 }
 

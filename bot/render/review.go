@@ -37,7 +37,7 @@ func RenderPlanSummary(summary string) Message {
 }
 
 func summaryBlocks(prefix, summary string) []slack.Block {
-	bs := textSections(prefix, safeText(summary, summarySections*MaxSectionText), summarySections)
+	bs := textSections(prefix, markdownCut(summary, summarySections*MaxSectionText), summarySections)
 	if len(bs) == 0 {
 		bs = blocks(section(prefix+"_0", "_No summary from the agent; the plan is on the checklist._"))
 	}
