@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot/render"
@@ -23,7 +24,12 @@ func (a *actor) afterPlan(finalText string, todos []planning.TodoItem) {
 	}
 	rec.Revision++
 	rec.State = render.StateAwaitingReview
-	rec.ReviewTS = a.say(render.RenderReview(rec.ID, rec.Revision, finalText))
+	// The summary is its own message so it stays when the decision replaces
+	// the buttons; without one, the checklist is the plan.
+	if strings.TrimSpace(finalText) != "" {
+		a.say(render.RenderPlanSummary(finalText))
+	}
+	rec.ReviewTS = a.say(render.RenderReviewAsk(rec.ID, rec.Revision))
 }
 
 // onReview handles the four review buttons.

@@ -78,3 +78,27 @@ func TestPlanWithoutTodos(t *testing.T) {
 		t.Errorf("%d review messages for an empty plan", n)
 	}
 }
+
+// The plan summary is its own message, in mrkdwn, before the buttons; it
+// stays in the thread after the decision replaces the review.
+func TestPlanSummaryStaysAfterDecision(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(planReplies("## The plan\n**First** read [the docs](https://go.dev/doc). <!channel>", "a:pending")...)
+	thread := e.startSession("plan", "summarise")
+	review := e.waitMessage(thread, render.ActionApproveAuto, 1)
+	summary := e.waitMessage(thread, "The plan", 1)
+	if summary.TS == review.TS || summary.TS > review.TS {
+		t.Fatalf("summary %s is not its own message before the review %s", summary.TS, review.TS)
+	}
+	got := blocksText(summary)
+	for _, want := range []string{"*The plan*", "*First*", "<https://go.dev/doc|the docs>", "&lt;!channel&gt;"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q: %s", want, got)
+		}
+	}
+	e.click(testUser, review.TS, render.ActionCancel)
+	e.waitChecklist(thread, "cancelled")
+	if m, _ := e.slack.Message(testChannel, summary.TS); !strings.Contains(blocksText(m), "*The plan*") {
+		t.Errorf("summary changed after the decision: %s", m.Blocks)
+	}
+}

@@ -12,21 +12,28 @@ const summarySections = 4
 // RenderReview is the seed's four-option dialog: the plan summary (capped)
 // and exactly four buttons, each carrying the session and plan revision.
 func RenderReview(sessionID string, revision int, summary string) Message {
+	ask := RenderReviewAsk(sessionID, revision)
+	ask.Blocks = append(summaryBlocks("h9_review_summary", summary), ask.Blocks...)
+	return ask
+}
+
+// RenderReviewAsk is the review without the summary: for a bot that posts
+// the summary as its own message (RenderPlanSummary), so the summary stays
+// in the thread when the decision replaces this one.
+func RenderReviewAsk(sessionID string, revision int) Message {
 	v := ButtonValue{SessionID: sessionID, Revision: revision}
-	bs := summaryBlocks("h9_review_summary", summary)
-	bs = append(bs,
-		section("h9_review_ask", "*Plan ready for review* (revision "+strconv.Itoa(revision)+
-			"). Choose what happens next, or reply in this thread to revise the plan."),
-		actions(BlockReviewActions,
-			button(ActionApproveAuto, LabelApproveAuto, v, slack.StylePrimary),
-			button(ActionApproveConfirm, LabelApproveConfirm, v, ""),
-			button(ActionKeepPlanning, LabelKeepPlanning, v, ""),
-			button(ActionCancel, LabelCancel, v, slack.StyleDanger),
-		))
 	return Message{
 		Text: Escape("Plan ready for review: " + LabelApproveAuto + ", " + LabelApproveConfirm +
 			", " + LabelKeepPlanning + " or " + LabelCancel + "?"),
-		Blocks: bs,
+		Blocks: blocks(
+			section("h9_review_ask", "*Plan ready for review* (revision "+strconv.Itoa(revision)+
+				"). Choose what happens next, or reply in this thread to revise the plan."),
+			actions(BlockReviewActions,
+				button(ActionApproveAuto, LabelApproveAuto, v, slack.StylePrimary),
+				button(ActionApproveConfirm, LabelApproveConfirm, v, ""),
+				button(ActionKeepPlanning, LabelKeepPlanning, v, ""),
+				button(ActionCancel, LabelCancel, v, slack.StyleDanger),
+			)),
 	}
 }
 
