@@ -27,6 +27,7 @@ type runHandle struct {
 // (posted at once, in its first state), then the first run.
 func (a *actor) create(team, channel, thread, owner, task string, mode planning.PlanMode) {
 	now := time.Now()
+	probe(a.id)
 	a.rec = &Session{
 		ID: a.id, Team: team, Channel: channel, ThreadTS: thread, Task: task, Owner: owner,
 		Mode: mode, AutoRun: mode != planning.PlanModePlan, State: runState(mode),
@@ -38,10 +39,12 @@ func (a *actor) create(team, channel, thread, owner, task string, mode planning.
 	ts, _ := a.b.api.post(a.b.bg, a.log, channel, thread, render.RenderChecklist(first))
 	a.rec.ChecklistTS = ts
 	a.check = a.newChecklist(ts, first)
+	probe(a.id)
 	if err := a.b.cfg.Agent.SetPlanMode(a.id, mode); err != nil {
 		a.fail("setting the session's mode", err.Error())
 		return
 	}
+	probe(a.id)
 	a.dispatch(task)
 }
 
@@ -66,12 +69,14 @@ func (a *actor) dispatch(prompt string) {
 	h := &runHandle{seq: a.seq, cancel: cancel, mode: rec.Mode}
 	a.run = h
 	a.save()
+	probe(a.id)
 	a.refresh()
 	go a.execute(ctx, h, prompt)
 }
 
 // execute runs the agent on its own goroutine and reports to the inbox.
 func (a *actor) execute(ctx context.Context, h *runHandle, prompt string) {
+	probe(a.id)
 	done := msgRunDone{run: h}
 	defer func() { a.push(done) }()
 	if slots := a.b.runSlots; slots != nil {
@@ -209,7 +214,7 @@ func (a *actor) drainQueue() bool {
 	}
 	q := a.rec.Queue[0]
 	a.rec.Queue = slices.Delete(a.rec.Queue, 0, 1)
-	a.onReply(q.User, q.Text, q.TS)
+	a.onQueuedReply(q)
 	return true
 }
 

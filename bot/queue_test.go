@@ -46,6 +46,10 @@ func TestReplyDuringRunIsQueued(t *testing.T) {
 
 	replies <- fakemodel.Text("first part done")
 	e.waitFor("the queued reply's run", func() bool { return e.model.Calls() == 2 })
+	e.waitFor("the hourglass replaced by eyes", func() bool {
+		m, _ := e.slack.Message(testChannel, ts)
+		return !slices.Contains(m.Reactions, reactionQueued) && slices.Contains(m.Reactions, reactionPickedUp)
+	})
 	if got := e.lastUserMessage(1); got != "also update the README" {
 		t.Errorf("queued reply ran as %q", got)
 	}

@@ -36,6 +36,16 @@ func (a *actor) onReply(user, msg, ts string) {
 	a.dispatch(msg)
 }
 
+// onQueuedReply handles a reply held during a run: its hourglass becomes
+// eyes (h9 is on it), then it is handled like a fresh reply.
+func (a *actor) onQueuedReply(q QueuedReply) {
+	if q.TS != "" {
+		a.b.api.unreact(a.b.bg, a.log, a.rec.Channel, q.TS, reactionQueued)
+		a.b.api.react(a.b.bg, a.log, a.rec.Channel, q.TS, reactionPickedUp)
+	}
+	a.onReply(q.User, q.Text, q.TS)
+}
+
 // resetAutoRun turns auto-run back on with the stall counter at zero.
 func (a *actor) resetAutoRun() {
 	a.rec.AutoRun = true
