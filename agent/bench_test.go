@@ -19,14 +19,19 @@ import (
 // tool) until steps calls were made, then a final text. It isolates the
 // engine's own per-step cost (loop, events, tool dispatch, persistence).
 type instantModel struct {
-	steps int64
-	calls atomic.Int64
+	steps  int64
+	writes bool // accepted todo_writes (a changed list every step) instead of reads
+	calls  atomic.Int64
 }
 
 func (m *instantModel) CreateChatCompletion(context.Context, openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	msg := openai.ChatCompletionMessage{Role: "assistant"}
-	if m.calls.Add(1) <= m.steps {
-		msg.ToolCalls = []openai.ToolCall{{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: todoWriteName, Arguments: `{}`}}}
+	if n := m.calls.Add(1); n <= m.steps {
+		args := `{}`
+		if m.writes {
+			args = fmt.Sprintf(`{"todos":[{"id":"1","content":"step %d","status":"pending"}]}`, n)
+		}
+		msg.ToolCalls = []openai.ToolCall{{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: todoWriteName, Arguments: args}}}
 	} else {
 		msg.Content = "done"
 	}
@@ -52,20 +57,27 @@ func measure(b *testing.B, steps int, f func()) {
 }
 
 // BenchmarkStep: one step is a model call, one no-op tool call, its events
-// and the step's bbolt commit (fsync included).
+// and the step's bbolt commit (fsync included). inprocess-todos makes every
+// step's todo_write an accepted write, stored with the step's one commit.
 func BenchmarkStep(b *testing.B) {
-	for _, where := range dbPlaces() {
-		b.Run("inprocess/db="+where.name, func(b *testing.B) {
-			model := &instantModel{steps: int64(b.N)}
-			h := newHarness(b, func(c *Config) { c.Model = model; c.MaxSteps = b.N + 1 })
-			h.moveDB(where.dir(b))
-			b.ReportAllocs()
-			measure(b, b.N, func() {
-				if _, err := h.eng.Run(context.Background(), "bench", "go", RunOptions{Events: func(Event) {}}); err != nil {
-					b.Fatal(err)
-				}
+	for _, writes := range []bool{false, true} {
+		name := "inprocess"
+		if writes {
+			name = "inprocess-todos" // every step's todo_write is accepted
+		}
+		for _, where := range dbPlaces() {
+			b.Run(name+"/db="+where.name, func(b *testing.B) {
+				model := &instantModel{steps: int64(b.N), writes: writes}
+				h := newHarness(b, func(c *Config) { c.Model = model; c.MaxSteps = b.N + 1 })
+				h.moveDB(where.dir(b))
+				b.ReportAllocs()
+				measure(b, b.N, func() {
+					if _, err := h.eng.Run(context.Background(), "bench", "go", RunOptions{Events: func(Event) {}}); err != nil {
+						b.Fatal(err)
+					}
+				})
 			})
-		})
+		}
 	}
 	// Over HTTP each request carries the whole conversation, so runs are
 	// kept to 10 tool steps plus the final answer, on fresh sessions.
@@ -117,13 +129,13 @@ func benchPersist(b *testing.B, st store, prefill int) {
 	for len(history) < prefill {
 		history = append(history, step...)
 	}
-	if err := st.appendStep("s", 0, history, sessionUsage{}); err != nil {
+	if err := st.appendStep("s", 0, history, sessionUsage{}, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	measure(b, b.N, func() {
 		for i := range b.N {
-			if err := st.appendStep("s", len(history)+i*len(step), step, sessionUsage{LastPrompt: i}); err != nil {
+			if err := st.appendStep("s", len(history)+i*len(step), step, sessionUsage{LastPrompt: i}, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

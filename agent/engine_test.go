@@ -40,7 +40,9 @@ func TestNewRejectsIncompleteConfig(t *testing.T) {
 }
 
 // A crash right after an accepted todo_write must not lose it: the store
-// already holds the list when the Todos event is emitted.
+// already holds the list when the Todos event is emitted. The list is
+// committed with the step (conversation and todos together, one commit),
+// then the snapshot is emitted.
 func TestTodosStoredBeforeSnapshotEvent(t *testing.T) {
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(threePending...)), fakemodel.Text("ok"))
@@ -58,6 +60,59 @@ func TestTodosStoredBeforeSnapshotEvent(t *testing.T) {
 		t.Fatal(readErr)
 	}
 	if diff := cmp.Diff(threePending, stored); diff != "" {
+		t.Errorf("stored at snapshot time (-want +got):\n%s", diff)
+	}
+}
+
+// The todos ride on the step's one commit: when the snapshot is emitted the
+// step's messages (the todo_write call and its result) are stored as well.
+func TestTodosCommittedWithTheirStep(t *testing.T) {
+	h := newHarness(t)
+	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(threePending...)), fakemodel.Text("ok"))
+	var msgs int
+	opts := RunOptions{Events: func(ev Event) {
+		if ev.Kind == EventTodos {
+			st, err := h.eng.store.load("s")
+			if err != nil {
+				t.Error(err)
+			}
+			msgs = len(st.Messages)
+		}
+	}}
+	if _, err := h.eng.Run(t.Context(), "s", "plan", opts); err != nil {
+		t.Fatal(err)
+	}
+	if msgs != 3 { // user prompt, assistant call, tool result
+		t.Errorf("stored messages at snapshot time = %d, want 3", msgs)
+	}
+}
+
+// A todo_write followed by another call in the same step is stored and
+// shown before that call runs, so a long command does not hold the
+// checklist back.
+func TestTodosShownBeforeTheStepsNextCall(t *testing.T) {
+	h := newHarness(t)
+	items := []planning.TodoItem{todo("1", "say hi", planning.TodoInProgress)}
+	h.srv.Enqueue(fakemodel.ToolCalls(
+		fakemodel.C("todo_write", todoArgs(items...)),
+		fakemodel.C("bash", `{"command":"echo hi"}`),
+	), fakemodel.Text("ok"))
+	var kinds []EventKind
+	var stored []planning.TodoItem
+	opts := RunOptions{Events: func(ev Event) {
+		kinds = append(kinds, ev.Kind)
+		if ev.Kind == EventTodos {
+			stored, _ = h.eng.store.todos("s")
+		}
+	}}
+	if _, err := h.eng.Run(t.Context(), "s", "go", opts); err != nil {
+		t.Fatal(err)
+	}
+	want := []EventKind{EventRunStarted, EventToolStarted, EventToolFinished, EventTodos, EventToolStarted, EventToolFinished, EventDone}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(items, stored); diff != "" {
 		t.Errorf("stored at snapshot time (-want +got):\n%s", diff)
 	}
 }

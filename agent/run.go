@@ -67,20 +67,20 @@ func (r *run) loop(ctx context.Context, prompt string) (string, error) {
 		}
 		r.append(reply)
 		if len(reply.ToolCalls) == 0 {
-			return reply.Content, r.persist()
+			return reply.Content, r.persist(true)
 		}
 		if reply.Content != "" {
 			r.emit(Event{Kind: EventText, Text: reply.Content})
 		}
 		r.append(r.runTools(ctx, reply.ToolCalls)...)
-		if err := r.persist(); err != nil {
+		if err := r.persist(false); err != nil {
 			return "", err
 		}
 	}
 	return "", r.persistAnd(fmt.Errorf("%w: %d steps", ErrStepLimit, r.e.cfg.MaxSteps))
 }
 
-// persistAnd saves what is pending and returns err (or the save's error).
+// persistAnd makes the run's final commit and returns err (or the save's error).
 func (r *run) persistAnd(err error) error {
-	return errors.Join(err, r.persist())
+	return errors.Join(err, r.persist(true))
 }

@@ -30,6 +30,15 @@ type run struct {
 	runUsage      Usage        // this run only
 	compactFailed bool         // do not retry a failed compaction within the run
 	req           openai.ChatCompletionRequest
+
+	// An accepted todo_write leaves its snapshot pending: the list is
+	// stored with the step's commit (or before the step's next tool call),
+	// and only then is EventTodos emitted, so a user never sees a list that
+	// a crash could lose. todosStored: the run's last commit holds the
+	// current list, so finish need not write it again.
+	todosPending bool
+	todosSnap    []planning.TodoItem
+	todosStored  bool
 }
 
 // start loads the session and opens its workspace. The returned run is
@@ -57,19 +66,21 @@ func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore
 		approve = opts.Approve
 	}
 	r.tools = newToolset(r.mode, approve)
-	r.env = &toolEnv{
-		sessionID: id, ws: r.ws, readOnly: r.mode == planning.PlanModePlan, todos: todos, skills: skills,
-		saveTodos: func(items []planning.TodoItem) error { return e.store.saveTodos(id, items) },
-	}
+	r.env = &toolEnv{sessionID: id, ws: r.ws, readOnly: r.mode == planning.PlanModePlan, todos: todos, skills: skills}
 	r.req = openai.ChatCompletionRequest{Model: e.cfg.ModelName, Tools: r.tools.defs, User: id}
 	return r, nil
 }
 
-// finish saves the todos (on every path, like the seed's defer) and
-// closes the workspace.
+// finish makes sure the todos are saved (on every path, like the seed's
+// defer) and closes the workspace. The run's final commit normally holds
+// them already; otherwise (a failed or missing final commit, a panic) they
+// are written here. A snapshot still pending (only after a panic) is not
+// emitted: EventError stays the run's last event.
 func (r *run) finish() {
-	if err := r.e.store.saveTodos(r.id, r.todos.Read()); err != nil {
-		r.e.log.Error("saving todos at run end", "session", r.id, "err", err)
+	if !r.todosStored || r.todosPending {
+		if err := r.e.store.saveTodos(r.id, r.todos.Read()); err != nil {
+			r.e.log.Error("saving todos at run end", "session", r.id, "err", err)
+		}
 	}
 	if err := r.ws.Close(); err != nil {
 		r.e.log.Warn("closing workspace", "session", r.id, "err", err)
@@ -85,17 +96,56 @@ func (r *run) emit(ev Event) {
 
 func (r *run) append(msgs ...openai.ChatCompletionMessage) { r.msgs = append(r.msgs, msgs...) }
 
-// persist appends the messages not yet stored, with the usage, in one
-// transaction.
-func (r *run) persist() error {
-	if r.saved == len(r.msgs) {
+// persist appends the messages not yet stored, with the usage and the
+// pending todos, in one transaction, then emits the pending todo snapshot.
+// final (the run's last commit) stores the todos in any case: that is the
+// run-end save, folded into the same commit.
+func (r *run) persist(final bool) error {
+	withTodos := r.todosPending || final
+	if r.saved == len(r.msgs) && !r.todosPending {
 		return nil
 	}
-	if err := r.e.store.appendStep(r.id, r.saved-1, r.msgs[r.saved:], r.usage); err != nil {
-		return err
+	var todos *[]planning.TodoItem
+	if withTodos {
+		items := r.todos.Read() // the live list: it keeps a concurrent CancelOpenTodos
+		todos = &items
 	}
-	r.saved = len(r.msgs)
-	return nil
+	err := r.e.store.appendStep(r.id, r.saved-1, r.msgs[r.saved:], r.usage, todos)
+	if err == nil {
+		r.saved = len(r.msgs)
+		if withTodos {
+			r.todosPending, r.todosStored = false, true
+		}
+	}
+	r.emitTodos()
+	return err
+}
+
+// flushTodos stores a pending todo list on its own commit and emits it:
+// used when the step has more tool calls to run, so the checklist does not
+// wait for them (a todo_write then a long bash shows in_progress at once).
+func (r *run) flushTodos() {
+	if !r.todosPending {
+		return
+	}
+	if err := r.e.store.saveTodos(r.id, r.todos.Read()); err != nil {
+		r.e.log.Warn("saving todos", "session", r.id, "err", err) // still pending: the step's commit retries
+	} else {
+		r.todosPending, r.todosStored = false, true
+	}
+	r.emitTodos()
+}
+
+// emitTodos sends the snapshot of the last accepted todo_write once its
+// save was attempted. A failed save still shows it: the list is live in
+// memory and the run's end saves it again, as before this was batched.
+func (r *run) emitTodos() {
+	if r.todosSnap == nil {
+		return
+	}
+	snap := r.todosSnap
+	r.todosSnap = nil
+	r.emit(Event{Kind: EventTodos, Todos: snap})
 }
 
 func (r *run) result(text string) Result {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/h9-app/h9/planning"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -48,6 +49,7 @@ func (r *run) runTools(ctx context.Context, calls []openai.ToolCall) []openai.Ch
 	for _, c := range calls {
 		res := fail(errNotRun)
 		if ctx.Err() == nil {
+			r.flushTodos() // an earlier todo_write of this step shows before this call runs
 			res = r.runTool(ctx, c)
 		}
 		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, Content: res.Output, ToolCallID: c.ID})
@@ -63,7 +65,12 @@ func (r *run) runTool(ctx context.Context, c openai.ToolCall) toolResult {
 	res := r.tools.call(ctx, r.env, name, args)
 	r.emit(Event{Kind: EventToolFinished, Tool: name, IsError: res.IsError, Output: short(res.Output)})
 	if res.TodosChanged {
-		r.emit(Event{Kind: EventTodos, Todos: res.Todos})
+		// Stored with the step's commit; the event follows the commit.
+		r.todosPending, r.todosStored = true, false
+		r.todosSnap = res.Todos
+		if r.todosSnap == nil {
+			r.todosSnap = []planning.TodoItem{}
+		}
 	}
 	return res
 }

@@ -131,14 +131,29 @@ func (s store) saveTodos(id string, items []planning.TodoItem) error {
 	return s.update(id, "saving todos", func(b *bolt.Bucket) error { return b.Put(keyTodos, data) })
 }
 
-// appendStep stores msgs at indexes first, first+1, … and the usage, in one
-// transaction: one fsync per step however many tool results it had.
-func (s store) appendStep(id string, first int, msgs []openai.ChatCompletionMessage, u sessionUsage) error {
+// appendStep stores msgs at indexes first, first+1, … and the usage, and
+// the todo list when todos is non-nil, in one transaction: one commit per
+// step however many tool results it had, todo_write included.
+func (s store) appendStep(id string, first int, msgs []openai.ChatCompletionMessage, u sessionUsage, todos *[]planning.TodoItem) error {
 	encoded, usage, err := encodeStep(msgs, u)
 	if err != nil {
 		return err
 	}
+	var todoData []byte
+	if todos != nil {
+		if todoData, err = json.Marshal(*todos); err != nil {
+			return fmt.Errorf("%w: encoding todos: %v", ErrStore, err)
+		}
+	}
 	return s.update(id, "saving step", func(b *bolt.Bucket) error {
+		if todoData != nil {
+			if err := b.Put(keyTodos, todoData); err != nil {
+				return err
+			}
+		}
+		if len(encoded) == 0 {
+			return nil
+		}
 		mb, err := b.CreateBucketIfNotExists(bucketMsgs)
 		if err != nil {
 			return err

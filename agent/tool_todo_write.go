@@ -61,11 +61,8 @@ var todoWriteTool = tool{
 		if err != nil {
 			return fail(err)
 		}
+		// Saved by the run with this step's commit, before the snapshot event.
 		stored := env.todos.Write(next)
-		if err := env.saveTodos(stored); err != nil {
-			// Kept in memory and saved again at run end; the model's call was valid.
-			return toolResult{Output: "Todos updated (saving failed and will be retried): " + planning.Summarize(stored).String(), Todos: stored, TodosChanged: true}
-		}
 		msg := fmt.Sprintf("Todos updated: %s.\n%s", planning.Summarize(stored), todosJSON(stored))
 		return toolResult{Output: msg, Todos: stored, TodosChanged: true}
 	},

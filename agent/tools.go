@@ -31,9 +31,8 @@ type tool struct {
 type toolEnv struct {
 	sessionID string
 	ws        *workspace.Workspace
-	readOnly  bool // plan mode: bash runs read-only
-	todos     *planning.TodoStore
-	saveTodos func([]planning.TodoItem) error
+	readOnly  bool                // plan mode: bash runs read-only
+	todos     *planning.TodoStore // saved by the run, with the step's commit
 	skills    []skill
 }
 
@@ -42,6 +41,7 @@ type toolResult struct {
 	Output  string
 	IsError bool
 	// TodosChanged is set by an accepted todo_write; Todos is the new list.
+	// The run persists it and then emits the snapshot (see run.runTool).
 	TodosChanged bool
 	Todos        []planning.TodoItem
 }
