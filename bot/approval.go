@@ -32,13 +32,19 @@ func (a *actor) onApprovalAsk(m msgApprovalAsk) {
 	}
 	rec.StepSeq++
 	step := strconv.Itoa(rec.StepSeq)
+	// Persisted before the post: a crash right after posting must find the
+	// approval pending (and report it interrupted), not resume the run.
+	rec.Approval = &PendingApproval{StepID: step, Tool: m.req.Tool, Summary: m.req.Summary}
+	a.save()
 	ts := a.say(render.RenderApproval(rec.ID, step, m.req.Tool, m.req.Summary, m.req.Preview))
 	if ts == "" {
 		// The user cannot see the step, so it must not run.
+		rec.Approval = nil
+		a.save()
 		m.reply <- false
 		return
 	}
-	rec.Approval = &PendingApproval{StepID: step, TS: ts, Tool: m.req.Tool, Summary: m.req.Summary}
+	rec.Approval.TS = ts
 	rec.State = render.StateAwaitingApproval
 	a.waiter = m.reply
 	a.save()

@@ -47,6 +47,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
+	dropSecretEnv() // the config holds them now; no child process inherits them
 	return fail(stderr, run(ctx, cfg, stderr))
 }
 

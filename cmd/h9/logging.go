@@ -22,10 +22,11 @@ func newLogger(w io.Writer, format, level string, s scrubber) *slog.Logger {
 		lvl = slog.LevelInfo
 	}
 	opts := &slog.HandlerOptions{Level: lvl, ReplaceAttr: s.replaceAttr}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(sessionHandler{h: h})
 }
 
 // scrubber removes known secret values from text.

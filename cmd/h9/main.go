@@ -5,8 +5,15 @@
 //	h9 -h       list every setting with its default
 package main
 
-import "os"
+import (
+	"fmt"
+	"os"
+)
 
 func main() {
+	if err := hideSecrets(); err != nil {
+		fmt.Fprintf(os.Stderr, "h9: %v\n", err)
+		os.Exit(exitFailure)
+	}
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
