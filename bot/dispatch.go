@@ -27,7 +27,6 @@ type runHandle struct {
 // (posted at once, in its first state), then the first run.
 func (a *actor) create(team, channel, thread, owner, task string, mode planning.PlanMode) {
 	now := time.Now()
-	probe(a.id)
 	a.rec = &Session{
 		ID: a.id, Team: team, Channel: channel, ThreadTS: thread, Task: task, Owner: owner,
 		Mode: mode, AutoRun: mode != planning.PlanModePlan, State: runState(mode),
@@ -39,12 +38,10 @@ func (a *actor) create(team, channel, thread, owner, task string, mode planning.
 	ts, _ := a.b.api.post(a.b.bg, a.log, channel, thread, render.RenderChecklist(first))
 	a.rec.ChecklistTS = ts
 	a.check = a.newChecklist(ts, first)
-	probe(a.id)
 	if err := a.b.cfg.Agent.SetPlanMode(a.id, mode); err != nil {
 		a.fail("setting the session's mode", err.Error())
 		return
 	}
-	probe(a.id)
 	a.dispatch(task)
 }
 
@@ -69,14 +66,12 @@ func (a *actor) dispatch(prompt string) {
 	h := &runHandle{seq: a.seq, cancel: cancel, mode: rec.Mode}
 	a.run = h
 	a.save()
-	probe(a.id)
 	a.refresh()
 	go a.execute(ctx, h, prompt)
 }
 
 // execute runs the agent on its own goroutine and reports to the inbox.
 func (a *actor) execute(ctx context.Context, h *runHandle, prompt string) {
-	probe(a.id)
 	done := msgRunDone{run: h}
 	defer func() { a.push(done) }()
 	if slots := a.b.runSlots; slots != nil {
