@@ -89,3 +89,34 @@ func fileUnder(t *testing.T, root, name string) bool {
 	})
 	return found
 }
+
+// Stop while a step waits for approval: the step message loses its buttons
+// and says it was stopped; the step never runs.
+func TestStopWhileStepAwaitsApproval(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
+	thread := e.startSession("plan", "careful stop")
+	review := e.waitMessage(thread, render.ActionApproveConfirm, 1)
+	e.model.Enqueue(
+		fakemodel.ToolCall("todo_write", todos("a:in_progress")),
+		fakemodel.ToolCall("write_file", `{"path":"stopped.txt","content":"x"}`),
+	)
+	e.click(testUser, review.TS, render.ActionApproveConfirm)
+	step := e.waitMessage(thread, render.ActionStepApprove, 1)
+	cl := e.waitChecklist(thread, "awaiting approval", render.ActionStop)
+
+	e.click(testUser, cl.TS, render.ActionStop)
+	e.waitFor("the step message without buttons", func() bool {
+		m, _ := e.slack.Message(testChannel, step.TS)
+		return strings.Contains(m.Text, "Stopped by") && !strings.Contains(string(m.Blocks), render.ActionStepApprove)
+	})
+	// A click from a client that still shows the old buttons is explained.
+	e.clickValue(testUser, step.TS, render.ActionStepApprove, render.BlockApprovalActions,
+		render.ButtonValue{SessionID: sessionID(testTeam, testChannel, thread), StepID: "1"})
+	e.waitEphemeral(testChannel, testUser, "no longer waiting")
+	e.waitMessage(thread, "Reply in this thread to continue", 1)
+	e.waitChecklist(thread, "idle")
+	if fileUnder(t, e.wsRoot, "stopped.txt") {
+		t.Error("a stopped step ran")
+	}
+}

@@ -39,8 +39,14 @@ func (a *actor) onStop(user string) {
 	a.log.Info("stop requested", "user", user)
 	a.run.stoppedBy = user
 	a.rec.AutoRun = false
-	a.save()
 	a.run.cancel()
+	if p := a.rec.Approval; p != nil {
+		// The step will not run: its buttons go, and a click that raced the
+		// edit finds no pending step (the approver sees the cancelled run).
+		a.rec.Approval, a.waiter = nil, nil
+		_ = a.b.api.update(a.b.bg, a.log, a.rec.Channel, p.TS, render.RenderApprovalStopped(user, p.Tool, p.Summary))
+	}
+	a.save()
 }
 
 // onResume restarts auto-run after a stall or an interrupted step.

@@ -38,3 +38,10 @@ func RenderApprovalDecided(userID string, approved bool, tool, summary string) M
 	s := mention(userID) + " " + verb + " " + inlineCode(tool, maxApprovalTool) + " " + inlineCode(summary, 500)
 	return Message{Text: s, Blocks: blocks(section("h9_approval_decided", icon+" "+s))}
 }
+
+// RenderApprovalStopped replaces a pending approval when Stop ended the run
+// before anyone chose: the step did not run, and no buttons are left.
+func RenderApprovalStopped(userID, tool, summary string) Message {
+	s := "Stopped by " + mention(userID) + " before this step ran: " + inlineCode(tool, maxApprovalTool) + " " + inlineCode(summary, 500)
+	return Message{Text: s, Blocks: blocks(section("h9_approval_stopped", IconCancelled+" "+s))}
+}
