@@ -68,7 +68,11 @@ func hideSecrets() error {
 		return fmt.Errorf("hiding secrets from the environment: fcntl: %w", errno)
 	}
 	env := append(rest, secretsFDEnv+"="+strconv.Itoa(int(r.Fd())))
-	err = syscall.Exec("/proc/self/exe", os.Args, env)
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "/proc/self/exe"
+	}
+	err = syscall.Exec(exe, os.Args, env)
 	// Only reached when exec failed: refuse to run with the tokens exposed.
 	return fmt.Errorf("hiding secrets from the environment: re-executing h9: %w", err)
 }
