@@ -35,7 +35,8 @@ type (
 		req   agent.ApprovalRequest
 		reply chan bool
 	}
-	msgRecover struct{}
+	msgRecover         struct{}
+	msgChecklistPosted struct{ ts string } // posted late, after a failed first post
 )
 
 // registry maps session ids to their running actors. Its mutex guards the
@@ -206,6 +207,8 @@ func (a *actor) handle(m any) {
 		if exists {
 			a.onRecover()
 		}
+	case msgChecklistPosted:
+		a.onChecklistPosted(m.ts, exists)
 	}
 }
 

@@ -17,9 +17,11 @@ type checklist struct {
 	api      *slackAPI
 	log      *slog.Logger
 	channel  string
-	ts       string // "" when the message could not be posted: edits are dropped
+	thread   string
+	ts       string // "" until posted: the next flush posts instead of editing
 	interval time.Duration
 	onIdle   func() // wakes the actor, which waits for the last edit before retiring
+	onPosted func(ts string)
 
 	mu       sync.Mutex
 	cur      render.Checklist
@@ -30,9 +32,10 @@ type checklist struct {
 
 func (a *actor) newChecklist(ts string, first render.Checklist) *checklist {
 	return &checklist{
-		api: a.b.api, log: a.log, channel: a.rec.Channel, ts: ts,
+		api: a.b.api, log: a.log, channel: a.rec.Channel, thread: a.rec.ThreadTS, ts: ts,
 		interval: a.b.cfg.CoalesceInterval, onIdle: a.signal,
-		cur: first, lastSent: time.Now(),
+		onPosted: func(ts string) { a.push(msgChecklistPosted{ts: ts}) },
+		cur:      first, lastSent: time.Now(),
 	}
 }
 
@@ -40,10 +43,6 @@ func (a *actor) newChecklist(ts string, first render.Checklist) *checklist {
 func (c *checklist) set(f func(*render.Checklist)) {
 	c.mu.Lock()
 	f(&c.cur)
-	if c.ts == "" {
-		c.mu.Unlock()
-		return
-	}
 	c.dirty = true
 	start := !c.flushing
 	c.flushing = true
@@ -75,8 +74,9 @@ func (c *checklist) flush() {
 		snap.Todos = slices.Clone(c.cur.Todos)
 		c.dirty = false
 		c.lastSent = time.Now()
+		ts := c.ts
 		c.mu.Unlock()
-		_ = c.api.update(context.Background(), c.log, c.channel, c.ts, render.RenderChecklist(snap))
+		c.send(ts, render.RenderChecklist(snap))
 		c.mu.Lock()
 		if !c.dirty {
 			c.flushing = false
@@ -85,5 +85,34 @@ func (c *checklist) flush() {
 			return
 		}
 		c.mu.Unlock()
+	}
+}
+
+// send edits the checklist, or posts it when an earlier post failed (a
+// transient Slack error must not cost the session its checklist); a failed
+// post is tried again on the next change.
+func (c *checklist) send(ts string, m render.Message) {
+	if ts != "" {
+		_ = c.api.update(context.Background(), c.log, c.channel, ts, m)
+		return
+	}
+	posted, err := c.api.post(context.Background(), c.log, c.channel, c.thread, m)
+	if err != nil || posted == "" {
+		return
+	}
+	c.mu.Lock()
+	c.ts = posted
+	c.mu.Unlock()
+	if c.onPosted != nil {
+		c.onPosted(posted) // before the flush ends, so the actor is still there to save it
+	}
+}
+
+// onChecklistPosted records a checklist posted late, so a restart edits it
+// instead of posting another.
+func (a *actor) onChecklistPosted(ts string, exists bool) {
+	if exists && a.rec.ChecklistTS != ts {
+		a.rec.ChecklistTS = ts
+		a.save()
 	}
 }

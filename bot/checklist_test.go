@@ -87,3 +87,25 @@ func TestModelFailureOffersRetry(t *testing.T) {
 		t.Errorf("retry ran %q, want the task again", got)
 	}
 }
+
+// When the first checklist post fails (Slack errors past the retries), the
+// next change posts it: one checklist, showing the latest state, kept
+// across the session's later edits.
+func TestChecklistPostedLaterAfterFailedFirstPost(t *testing.T) {
+	e := newEnv(t)
+	for range maxTransientRetries + 1 {
+		e.slack.FailNext("chat.postMessage", "internal_error")
+	}
+	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
+	thread, err := e.slack.Mention(e.ctx, testUser, testChannel, "", "plan despite slack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	review := e.waitMessage(thread, render.ActionApproveAuto, 1)
+	e.waitChecklist(thread, "0/1 tasks", "awaiting review")
+
+	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:completed")), fakemodel.Text("All done."))
+	e.click(testUser, review.TS, render.ActionApproveAuto)
+	e.waitMessage(thread, "All done.", 1)
+	e.waitChecklist(thread, "1/1 tasks", "done")
+}
