@@ -1,12 +1,14 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
@@ -76,25 +78,55 @@ type toolset struct {
 }
 
 // newToolset builds the toolset for a mode; approve is used only in
-// auto-edit mode, where nil approves everything.
+// auto-edit mode, where nil approves everything. The definitions sent to
+// the model are built once per mode (toolDefs), not per run.
 func newToolset(mode planning.PlanMode, approve Approver) *toolset {
-	ts := &toolset{byName: map[string]*tool{}, mode: mode}
+	ts := &toolset{byName: make(map[string]*tool, len(registry)), mode: mode, defs: toolDefs(mode)}
 	for _, t := range registry {
-		if mode == planning.PlanModePlan && !planModeWhitelist[t.Name] {
+		if !toolInMode(t, mode) {
 			continue
 		}
 		if mode == planning.PlanModeAutoEdit && t.Mutating && approve != nil {
 			t = withApproval(t, approve)
 		}
 		ts.byName[t.Name] = t
-		ts.defs = append(ts.defs, definition(t))
 	}
 	return ts
 }
 
+// toolInMode is the plan-mode filter.
+func toolInMode(t *tool, mode planning.PlanMode) bool {
+	return mode != planning.PlanModePlan || planModeWhitelist[t.Name]
+}
+
+// defsByMode caches each mode's definitions, with compact schemas: every
+// step's request carries them, so fewer bytes to encode, send and parse.
+// Shared read-only by every run of that mode.
+var defsByMode sync.Map // planning.PlanMode → []openai.Tool
+
+func toolDefs(mode planning.PlanMode) []openai.Tool {
+	if defs, ok := defsByMode.Load(mode); ok {
+		return defs.([]openai.Tool)
+	}
+	var defs []openai.Tool
+	for _, t := range registry {
+		if toolInMode(t, mode) {
+			defs = append(defs, definition(t))
+		}
+	}
+	defs = slices.Clip(defs)
+	defsByMode.Store(mode, defs)
+	return defs
+}
+
 func definition(t *tool) openai.Tool {
+	schema := t.Schema
+	var buf bytes.Buffer
+	if json.Compact(&buf, schema) == nil {
+		schema = buf.Bytes()
+	}
 	return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-		Name: t.Name, Description: t.Description, Parameters: t.Schema,
+		Name: t.Name, Description: t.Description, Parameters: schema,
 	}}
 }
 

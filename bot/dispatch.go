@@ -34,11 +34,15 @@ func (a *actor) create(team, channel, thread, owner, task string, mode planning.
 	}
 	a.log = sessionLogger(a.b.log, a.id)
 	a.log.Info("session created", "owner", owner, "mode", mode.String())
+	// The mode's commit overlaps the checklist's post: both are waits, and
+	// under a burst of new sessions each costs milliseconds.
+	modeErr := make(chan error, 1)
+	go func() { modeErr <- a.b.cfg.Agent.SetPlanMode(a.id, mode) }()
 	first := a.view(nil)
 	ts, _ := a.b.api.post(a.b.bg, a.log, channel, thread, render.RenderChecklist(first))
 	a.rec.ChecklistTS = ts
 	a.check = a.newChecklist(ts, first)
-	if err := a.b.cfg.Agent.SetPlanMode(a.id, mode); err != nil {
+	if err := <-modeErr; err != nil {
 		a.fail("setting the session's mode", err.Error())
 		return
 	}

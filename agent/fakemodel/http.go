@@ -2,6 +2,7 @@ package fakemodel
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"time"
 
@@ -10,8 +11,13 @@ import (
 
 // chat serves POST /v1/chat/completions.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	var req openai.ChatCompletionRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "", "fakemodel: reading the request: "+err.Error())
+		return
+	}
+	req, err := decodeRequest(body)
+	if err != nil {
 		writeError(w, http.StatusBadRequest, "", "fakemodel: request body is not a chat request: "+err.Error())
 		return
 	}
