@@ -28,6 +28,10 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent) {
 		}
 		b.onMessage(inbound{team: ev.TeamID, user: e.User, text: e.Text, channel: e.Channel,
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true})
+	case *slackevents.AppHomeOpenedEvent:
+		if e.Tab == "home" && e.User != "" {
+			go b.publishHome(e.User)
+		}
 	case *slackevents.MessageEvent:
 		// Subtypes are edits, deletions, joins, bot posts…: none is a request.
 		if e.SubType != "" || e.BotID != "" {

@@ -70,7 +70,10 @@ func (c content) check() (slackErr string, problems []string) {
 	return slackErr, ck.problems
 }
 
-type checker struct{ problems []string }
+type checker struct {
+	problems  []string
+	maxBlocks int // 0: a message's maxBlocks
+}
 
 func (ck *checker) addf(ptr, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
@@ -93,8 +96,12 @@ func (ck *checker) parseBlocks(raw json.RawMessage) ([]map[string]any, bool) {
 }
 
 func (ck *checker) blocks(blocks []map[string]any) {
-	if len(blocks) > maxBlocks {
-		ck.addf("/blocks", "message has %d blocks (max %d)", len(blocks), maxBlocks)
+	limit := maxBlocks
+	if ck.maxBlocks > 0 {
+		limit = ck.maxBlocks
+	}
+	if len(blocks) > limit {
+		ck.addf("/blocks", "message has %d blocks (max %d)", len(blocks), limit)
 	}
 	seen := map[string]bool{}
 	for i, b := range blocks {

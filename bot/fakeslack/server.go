@@ -5,6 +5,7 @@ package fakeslack
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -72,6 +73,7 @@ type Server struct {
 	sock       sockets
 	envelopes  map[string]*envelope
 	responses  map[string]*responseURL
+	homeViews  map[string]json.RawMessage // user id → the view last published (views.publish)
 }
 
 // New starts a fake Slack on a loopback port.

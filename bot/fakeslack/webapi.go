@@ -96,6 +96,7 @@ var apiMethods = map[string]apiHandler{
 	"conversations.replies": (*Server).conversationsReplies,
 	"conversations.history": (*Server).conversationsHistory,
 	"users.info":            (*Server).usersInfo,
+	"views.publish":         (*Server).viewsPublish,
 }
 
 func (s *Server) serveAPI(w http.ResponseWriter, hr *http.Request) {
