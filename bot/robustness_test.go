@@ -104,7 +104,8 @@ func TestTwoHundredTodoPlanWithinLimits(t *testing.T) {
 	e.model.Enqueue(fakemodel.ToolCall("todo_write", string(args)), fakemodel.Text("<!here> "+strings.Repeat("summary ", 3000)))
 	thread := e.startSession("plan", "<!channel> huge")
 	e.waitMessage(thread, render.ActionApproveAuto, 1)
-	cl := e.waitChecklist(thread, "0/200 tasks")
+	// "awaiting review" too: while planning, the activity line may read "todo_write: 0/200 tasks".
+	cl := e.waitChecklist(thread, "0/200 tasks", "awaiting review")
 	for _, call := range e.slack.Calls("") {
 		all := call.Params["text"] + call.Params["blocks"]
 		if strings.Contains(all, "<!channel>") || strings.Contains(all, "<!here>") || strings.Contains(all, "<@U999>") {
