@@ -81,6 +81,7 @@ func TestIgnoresBotMessagesAndEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitEphemeral(testChannel, testUser, "ignore noise")
+	e.waitEphemeral(testChannel, testUser, "This thread's h9 session")
 	if e.model.Calls() != calls {
 		t.Errorf("noise started a run: %d calls, want %d", e.model.Calls(), calls)
 	}

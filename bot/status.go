@@ -62,5 +62,5 @@ func (a *actor) onStatus(user string, exists bool) {
 		}
 		return
 	}
-	a.b.api.ephemeral(a.b.bg, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderStatus([]render.StatusRow{a.b.statusRow(a.rec)}))
+	a.b.api.ephemeral(a.b.bg, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderThreadStatus(a.b.statusRow(a.rec)))
 }

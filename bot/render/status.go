@@ -57,6 +57,16 @@ func RenderStatus(rows []StatusRow) Message {
 	return Message{Text: fmt.Sprintf("h9: %d sessions in this channel", len(rows)), Blocks: bs}
 }
 
+// RenderThreadStatus answers "@h9 status" inside a session's thread: that
+// one session, not the channel's list.
+func RenderThreadStatus(r StatusRow) Message {
+	line := statusLine(r)
+	return Message{
+		Text:   "h9 session in this thread: " + r.State.label() + ", " + r.Progress.String(),
+		Blocks: blocks(section("h9_status_head", "*This thread's h9 session*"), section("h9_status_rows_0", Truncate(line, MaxSectionText))),
+	}
+}
+
 func statusLine(r StatusRow) string {
 	parts := []string{taskLine(r.Task, maxStatusTask), r.State.label(), r.Progress.String()}
 	if link := permalink(r.Permalink); link != "" {
