@@ -202,7 +202,7 @@ func (a *actor) afterFollowUp(finalText string, p planning.Progress) {
 	}
 	a.rec.State = render.StateIdle
 	if finalText != "" {
-		a.say(text(render.Escape(render.Truncate(finalText, 3500))))
+		a.say(render.RenderAgentText(finalText))
 	}
 }
 

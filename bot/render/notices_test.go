@@ -82,3 +82,14 @@ func TestRenderRoot(t *testing.T) {
 		})
 	}
 }
+
+func TestRenderAgentText(t *testing.T) {
+	m := RenderAgentText("**Done**: see <!channel> and [docs](https://example.com/d)")
+	mustFit(t, m)
+	got := allText(m)
+	for _, want := range []string{"*Done*", "&lt;!channel&gt;", "<https://example.com/d|docs>"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("agent text %q lacks %q", got, want)
+		}
+	}
+}

@@ -57,3 +57,9 @@ func RenderReviewDecided(userID, choiceLabel string) Message {
 	s := mention(userID) + " chose *" + safeLine(choiceLabel, 100) + "*."
 	return Message{Text: s, Blocks: blocks(section("h9_review_decided", ":ballot_box_with_check: "+s))}
 }
+
+// RenderAgentText is the agent's answer to a follow-up, converted from
+// markdown like the plan summary.
+func RenderAgentText(s string) Message {
+	return Message{Text: safeLine(s, 300), Blocks: summaryBlocks("h9_reply", s)}
+}
