@@ -54,7 +54,11 @@ func RenderStatus(rows []StatusRow) Message {
 	if hidden := len(rows) - len(lines); hidden > 0 {
 		bs = append(bs, contextLine("h9_status_more", "…and "+strconv.Itoa(hidden)+" more"))
 	}
-	return Message{Text: fmt.Sprintf("h9: %d sessions in this channel", len(rows)), Blocks: bs}
+	noun := "sessions"
+	if len(rows) == 1 {
+		noun = "session"
+	}
+	return Message{Text: fmt.Sprintf("h9: %d %s in this channel", len(rows), noun), Blocks: bs}
 }
 
 // RenderThreadStatus answers "@h9 status" inside a session's thread: that
