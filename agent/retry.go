@@ -119,7 +119,7 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 // retryable: rate limits, server errors, timeouts, dropped connections and
 // empty replies are worth another try; 4xx and undecodable bodies are not.
 func retryable(err error) bool {
-	if code := statusCode(err); code != 0 {
+	if code := HTTPStatus(err); code != 0 {
 		return code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code >= 500
 	}
 	var te *timeoutError
@@ -129,8 +129,8 @@ func retryable(err error) bool {
 		(errors.As(err, &ne) && ne.Timeout())
 }
 
-// statusCode is the HTTP status carried by a go-openai error, 0 if none.
-func statusCode(err error) int {
+// HTTPStatus is the HTTP status carried by a go-openai error, 0 if none.
+func HTTPStatus(err error) int {
 	var ae *openai.APIError
 	if errors.As(err, &ae) {
 		return ae.HTTPStatusCode
@@ -162,7 +162,7 @@ func modelFailureText(err error) string {
 		tries = me.tries
 	}
 	var te *timeoutError
-	switch code := statusCode(err); {
+	switch code := HTTPStatus(err); {
 	case code == http.StatusTooManyRequests:
 		return fmt.Sprintf("The model endpoint is rate limiting us (HTTP 429) and still was after %d tries. Try again in a few minutes.", tries)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:

@@ -298,21 +298,8 @@ func (e *env) checkPayloads() {
 	}
 }
 
-// todos is todo_write arguments for id:status pairs with content "task <id>".
-func todos(pairs ...string) string {
-	type item struct {
-		ID      string `json:"id"`
-		Content string `json:"content"`
-		Status  string `json:"status"`
-	}
-	var items []item
-	for _, p := range pairs {
-		id, status, _ := strings.Cut(p, ":")
-		items = append(items, item{ID: id, Content: "task " + id, Status: status})
-	}
-	data, _ := json.Marshal(map[string]any{"todos": items})
-	return string(data)
-}
+// todos is todo_write arguments for id:status pairs.
+var todos = fakemodel.TodoArgs
 
 // planReplies is a plan-mode run that writes the given todos and stops.
 func planReplies(summary string, pairs ...string) []fakemodel.Reply {

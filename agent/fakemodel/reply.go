@@ -1,9 +1,11 @@
 package fakemodel
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -104,4 +106,21 @@ func (r Reply) message(seq func() int) openai.ChatCompletionMessage {
 		})
 	}
 	return msg
+}
+
+// TodoArgs is todo_write arguments for "id:status" pairs, each with the
+// content "task <id>": TodoArgs("a:completed", "b:pending").
+func TodoArgs(pairs ...string) string {
+	type item struct {
+		ID      string `json:"id"`
+		Content string `json:"content"`
+		Status  string `json:"status"`
+	}
+	items := make([]item, 0, len(pairs))
+	for _, p := range pairs {
+		id, status, _ := strings.Cut(p, ":")
+		items = append(items, item{ID: id, Content: "task " + id, Status: status})
+	}
+	data, _ := json.Marshal(map[string]any{"todos": items})
+	return string(data)
 }

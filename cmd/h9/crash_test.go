@@ -14,20 +14,7 @@ import (
 )
 
 // todoArgs is todo_write arguments for id:status pairs.
-func todoArgs(pairs ...string) string {
-	type item struct {
-		ID      string `json:"id"`
-		Content string `json:"content"`
-		Status  string `json:"status"`
-	}
-	var items []item
-	for _, p := range pairs {
-		id, status, _ := strings.Cut(p, ":")
-		items = append(items, item{ID: id, Content: "task " + id, Status: status})
-	}
-	data, _ := json.Marshal(map[string]any{"todos": items})
-	return string(data)
-}
+var todoArgs = fakemodel.TodoArgs
 
 // blocked is a model request that never answers: h9 is killed while it is in flight.
 func blocked() fakemodel.Reply { return fakemodel.Text("never sent").WithLatency(time.Hour) }

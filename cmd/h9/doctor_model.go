@@ -2,20 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"slices"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/h9-app/h9/agent"
 )
 
 // checkModel lists the endpoint's models; when listing is unsupported, or the model is not
 // listed (aliases on proxies), it asks for a tiny completion instead.
 func checkModel(ctx context.Context, cfg Config) finding {
-	oc := openai.DefaultConfig(cfg.OpenAIAPIKey)
-	oc.BaseURL = cfg.OpenAIBaseURL
-	oc.HTTPClient = &http.Client{Timeout: doctorCheckTimeout}
-	client := openai.NewClientWithConfig(oc)
+	client := agent.NewOpenAIModel(cfg.OpenAIBaseURL, cfg.OpenAIAPIKey, &http.Client{Timeout: doctorCheckTimeout})
 
 	list, err := client.ListModels(ctx)
 	switch {
@@ -40,24 +38,12 @@ func listed(list openai.ModelsList, model string) bool {
 
 // listingUnsupported: some OpenAI-compatible servers have no /models route.
 func listingUnsupported(err error) bool {
-	code := httpStatus(err)
+	code := agent.HTTPStatus(err)
 	return code == http.StatusNotFound || code == http.StatusMethodNotAllowed || code == http.StatusNotImplemented
 }
 
-func httpStatus(err error) int {
-	var ae *openai.APIError
-	if errors.As(err, &ae) {
-		return ae.HTTPStatusCode
-	}
-	var re *openai.RequestError
-	if errors.As(err, &re) {
-		return re.HTTPStatusCode
-	}
-	return 0
-}
-
 func modelHint(err error, cfg Config) string {
-	switch code := httpStatus(err); {
+	switch code := agent.HTTPStatus(err); {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return "check OPENAI_API_KEY for " + cfg.OpenAIBaseURL
 	case code == http.StatusNotFound || code == http.StatusBadRequest:
