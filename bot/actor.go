@@ -267,6 +267,9 @@ func (a *actor) refresh() {
 
 // say posts in the session's thread.
 func (a *actor) say(m render.Message) string {
+	if a.check != nil {
+		a.check.waitFirstPost() // the checklist stays the thread's first reply
+	}
 	ts, _ := a.b.api.post(a.b.bg, a.log, a.rec.Channel, a.rec.ThreadTS, m)
 	return ts
 }

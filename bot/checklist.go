@@ -23,6 +23,11 @@ type checklist struct {
 	onIdle   func() // wakes the actor, which waits for the last edit before retiring
 	onPosted func(ts string)
 
+	// firstDone (set by postNow) is closed once the first post attempt has
+	// returned, so thread replies never land above the checklist.
+	firstDone chan struct{}
+	firstOnce sync.Once
+
 	mu       sync.Mutex
 	cur      render.Checklist
 	dirty    bool
@@ -36,6 +41,23 @@ func (a *actor) newChecklist(ts string, first render.Checklist) *checklist {
 		interval: a.b.cfg.CoalesceInterval, onIdle: a.signal,
 		onPosted: func(ts string) { a.push(msgChecklistPosted{ts: ts}) },
 		cur:      first, lastSent: time.Now(),
+	}
+}
+
+// postNow posts a new checklist at once, on the flush goroutine, so the
+// caller does not wait for Slack. Call it once, before any set.
+func (c *checklist) postNow() {
+	c.firstDone = make(chan struct{}) // before the flush goroutine starts
+	c.mu.Lock()
+	c.lastSent = time.Time{} // a first post is not an edit: no spacing
+	c.mu.Unlock()
+	c.set(func(*render.Checklist) {})
+}
+
+// waitFirstPost returns once postNow's first post attempt has returned.
+func (c *checklist) waitFirstPost() {
+	if c.firstDone != nil {
+		<-c.firstDone
 	}
 }
 
@@ -97,6 +119,9 @@ func (c *checklist) send(ts string, m render.Message) {
 		return
 	}
 	posted, err := c.api.post(context.Background(), c.log, c.channel, c.thread, m)
+	if c.firstDone != nil {
+		c.firstOnce.Do(func() { close(c.firstDone) })
+	}
 	if err != nil || posted == "" {
 		return
 	}

@@ -109,3 +109,27 @@ func TestChecklistPostedLaterAfterFailedFirstPost(t *testing.T) {
 	e.waitMessage(thread, "All done.", 1)
 	e.waitChecklist(thread, "1/1 tasks", "done")
 }
+
+// The first run does not wait for the checklist's post. When that post is
+// slow (rate limited) and the run's todos and replies come first, the
+// thread still gets exactly one checklist, as its first reply, ending in
+// the latest state.
+func TestSlowFirstChecklistPostStaysOneAndFirst(t *testing.T) {
+	e := newEnv(t)
+	e.slack.RateLimit("chat.postMessage", 1, time.Second)
+	e.model.Enqueue(planReplies("Plan.", "a:pending", "b:pending")...)
+	thread, err := e.slack.Mention(e.ctx, testUser, testChannel, "", "plan while slack is slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitMessage(thread, render.ActionApproveAuto, 1)
+	e.waitChecklist(thread, "0/2 tasks", "awaiting review")
+	bot := e.botMessages(thread, "")
+	if len(bot) == 0 {
+		t.Fatal("no bot replies in the thread")
+	}
+	if !strings.Contains(string(bot[0].Blocks), "h9_cl_title") {
+		t.Fatalf("the thread's first bot reply is %q, want the checklist", bot[0].Text)
+	}
+	e.checklist(thread) // exactly one
+}

@@ -23,8 +23,8 @@ type runHandle struct {
 	stoppedBy string // the user who pressed Stop
 }
 
-// create starts a new session in a thread: record, agent mode, checklist
-// (posted at once, in its first state), then the first run.
+// create starts a new session in a thread: record, agent mode, then the
+// first run, while the checklist is posted in its first state.
 func (a *actor) create(team, channel, thread, owner, task string, mode planning.PlanMode) {
 	now := time.Now()
 	a.rec = &Session{
@@ -38,10 +38,10 @@ func (a *actor) create(team, channel, thread, owner, task string, mode planning.
 	// under a burst of new sessions each costs milliseconds.
 	modeErr := make(chan error, 1)
 	go func() { modeErr <- a.b.cfg.Agent.SetPlanMode(a.id, mode) }()
-	first := a.view(nil)
-	ts, _ := a.b.api.post(a.b.bg, a.log, channel, thread, render.RenderChecklist(first))
-	a.rec.ChecklistTS = ts
-	a.check = a.newChecklist(ts, first)
+	// The checklist is posted by its own flush, so the first run does not
+	// wait for Slack; its ts reaches the record through msgChecklistPosted.
+	a.check = a.newChecklist("", a.view(nil))
+	a.check.postNow()
 	if err := <-modeErr; err != nil {
 		a.fail("setting the session's mode", err.Error())
 		return
