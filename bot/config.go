@@ -22,6 +22,12 @@ type Agent interface {
 	CancelOpenTodos(sessionID string) ([]planning.TodoItem, error)
 }
 
+// preparer is an Agent that can create a session's workspace ahead of its
+// first run (*agent.Engine can); optional, so a minimal Agent still works.
+type preparer interface {
+	Prepare(sessionID string) error
+}
+
 // Config is everything the bot needs; New checks it once.
 type Config struct {
 	BotToken string // xoxb-…, required

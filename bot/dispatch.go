@@ -42,6 +42,13 @@ func (a *actor) create(team, channel, thread, owner, task string, mode planning.
 	// wait for Slack; its ts reaches the record through msgChecklistPosted.
 	a.check = a.newChecklist("", a.view(nil))
 	a.check.postNow()
+	// The workspace's creation overlaps the mode's commit too; a failure
+	// here is the run's to report, when it opens the workspace itself.
+	if p, ok := a.b.cfg.Agent.(preparer); ok {
+		if err := p.Prepare(a.id); err != nil {
+			a.log.Warn("preparing the workspace", "err", err)
+		}
+	}
 	if err := <-modeErr; err != nil {
 		a.fail("setting the session's mode", err.Error())
 		return
