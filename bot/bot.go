@@ -33,6 +33,7 @@ type Bot struct {
 
 	botUserID string // from auth.test; mentions are "<@botUserID>"
 	botID     string
+	teamID    string // from auth.test; "" when unknown (see sessionTeam)
 
 	// runCtx parents every agent run; cancelled only by shutdown, so that
 	// runs outlive one envelope and end together.
@@ -94,7 +95,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	auth, err := b.api.c.AuthTestContext(ctx)
 	switch {
 	case err == nil:
-		b.botUserID, b.botID = auth.UserID, auth.BotID
+		b.botUserID, b.botID, b.teamID = auth.UserID, auth.BotID, auth.TeamID
 	case tokenRefused(err):
 		return fmt.Errorf("checking the bot token (auth.test): %w", err)
 	default:
@@ -131,6 +132,13 @@ func (b *Bot) Run(ctx context.Context) error {
 	<-loopDone
 	return err
 }
+
+// sessionTeam is the team part of session ids: the bot's own team from
+// auth.test, never a payload's team_id. Payloads disagree about it (a slash
+// command, an event and a click for one thread need not all carry it, and
+// shared channels report the sender's team), and a thread's session must be
+// found from any of them. When auth.test could not tell, it is "" for all.
+func (b *Bot) sessionTeam() string { return b.teamID }
 
 // shutdown stops new work, cancels runs and waits until every actor has
 // saved its session and every checklist has flushed.

@@ -82,7 +82,7 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 	log := b.log.With("channel", cmd.ChannelID, "user", cmd.UserID, "command", verb)
 	switch verb {
 	case verbStatus:
-		b.postChannelStatus(cmd.TeamID, cmd.ChannelID, cmd.UserID, "")
+		b.postChannelStatus(b.sessionTeam(), cmd.ChannelID, cmd.UserID, "")
 	case verbPlan, verbRun:
 		mode := planning.PlanModePlan
 		if verb == verbRun {
@@ -93,8 +93,9 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 			b.api.respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(postFailureHint(err)))
 			return
 		}
-		b.reg.deliver(sessionID(cmd.TeamID, cmd.ChannelID, ts), msgCreate{
-			team: cmd.TeamID, channel: cmd.ChannelID, thread: ts,
+		team := b.sessionTeam()
+		b.reg.deliver(sessionID(team, cmd.ChannelID, ts), msgCreate{
+			team: team, channel: cmd.ChannelID, thread: ts,
 			owner: cmd.UserID, task: arg, mode: mode,
 		})
 	}

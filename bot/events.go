@@ -16,17 +16,18 @@ type inbound struct {
 // onEventsAPI routes app_mention and message events. Runs on the socket
 // loop: only parsing, dedup and an inbox append, or a goroutine.
 func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent) {
-	if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok && cb.EventID != "" {
-		if !b.seen.first("ev:" + cb.EventID) {
+	if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok {
+		if cb.EventID != "" && !b.seen.first("ev:"+cb.EventID) {
 			return
 		}
+		b.learnBotUser(cb)
 	}
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.AppMentionEvent:
 		if e.BotID != "" || e.Edited != nil {
 			return
 		}
-		b.onMessage(inbound{team: ev.TeamID, user: e.User, text: e.Text, channel: e.Channel,
+		b.onMessage(inbound{team: b.sessionTeam(), user: e.User, text: e.Text, channel: e.Channel,
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true})
 	case *slackevents.AppHomeOpenedEvent:
 		if e.Tab == "home" && e.User != "" {
@@ -37,7 +38,7 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent) {
 		if e.SubType != "" || e.BotID != "" {
 			return
 		}
-		b.onMessage(inbound{team: ev.TeamID, user: e.User, text: e.Text, channel: e.Channel,
+		b.onMessage(inbound{team: b.sessionTeam(), user: e.User, text: e.Text, channel: e.Channel,
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: b.mentionsMe(e.Text)})
 	}
 }
@@ -46,6 +47,12 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent) {
 // mention both as app_mention and as message.
 func (b *Bot) onMessage(m inbound) {
 	if m.user == "" || m.user == b.botUserID || m.ts == "" {
+		return
+	}
+	if !m.mention && (m.threadTS == "" || m.threadTS == m.ts) {
+		// Channel chatter, not a thread reply. Checked before the dedup key
+		// is taken: when the bot's id is unknown, a mention's message event
+		// looks like chatter and must not swallow its app_mention twin.
 		return
 	}
 	if !b.seen.first("msg:" + m.channel + "/" + m.ts) {
@@ -57,9 +64,6 @@ func (b *Bot) onMessage(m inbound) {
 	}
 	id := sessionID(m.team, m.channel, root)
 	if !m.mention {
-		if m.threadTS == "" || m.threadTS == m.ts {
-			return // channel chatter, not a thread reply
-		}
 		b.reg.deliver(id, msgReply{user: m.user, text: cleanTask(m.text), ts: m.ts})
 		return
 	}
@@ -78,6 +82,23 @@ func (b *Bot) onMessage(m inbound) {
 		go b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, usage("Mention me with a task, e.g. `@h9 add a /healthz endpoint`."))
 	default:
 		b.reg.deliver(id, msgMention{user: m.user, text: task, ts: m.ts})
+	}
+}
+
+// learnBotUser takes the bot's user id from an event's authorizations when
+// auth.test could not give it, so its mentions are recognised in message
+// events and its own messages ignored. Runs on the socket loop, the only
+// reader of botUserID.
+func (b *Bot) learnBotUser(cb *slackevents.EventsAPICallbackEvent) {
+	if b.botUserID != "" {
+		return
+	}
+	for _, a := range cb.Authorizations {
+		if a.IsBot && a.UserID != "" {
+			b.botUserID = a.UserID
+			b.log.Info("bot user id learned from an event's authorizations", "bot_user", a.UserID)
+			return
+		}
 	}
 }
 
