@@ -28,19 +28,27 @@ type checklist struct {
 	firstDone chan struct{}
 	firstOnce sync.Once
 
+	// hurry cuts a flush's spacing short (settle); idle is closed when the
+	// flush in progress ends.
+	hurry chan struct{}
+
 	mu       sync.Mutex
 	cur      render.Checklist
 	dirty    bool
 	flushing bool
+	idle     chan struct{}
 	lastSent time.Time
 }
+
+// settleTimeout bounds how long settle holds the actor for a slow Slack.
+const settleTimeout = 5 * time.Second
 
 func (a *actor) newChecklist(ts string, first render.Checklist) *checklist {
 	return &checklist{
 		api: a.b.api, log: a.log, channel: a.rec.Channel, thread: a.rec.ThreadTS, ts: ts,
 		interval: a.b.cfg.CoalesceInterval, onIdle: a.signal,
 		onPosted: func(ts string) { a.push(msgChecklistPosted{ts: ts}) },
-		cur:      first, lastSent: time.Now(),
+		cur:      first, lastSent: time.Now(), hurry: make(chan struct{}, 1),
 	}
 }
 
@@ -67,10 +75,41 @@ func (c *checklist) set(f func(*render.Checklist)) {
 	f(&c.cur)
 	c.dirty = true
 	start := !c.flushing
+	if start {
+		c.idle = make(chan struct{})
+	}
 	c.flushing = true
 	c.mu.Unlock()
 	if start {
 		go c.flush()
+	}
+}
+
+// settle sends a pending edit now, without waiting out the spacing, and
+// returns once it has landed (or after settleTimeout). A run's outcome (the
+// review, "Done", "stalled") is posted after it, so whoever reads that
+// message finds the checklist already showing the todos it speaks of.
+func (c *checklist) settle() {
+	c.mu.Lock()
+	if !c.flushing {
+		c.mu.Unlock()
+		return
+	}
+	idle := c.idle
+	c.mu.Unlock()
+	select {
+	case c.hurry <- struct{}{}:
+	default:
+	}
+	t := time.NewTimer(settleTimeout)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
+	select { // a hurry the flush did not need must not skip a later spacing
+	case <-c.hurry:
+	default:
 	}
 }
 
@@ -89,7 +128,12 @@ func (c *checklist) flush() {
 		wait := c.interval - time.Since(c.lastSent)
 		c.mu.Unlock()
 		if wait > 0 {
-			time.Sleep(wait)
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-c.hurry:
+				t.Stop()
+			}
 		}
 		c.mu.Lock()
 		snap := c.cur
@@ -102,6 +146,7 @@ func (c *checklist) flush() {
 		c.mu.Lock()
 		if !c.dirty {
 			c.flushing = false
+			close(c.idle)
 			c.mu.Unlock()
 			c.onIdle()
 			return

@@ -146,6 +146,7 @@ func (a *actor) onRunDone(m msgRunDone) {
 		return
 	}
 	rec.Approval = nil
+	a.check.settle() // the outcome below is posted after the checklist shows its todos
 	next := ""
 	switch {
 	case h.stoppedBy != "":

@@ -94,7 +94,18 @@ func TestSlackErrorsAreLoggedWithSessionContext(t *testing.T) {
 	// A passing failure is retried: the checklist still reaches its final state.
 	e.slack.FailNext("chat.update", "internal_error")
 	e.reply(testUser, thread, "revise it")
-	review = e.waitMessage(thread, render.ActionApproveAuto, 2)
+	// The new review, whichever message the msg_too_long above hit (the
+	// checklist's edit, or the first review's "chose Keep planning").
+	first := review.TS
+	e.waitFor("the revised review", func() bool {
+		for _, m := range e.botMessages(thread, render.ActionApproveAuto) {
+			if m.TS != first {
+				review = m
+				return true
+			}
+		}
+		return false
+	})
 	e.waitChecklist(thread, "0/2 tasks", "awaiting review")
 	e.slack.FailNext("chat.update", "invalid_blocks")
 	e.model.Enqueue(
