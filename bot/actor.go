@@ -2,6 +2,7 @@ package bot
 
 import (
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -113,6 +114,7 @@ type actor struct {
 	rec    *Session
 	check  *checklist
 	run    *runHandle // the run in flight, nil when none (the seed's dispatch guard)
+	took   []string   // ts of the latest replies taken (tookReply)
 	seq    int
 	waiter chan bool // the run's approver, waiting for a click
 }
@@ -184,7 +186,9 @@ func (a *actor) handle(m any) {
 		}
 	case msgMention:
 		if exists {
-			a.onReply(m.user, m.text, m.ts)
+			if !a.tookReply(m.ts) {
+				a.onReply(m.user, m.text, m.ts)
+			}
 			return
 		}
 		team, channel, thread, ok := splitSessionID(a.id)
@@ -192,7 +196,7 @@ func (a *actor) handle(m any) {
 			a.create(team, channel, thread, m.user, m.text, planning.PlanModePlan)
 		}
 	case msgReply:
-		if exists {
+		if exists && !a.tookReply(m.ts) {
 			a.onReply(m.user, m.text, m.ts)
 		}
 	case msgStatus:
@@ -210,6 +214,24 @@ func (a *actor) handle(m any) {
 	case msgChecklistPosted:
 		a.onChecklistPosted(m.ts, exists)
 	}
+}
+
+// recentReplies bounds tookReply's memory: a mention's two events arrive
+// next to each other.
+const recentReplies = 16
+
+// tookReply records ts as taken and reports whether it already was: a
+// mention delivered first as a plain reply (bot id unknown) and then as
+// app_mention is one reply.
+func (a *actor) tookReply(ts string) bool {
+	if slices.Contains(a.took, ts) {
+		return true
+	}
+	if len(a.took) == recentReplies {
+		a.took = slices.Delete(a.took, 0, 1)
+	}
+	a.took = append(a.took, ts)
+	return false
 }
 
 // load reads the session once per actor lifetime; false when there is none.

@@ -129,6 +129,14 @@ func (d *dedup) first(key string) bool {
 	return true
 }
 
+// has reports whether key was seen, without recording it.
+func (d *dedup) has(key string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.seen[key]
+	return ok
+}
+
 // remember adds key to memory, evicting the oldest. Caller holds mu (or owns d).
 func (d *dedup) remember(key string) {
 	if old := d.ring[d.next]; old != "" {

@@ -55,7 +55,19 @@ func (b *Bot) onMessage(m inbound) {
 		// looks like chatter and must not swallow its app_mention twin.
 		return
 	}
-	if !b.seen.first("msg:" + m.channel + "/" + m.ts) {
+	key := "msg:" + m.channel + "/" + m.ts
+	if !m.mention && b.botUserID == "" && mentionRE.MatchString(m.text) {
+		// The bot's id is unknown, so this reply may be a mention of h9 whose
+		// app_mention is still to come. It goes to the thread's session as a
+		// reply under its own key, leaving the pair's key to the app_mention
+		// (which starts a session where there is none; an actor skips a ts
+		// it already took as a reply).
+		if b.seen.has(key) {
+			return
+		}
+		key = "maybe:" + m.channel + "/" + m.ts
+	}
+	if !b.seen.first(key) {
 		return
 	}
 	root := m.threadTS
