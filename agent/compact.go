@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -53,6 +54,32 @@ type compactor struct {
 // due reports whether the last prompt size calls for compaction.
 func (c compactor) due(lastPromptTokens int) bool {
 	return lastPromptTokens > 0 && lastPromptTokens >= c.window*compactThresholdPercent/100
+}
+
+// estimateCharsPerToken is the bytes-per-token guess used when an endpoint
+// reports no usage; low (English is about 4), so compaction comes early
+// rather than after the window is already exceeded.
+const estimateCharsPerToken = 3
+
+// estimatePromptTokens guesses a request's prompt size from its messages
+// and tool definitions.
+func estimatePromptTokens(req openai.ChatCompletionRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Content) + len(m.Name) + len(m.ToolCallID) + 8
+		for _, tc := range m.ToolCalls {
+			n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
+		}
+	}
+	for _, t := range req.Tools {
+		if t.Function != nil {
+			n += len(t.Function.Name) + len(t.Function.Description)
+			if b, err := json.Marshal(t.Function.Parameters); err == nil {
+				n += len(b)
+			}
+		}
+	}
+	return n / estimateCharsPerToken
 }
 
 // compact returns the new history: the summary, then the recent messages

@@ -23,6 +23,11 @@ func (r *run) ask(ctx context.Context) (openai.ChatCompletionMessage, error) {
 	u := usageOf(resp.Usage)
 	r.count(u)
 	r.usage.LastPrompt = u.PromptTokens
+	if u.PromptTokens == 0 {
+		// The endpoint reported no usage (some local servers and proxies
+		// omit it): without an estimate the history would never compact.
+		r.usage.LastPrompt = estimatePromptTokens(r.req)
+	}
 	msg := resp.Choices[0].Message
 	msg.Role, msg.MultiContent, msg.FunctionCall = openai.ChatMessageRoleAssistant, nil, nil
 	for i := range msg.ToolCalls {
