@@ -58,7 +58,10 @@ func RenderStatus(rows []StatusRow) Message {
 	if len(rows) == 1 {
 		noun = "session"
 	}
-	return Message{Text: fmt.Sprintf("h9: %d %s in this channel", len(rows), noun), Blocks: bs}
+	// The text carries the rows too (within packCapacity, far under
+	// MaxMessageText): clients and tools that read only text see x/y tasks.
+	t := fmt.Sprintf("h9: %d %s in this channel", len(rows), noun) + "\n" + strings.Join(lines, "\n")
+	return Message{Text: t, Blocks: bs}
 }
 
 // RenderThreadStatus answers "@h9 status" inside a session's thread: that

@@ -67,3 +67,11 @@ func TestRenderHelpAndUsage(t *testing.T) {
 		}
 	}
 }
+
+// The text, not only the blocks, lists each session with its x/y tasks.
+func TestStatusTextCarriesProgress(t *testing.T) {
+	m := RenderStatus([]StatusRow{{Task: "add healthz", State: StateRunning, Progress: planning.Progress{Completed: 1, Total: 3, Active: 2}}})
+	if !strings.Contains(m.Text, "1/3 tasks") || !strings.Contains(m.Text, "add healthz") {
+		t.Errorf("status text = %q", m.Text)
+	}
+}
