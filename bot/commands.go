@@ -82,7 +82,7 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 	log := b.log.With("channel", cmd.ChannelID, "user", cmd.UserID, "command", verb)
 	switch verb {
 	case verbStatus:
-		b.postChannelStatus(b.sessionTeam(), cmd.ChannelID, cmd.UserID, "")
+		b.postChannelStatus(b.sessionTeam(), cmd.ChannelID, cmd.UserID, "", cmd.ResponseURL)
 	case verbPlan, verbRun:
 		mode := planning.PlanModePlan
 		if verb == verbRun {

@@ -89,7 +89,7 @@ func (b *Bot) onMessage(m inbound) {
 	case strings.EqualFold(task, verbStatus) && m.threadTS != "":
 		b.reg.deliver(id, msgStatus{user: m.user})
 	case strings.EqualFold(task, verbStatus):
-		go b.postChannelStatus(m.team, m.channel, m.user, "")
+		go b.postChannelStatus(m.team, m.channel, m.user, "", "")
 	case task == "" || strings.EqualFold(task, verbHelp):
 		go b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, usage("Mention me with a task, e.g. `@h9 add a /healthz endpoint`."))
 	default:

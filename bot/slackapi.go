@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -36,6 +37,9 @@ type slackAPI struct {
 	log        *slog.Logger
 	apiURL     string
 	permalinks sync.Map // "channel/ts" → permalink
+	// noPermalinks: the endpoint answered chat.getPermalink with
+	// unknown_method; links are built instead of asked for.
+	noPermalinks atomic.Bool
 }
 
 // call runs f, waiting out rate limits, and logs a final failure.
@@ -133,14 +137,27 @@ func (s *slackAPI) update(ctx context.Context, log *slog.Logger, channel, ts str
 
 // ephemeral shows a message to one user only.
 func (s *slackAPI) ephemeral(ctx context.Context, log *slog.Logger, channel, user, threadTS string, m render.Message) {
+	_ = s.postEphemeral(ctx, log, channel, user, threadTS, m)
+}
+
+func (s *slackAPI) postEphemeral(ctx context.Context, log *slog.Logger, channel, user, threadTS string, m render.Message) error {
 	opts := msgOptions(m)
 	if threadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(threadTS))
 	}
-	_ = s.call(ctx, log, "chat.postEphemeral", func(ctx context.Context) error {
+	return s.call(ctx, log, "chat.postEphemeral", func(ctx context.Context) error {
 		_, err := s.c.PostEphemeralContext(ctx, channel, user, opts...)
 		return err
 	})
+}
+
+// ephemeralOrRespond tries chat.postEphemeral and, when Slack refuses it
+// (e.g. the bot is not in the channel), the slash command's response_url.
+func (s *slackAPI) ephemeralOrRespond(ctx context.Context, log *slog.Logger, responseURL, channel, user string, m render.Message) {
+	if s.postEphemeral(ctx, log, channel, user, "", m) == nil || responseURL == "" {
+		return
+	}
+	s.respond(ctx, log, responseURL, "", "", m)
 }
 
 // respond answers a slash command through its response_url, ephemeral to
@@ -156,7 +173,7 @@ func (s *slackAPI) respond(ctx context.Context, log *slog.Logger, responseURL, c
 		err := s.call(ctx, log, "response_url", func(ctx context.Context) error {
 			return slack.PostWebhookContext(ctx, responseURL, msg)
 		})
-		if err == nil {
+		if err == nil || channel == "" {
 			return
 		}
 	}
@@ -181,12 +198,18 @@ func (s *slackAPI) permalink(ctx context.Context, log *slog.Logger, channel, ts 
 	if v, ok := s.permalinks.Load(key); ok {
 		return v.(string)
 	}
+	if s.noPermalinks.Load() {
+		return builtPermalink(s.apiURL, channel, ts)
+	}
 	var link string
 	err := s.call(ctx, log, "chat.getPermalink", func(ctx context.Context) error {
 		var err error
 		link, err = s.c.GetPermalinkContext(ctx, &slack.PermalinkParameters{Channel: channel, Ts: ts})
 		return err
 	})
+	if slackErrorIs(err, "unknown_method") {
+		s.noPermalinks.Store(true) // this endpoint will never have it
+	}
 	if err != nil || link == "" {
 		return builtPermalink(s.apiURL, channel, ts)
 	}
@@ -202,3 +225,9 @@ func builtPermalink(apiURL, channel, ts string) string {
 
 // text is a plain message: a mrkdwn string, no blocks.
 func text(s string) render.Message { return render.Message{Text: s} }
+
+// slackErrorIs reports whether err is Slack's ok:false answer with code.
+func slackErrorIs(err error, code string) bool {
+	var se slack.SlackErrorResponse
+	return errors.As(err, &se) && se.Err == code
+}

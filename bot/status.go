@@ -13,7 +13,7 @@ const maxStatusRows = 20
 
 // postChannelStatus answers /h9 status (and "@h9 status" outside a session)
 // with the channel's sessions, most recent first.
-func (b *Bot) postChannelStatus(team, channel, user, thread string) {
+func (b *Bot) postChannelStatus(team, channel, user, thread, responseURL string) {
 	log := b.log.With("channel", channel, "user", user)
 	recs, err := b.store.channel(team, channel)
 	if err != nil {
@@ -34,7 +34,12 @@ func (b *Bot) postChannelStatus(team, channel, user, thread string) {
 	for _, rec := range recs {
 		rows = append(rows, b.statusRow(rec))
 	}
-	b.api.ephemeral(b.bg, log, channel, user, thread, render.RenderStatus(rows))
+	status := render.RenderStatus(rows)
+	if thread == "" {
+		b.api.ephemeralOrRespond(b.bg, log, responseURL, channel, user, status)
+		return
+	}
+	b.api.ephemeral(b.bg, log, channel, user, thread, status)
 }
 
 // statusRow is one session's line; a running session's progress comes
@@ -58,7 +63,7 @@ func (a *actor) onStatus(user string, exists bool) {
 		team, channel, thread, ok := splitSessionID(a.id)
 		if ok {
 			a.b.api.ephemeral(a.b.bg, a.b.log, channel, user, thread, text("There is no h9 session in this thread. Here are this channel's sessions."))
-			a.b.postChannelStatus(team, channel, user, thread)
+			a.b.postChannelStatus(team, channel, user, thread, "")
 		}
 		return
 	}

@@ -1,0 +1,36 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/h9-app/h9/bot/render"
+)
+
+// TestStatusFallsBackToResponseURL: where Slack refuses chat.postEphemeral
+// (the bot is not in the channel), /h9 status still answers through the
+// command's response_url; an endpoint without chat.getPermalink is asked
+// only once, the links are built instead.
+func TestStatusFallsBackToResponseURL(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(planReplies("Plan.", "a:pending", "b:pending")...)
+	thread := e.startSession("plan", "fallback task")
+	e.waitMessage(thread, render.ActionApproveAuto, 1)
+
+	e.slack.FailNext("chat.getPermalink", "unknown_method")
+	e.slack.FailNext("chat.postEphemeral", "not_in_channel")
+	e.slash(testUser, testChannel, "status")
+	e.waitFor("status through the response_url", func() bool {
+		for _, c := range e.slack.Calls("response_url") {
+			if c.SlackError == "" && strings.Contains(string(c.Body), "0/2 tasks") {
+				return true
+			}
+		}
+		return false
+	})
+	e.slash(testUser, testChannel, "status")
+	e.waitEphemeral(testChannel, testUser, "fallback task")
+	if n := len(e.slack.Calls("chat.getPermalink")); n != 1 {
+		t.Errorf("chat.getPermalink called %d times after unknown_method, want 1", n)
+	}
+}
