@@ -15,9 +15,7 @@ import (
 // thread; Approve lets it run, Reject goes back to the model as a refusal.
 func TestConfirmEachStepApproveAndReject(t *testing.T) {
 	e := newEnv(t)
-	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
-	thread := e.startSession("plan", "careful")
-	review := e.waitMessage(thread, render.ActionApproveConfirm, 1)
+	thread, review := e.planned("careful", "a:pending")
 
 	e.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todos("a:in_progress")),
@@ -94,9 +92,7 @@ func fileUnder(t *testing.T, root, name string) bool {
 // and says it was stopped; the step never runs.
 func TestStopWhileStepAwaitsApproval(t *testing.T) {
 	e := newEnv(t)
-	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
-	thread := e.startSession("plan", "careful stop")
-	review := e.waitMessage(thread, render.ActionApproveConfirm, 1)
+	thread, review := e.planned("careful stop", "a:pending")
 	e.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todos("a:in_progress")),
 		fakemodel.ToolCall("write_file", `{"path":"stopped.txt","content":"x"}`),

@@ -66,9 +66,7 @@ func TestChecklistCoalescesBursts(t *testing.T) {
 func TestRateLimitedUpdatesStillLand(t *testing.T) {
 	e := newEnv(t)
 	e.slack.RateLimit("chat.update", 2, time.Second)
-	e.model.Enqueue(planReplies("Plan.", "a:pending", "b:pending")...)
-	thread := e.startSession("plan", "rate limited")
-	e.waitMessage(thread, render.ActionApproveAuto, 1)
+	thread, _ := e.planned("rate limited", "a:pending", "b:pending")
 	e.waitChecklist(thread, "0/2 tasks", "awaiting review")
 }
 

@@ -106,9 +106,7 @@ func TestDedupExpiresAndBounds(t *testing.T) {
 // envelope) after it runs once: the seen keys live in bbolt.
 func TestRedeliveryAfterRestartRunsOnce(t *testing.T) {
 	e := newEnv(t)
-	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
-	thread := e.startSession("plan", "dedup across restarts")
-	e.waitMessage(thread, render.ActionApproveAuto, 1)
+	thread, _ := e.planned("dedup across restarts", "a:pending")
 
 	e.model.Enqueue(planReplies("Plan two.", "a:pending", "b:pending")...)
 	reply := map[string]any{"type": "message", "user": testUser, "text": "also b", "channel": testChannel,

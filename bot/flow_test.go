@@ -61,9 +61,7 @@ func TestPlanApproveAutoRunToDone(t *testing.T) {
 // "stalled" message and no fourth run; a reply then resumes with guidance.
 func TestStallAfterThreeEmptyRuns(t *testing.T) {
 	e := newEnv(t)
-	e.model.Enqueue(planReplies("Plan.", "a:pending", "b:pending")...)
-	thread := e.startSession("plan", "stall me")
-	review := e.waitMessage(thread, render.ActionApproveAuto, 1)
+	thread, review := e.planned("stall me", "a:pending", "b:pending")
 
 	e.model.Enqueue(fakemodel.Text("thinking 1"), fakemodel.Text("thinking 2"), fakemodel.Text("thinking 3"))
 	e.click(testUser, review.TS, render.ActionApproveAuto)

@@ -342,3 +342,12 @@ func (e *env) clickValue(user, ts, action, blockID string, v render.ButtonValue)
 		e.t.Fatal(err)
 	}
 }
+
+// planned starts "/h9 plan <task>" with a model that writes the given id:status
+// todos and the summary "Plan.", and waits for the plan review.
+func (e *env) planned(task string, pairs ...string) (thread string, review fakeslack.Message) {
+	e.t.Helper()
+	e.model.Enqueue(planReplies("Plan.", pairs...)...)
+	thread = e.startSession("plan", task)
+	return thread, e.waitMessage(thread, render.ActionApproveAuto, 1)
+}

@@ -3,17 +3,13 @@ package bot
 import (
 	"strings"
 	"testing"
-
-	"github.com/h9-app/h9/bot/render"
 )
 
 // Opening the Home tab publishes what h9 is, how to start and the user's
 // own sessions with state, x/y tasks and a link; others see none of them.
 func TestHomeTabListsOwnSessions(t *testing.T) {
 	e := newEnv(t)
-	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
-	thread := e.startSession("plan", "home tab <!here> task")
-	e.waitMessage(thread, render.ActionApproveAuto, 1)
+	thread, _ := e.planned("home tab <!here> task", "a:pending")
 	e.waitChecklist(thread, "awaiting review")
 
 	home := func(user string) string {

@@ -22,9 +22,7 @@ func TestPermissions(t *testing.T) {
 		t.Fatal("a refused command posted a message")
 	}
 
-	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
-	thread := e.startSession("plan", "guarded")
-	review := e.waitMessage(thread, render.ActionCancel, 1)
+	thread, review := e.planned("guarded", "a:pending")
 
 	// An allowed user who is not the owner may not decide.
 	e.click("U2", review.TS, render.ActionApproveAuto)
@@ -56,12 +54,8 @@ func TestHelpUsageAndStatus(t *testing.T) {
 			t.Errorf("/h9 %s: ack %s, want an ephemeral with %q", tc.text, ack.Payload, tc.want)
 		}
 	}
-	e.model.Enqueue(planReplies("Plan.", "a:pending", "b:pending")...)
-	thread := e.startSession("plan", "first task")
-	e.waitMessage(thread, render.ActionApproveAuto, 1)
-	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
-	second := e.startSession("plan", "second task")
-	e.waitMessage(second, render.ActionApproveAuto, 1)
+	e.planned("first task", "a:pending", "b:pending")
+	e.planned("second task", "a:pending")
 
 	e.slash("U5", testChannel, "status")
 	e.waitEphemeral(testChannel, "U5", "second task")

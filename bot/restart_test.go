@@ -13,9 +13,7 @@ import (
 // A review posted before a restart still works after it: all state is in bbolt.
 func TestRestartKeepsReviewButtonsWorking(t *testing.T) {
 	e := newEnv(t)
-	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
-	thread := e.startSession("plan", "survive a restart")
-	review := e.waitMessage(thread, render.ActionApproveAuto, 1)
+	thread, review := e.planned("survive a restart", "a:pending")
 
 	e.restart()
 	e.model.Enqueue(
@@ -49,9 +47,7 @@ func TestRestartResumesAutoRun(t *testing.T) {
 // Resume; the old Approve button is explained, Resume continues.
 func TestRestartInterruptsPendingApproval(t *testing.T) {
 	e := newEnv(t)
-	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
-	thread := e.startSession("plan", "careful restart")
-	review := e.waitMessage(thread, render.ActionApproveConfirm, 1)
+	thread, review := e.planned("careful restart", "a:pending")
 	e.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todos("a:in_progress")),
 		fakemodel.ToolCall("write_file", `{"path":"x&y.txt","content":"x"}`),
@@ -81,9 +77,7 @@ func TestRestartInterruptsPendingApproval(t *testing.T) {
 // session carries on, each click handled once.
 func TestReconnectAfterDroppedSocket(t *testing.T) {
 	e := newEnv(t)
-	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
-	thread := e.startSession("plan", "flaky socket")
-	review := e.waitMessage(thread, render.ActionApproveAuto, 1)
+	thread, review := e.planned("flaky socket", "a:pending")
 
 	conns := e.slack.ConnectionCount()
 	e.slack.DropConnection()

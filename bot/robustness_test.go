@@ -62,9 +62,7 @@ func TestDuplicateDeliveriesRunOnce(t *testing.T) {
 // The bot ignores its own posts, edits and other subtypes.
 func TestIgnoresBotMessagesAndEdits(t *testing.T) {
 	e := newEnv(t)
-	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
-	thread := e.startSession("plan", "ignore noise")
-	e.waitMessage(thread, render.ActionApproveAuto, 1)
+	thread, _ := e.planned("ignore noise", "a:pending")
 	calls := e.model.Calls()
 	for i, inner := range []map[string]any{
 		{"type": "message", "bot_id": "BBOT", "text": "echo", "channel": testChannel, "ts": "1.1", "thread_ts": thread},

@@ -13,9 +13,7 @@ import (
 // against another Slack) never finds "No todos yet" above it.
 func TestChecklistShowsPlanBeforeReview(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.CoalesceInterval = 3 * time.Second })
-	e.model.Enqueue(planReplies("Plan.", "a:pending", "b:pending")...)
-	root := e.startSession("plan", "settle first")
-	e.waitMessage(root, render.ActionApproveAuto, 1)
+	root, _ := e.planned("settle first", "a:pending", "b:pending")
 	cl := e.checklist(root)
 	if body := cl.Text + string(cl.Blocks); !strings.Contains(body, "0/2 tasks") || !strings.Contains(body, "○") {
 		t.Errorf("checklist when the review appeared = %q, want the two pending todos", render.Truncate(cl.Text, 300))

@@ -143,9 +143,7 @@ func (e *env) sessionID(thread string) string { return sessionID(testTeam, testC
 func TestSessionLogLinesCarryChannelAndThread(t *testing.T) {
 	var logs logBuffer
 	e := newEnv(t, withJSONLog(&logs))
-	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
-	thread := e.startSession("plan", "log context")
-	review := e.waitMessage(thread, render.ActionApproveAuto, 1)
+	thread, review := e.planned("log context", "a:pending")
 	e.model.Enqueue(fakemodelDone("a")...)
 	e.click(testUser, review.TS, render.ActionApproveAuto)
 	e.waitChecklist(thread, "1/1 tasks", "done")

@@ -3,8 +3,6 @@ package bot
 import (
 	"strings"
 	"testing"
-
-	"github.com/h9-app/h9/bot/render"
 )
 
 // TestStatusFallsBackToResponseURL: where Slack refuses chat.postEphemeral
@@ -13,9 +11,7 @@ import (
 // only once, the links are built instead.
 func TestStatusFallsBackToResponseURL(t *testing.T) {
 	e := newEnv(t)
-	e.model.Enqueue(planReplies("Plan.", "a:pending", "b:pending")...)
-	thread := e.startSession("plan", "fallback task")
-	e.waitMessage(thread, render.ActionApproveAuto, 1)
+	e.planned("fallback task", "a:pending", "b:pending")
 
 	e.slack.FailNext("chat.getPermalink", "unknown_method")
 	e.slack.FailNext("chat.postEphemeral", "not_in_channel")
