@@ -38,27 +38,13 @@ func (s *Server) viewsPublish(r *apiRequest) reply {
 		ck.blocks(blocks)
 	}
 	if len(ck.problems) > 0 {
-		rep, _ := s.recordViolationsLocked("views.publish", ck.problems)
-		return rep
+		return s.refuseLocked("views.publish", errInvalidBlocks, ck.problems)
 	}
 	if s.homeViews == nil {
 		s.homeViews = map[string]json.RawMessage{}
 	}
 	s.homeViews[user] = append(json.RawMessage(nil), raw...)
 	return ok(map[string]any{"view": map[string]any{"id": "V" + itoa(s.nextSeqLocked()), "type": "home"}})
-}
-
-// recordViolationsLocked records problems and returns Slack's invalid_blocks answer.
-func (s *Server) recordViolationsLocked(where string, problems []string) (reply, bool) {
-	msgs := make([]string, 0, len(problems))
-	for _, p := range problems {
-		s.violations = append(s.violations, where+": "+p)
-		msgs = append(msgs, "[ERROR] "+p)
-	}
-	rep := fail(errInvalidBlocks)
-	rep.body["errors"] = problems
-	rep.body["response_metadata"] = map[string]any{"messages": msgs}
-	return rep, false
 }
 
 // HomeView returns the Home tab last published for user (the view JSON), or nil.

@@ -266,6 +266,12 @@ func (s *Server) checkLocked(where string, c content) (reply, bool) {
 	if code == "" {
 		return reply{}, true
 	}
+	return s.refuseLocked(where, code, problems), false
+}
+
+// refuseLocked records problems as violations and returns Slack's answer
+// refusing the payload with code, listing each problem as Slack does.
+func (s *Server) refuseLocked(where, code string, problems []string) reply {
 	msgs := make([]string, 0, len(problems))
 	for _, p := range problems {
 		s.violations = append(s.violations, where+": "+p)
@@ -274,5 +280,5 @@ func (s *Server) checkLocked(where string, c content) (reply, bool) {
 	rep := fail(code)
 	rep.body["errors"] = problems
 	rep.body["response_metadata"] = map[string]any{"messages": msgs}
-	return rep, false
+	return rep
 }

@@ -70,12 +70,9 @@ func (s *Server) postBotMessageLocked(channel, threadTS, text string, blocks jso
 
 func (s *Server) chatUpdate(r *apiRequest) reply {
 	channel, ts := r.get("channel"), r.get("ts")
-	m := s.store.get(channel, ts)
-	if m == nil {
-		return fail("message_not_found")
-	}
-	if m.BotID != s.opts.BotID {
-		return fail("cant_update_message")
+	m, code := s.botMessageLocked(channel, ts, "cant_update_message")
+	if code != "" {
+		return fail(code)
 	}
 	next := content{text: m.Text, blocks: m.Blocks}
 	if r.has("text") {
@@ -120,15 +117,25 @@ func (s *Server) addEphemeralLocked(channel, user, threadTS, text string, blocks
 
 func (s *Server) chatDelete(r *apiRequest) reply {
 	channel, ts := r.get("channel"), r.get("ts")
-	m := s.store.get(channel, ts)
-	if m == nil {
-		return fail("message_not_found")
-	}
-	if m.BotID != s.opts.BotID {
-		return fail("cant_delete_message")
+	_, code := s.botMessageLocked(channel, ts, "cant_delete_message")
+	if code != "" {
+		return fail(code)
 	}
 	s.store.remove(channel, ts)
 	return ok(map[string]any{"channel": channel, "ts": ts})
+}
+
+// botMessageLocked finds the bot's own message at channel/ts, or returns the
+// Slack error code: message_not_found, or refusal when someone else posted it.
+func (s *Server) botMessageLocked(channel, ts, refusal string) (*Message, string) {
+	m := s.store.get(channel, ts)
+	if m == nil {
+		return nil, "message_not_found"
+	}
+	if m.BotID != s.opts.BotID {
+		return nil, refusal
+	}
+	return m, ""
 }
 
 func (s *Server) chatGetPermalink(r *apiRequest) reply {
