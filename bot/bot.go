@@ -188,11 +188,7 @@ func (p slogPrinter) Output(_ int, s string) error {
 // tokenRefused reports whether Slack rejected the token itself, as opposed
 // to a transient or unsupported call.
 func tokenRefused(err error) bool {
-	var se slack.SlackErrorResponse
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Err {
+	switch slackErrorCode(err) {
 	case "invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "not_allowed_token_type":
 		return true
 	}

@@ -103,12 +103,11 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 
 // postFailureHint tells a user what to do when h9 cannot post.
 func postFailureHint(err error) string {
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "not_in_channel"), strings.Contains(msg, "channel_not_found"):
+	switch slackErrorCode(err) {
+	case "not_in_channel", "channel_not_found":
 		return "h9 cannot post in this channel. Invite it first: `/invite @h9`."
-	case strings.Contains(msg, "is_archived"):
+	case "is_archived":
 		return "This channel is archived; h9 cannot start a session here."
 	}
-	return "h9 could not start the session (Slack said: " + render.Escape(render.Truncate(msg, 200)) + "). Try again in a moment."
+	return "h9 could not start the session (Slack said: " + render.Escape(render.Truncate(err.Error(), 200)) + "). Try again in a moment."
 }

@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"log/slog"
-	"strings"
 
 	"github.com/slack-go/slack"
 )
@@ -15,7 +14,7 @@ const reactionPickedUp = "eyes"
 func (s *slackAPI) unreact(ctx context.Context, log *slog.Logger, channel, ts, name string) {
 	_ = s.call(ctx, log, "reactions.remove", func(ctx context.Context) error {
 		err := s.c.RemoveReactionContext(ctx, name, slack.NewRefToMessage(channel, ts))
-		if err != nil && strings.Contains(err.Error(), "no_reaction") {
+		if slackErrorIs(err, "no_reaction") {
 			return nil
 		}
 		return err

@@ -82,12 +82,11 @@ func (s *slackAPI) call(ctx context.Context, log *slog.Logger, method string, f 
 // or the payload must fix (msg_too_long, invalid_blocks, not_in_channel…)
 // are not transient.
 func transientSlackError(err error) bool {
-	var se slack.SlackErrorResponse
-	if errors.As(err, &se) {
-		switch se.Err {
-		case "internal_error", "fatal_error", "service_unavailable", "request_timeout":
-			return true
-		}
+	switch slackErrorCode(err) {
+	case "": // not an ok:false answer; maybe a gateway's status
+	case "internal_error", "fatal_error", "service_unavailable", "request_timeout":
+		return true
+	default:
 		return false
 	}
 	var sc slack.StatusCodeError
@@ -184,7 +183,7 @@ func (s *slackAPI) respond(ctx context.Context, log *slog.Logger, responseURL, c
 func (s *slackAPI) react(ctx context.Context, log *slog.Logger, channel, ts, name string) {
 	_ = s.call(ctx, log, "reactions.add", func(ctx context.Context) error {
 		err := s.c.AddReactionContext(ctx, name, slack.NewRefToMessage(channel, ts))
-		if err != nil && strings.Contains(err.Error(), "already_reacted") {
+		if slackErrorIs(err, "already_reacted") {
 			return nil
 		}
 		return err
@@ -226,8 +225,17 @@ func builtPermalink(apiURL, channel, ts string) string {
 // text is a plain message: a mrkdwn string, no blocks.
 func text(s string) render.Message { return render.Message{Text: s} }
 
+// slackErrorCode is the code of Slack's ok:false answer in err ("" when
+// err is not one).
+func slackErrorCode(err error) string {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return ""
+}
+
 // slackErrorIs reports whether err is Slack's ok:false answer with code.
 func slackErrorIs(err error, code string) bool {
-	var se slack.SlackErrorResponse
-	return errors.As(err, &se) && se.Err == code
+	return err != nil && slackErrorCode(err) == code
 }
