@@ -79,7 +79,10 @@ func openRegular(root *os.Root, rel, path string) (*os.File, error) {
 
 func readLines(f *os.File, path string, offset, limit int) (string, error) {
 	r := bufio.NewReaderSize(f, 64<<10)
-	head, _ := r.Peek(sniffLen)
+	head, err := r.Peek(sniffLen)
+	if err != nil && err != io.EOF {
+		return "", err // a read error, not an empty file
+	}
 	if len(head) == 0 {
 		return fmt.Sprintf("%s is empty (0 bytes)", path), nil
 	}
