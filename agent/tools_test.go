@@ -110,3 +110,28 @@ func TestSystemPromptSkillsAndAgentsMD(t *testing.T) {
 		t.Errorf("use_skill returned %q", got)
 	}
 }
+
+// A read_file page must reach the model whole: cutting its middle would hide
+// lines that the page's "offset=N to read more" note then skips.
+func TestReadFilePageFitsToolOutputCap(t *testing.T) {
+	h := newHarness(t)
+	writeFile(t, filepath.Join(h.wsDir("s"), "big.txt"), strings.Repeat(strings.Repeat("x", 60)+"\n", 2000))
+	h.srv.Enqueue(fakemodel.ToolCall("read_file", `{"path":"big.txt"}`), fakemodel.Text("ok"))
+	h.mustRun("s", "go")
+	out := toolMessages(h.lastRequest())[0].Content
+	if strings.Contains(out, "bytes omitted") || !strings.Contains(out, "to read more") {
+		t.Errorf("read_file page was cut by the tool output cap (%d bytes): ...%s", len(out), out[len(out)-200:])
+	}
+}
+
+// Long bash output is cut once, by the workspace, whose note says how much
+// was cut; the tool output cap must not cut it again and lose that note.
+func TestBashOutputCutOnce(t *testing.T) {
+	h := newHarness(t)
+	h.srv.Enqueue(fakemodel.ToolCall("bash", `{"command":"head -c 200000 /dev/zero | tr '\\0' 'x'"}`), fakemodel.Text("ok"))
+	h.mustRun("s", "go")
+	out := toolMessages(h.lastRequest())[0].Content
+	if strings.Contains(out, "bytes omitted") || !strings.Contains(out, "bytes of output cut") || !strings.HasSuffix(out, "[exit code 0]") {
+		t.Errorf("bash output was cut twice or lost its notes (%d bytes)", len(out))
+	}
+}

@@ -6,8 +6,10 @@ import (
 )
 
 // MaxOutputChars caps bash output; the head and the tail are kept because
-// errors tend to be at the end and context at the start.
-const MaxOutputChars = 30_000
+// errors tend to be at the end and context at the start. With the cut note and
+// the exit line it stays under the agent's 30 000-byte cap on a tool result,
+// so the output is cut once and the note's count is right.
+const MaxOutputChars = 28_000
 
 // headTail keeps the first and last half of everything written to it.
 type headTail struct {

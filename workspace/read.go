@@ -15,7 +15,9 @@ const (
 	// DefaultReadLimit is the number of lines read_file shows when no limit is given.
 	DefaultReadLimit = 2000
 	// MaxReadChars caps read_file's output; the rest is left for a later call.
-	MaxReadChars = 50_000
+	// It stays under the agent's 30 000-byte cap on a tool result, so a page
+	// reaches the model whole and its "offset=N" note skips nothing.
+	MaxReadChars = 28_000
 	// maxLineChars cuts very long lines (minified files) so one line cannot eat the cap.
 	maxLineChars = 2000
 	// sniffLen is how much of a file decides whether it is text.
