@@ -69,8 +69,8 @@ func newEnv(t *testing.T, cfgFn ...func(*Config)) *env {
 	return e
 }
 
-// start runs a new Bot (and agent engine) on the env's DB.
-func (e *env) start() {
+// newBot builds a Bot (and agent engine) on the env's fakes and DB, not yet running.
+func (e *env) newBot() *Bot {
 	t := e.t
 	t.Helper()
 	ws, err := workspace.NewManager(workspace.Config{Root: e.wsRoot, Sandbox: "none"})
@@ -101,6 +101,14 @@ func (e *env) start() {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+// start runs a new Bot on the env's DB.
+func (e *env) start() {
+	t := e.t
+	t.Helper()
+	b := e.newBot()
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(runCtx) }()

@@ -1,41 +1,18 @@
 package bot
 
 import (
-	"io"
-	"log/slog"
 	"testing"
-	"time"
 
-	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot/render"
-	"github.com/h9-app/h9/workspace"
 )
 
 // idleBot is a Bot on e's fakes and DB that is never Run: the test feeds
 // it messages directly, as its socket loop would, with its user id unknown
 // (no auth.test, no authorizations in the events).
 func idleBot(e *env) *Bot {
-	t := e.t
 	e.stop() // the env's own bot must not answer too
-	ws, err := workspace.NewManager(workspace.Config{Root: e.wsRoot, Sandbox: "none"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng, err := agent.New(agent.Config{
-		DB: e.db, Model: agent.NewOpenAIModel(e.model.URL(), "test-key", nil), ModelName: "fake-model",
-		Workspaces: ws, MaxRetries: 1, RetryBaseDelay: time.Millisecond, Logger: logger,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := e.slack.Options()
-	b, err := New(Config{BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: e.slack.APIURL(),
-		DB: e.db, Agent: eng, SandboxLevel: "none", Logger: logger, CoalesceInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.shutdown)
+	b := e.newBot()
+	e.t.Cleanup(b.shutdown)
 	return b
 }
 
