@@ -154,17 +154,7 @@ func (s store) appendStep(id string, first int, msgs []openai.ChatCompletionMess
 		if len(encoded) == 0 {
 			return nil
 		}
-		mb, err := b.CreateBucketIfNotExists(bucketMsgs)
-		if err != nil {
-			return err
-		}
-		mb.FillPercent = 1 // keys only ever grow: pack pages full
-		for i, data := range encoded {
-			if err := mb.Put(msgKey(first+i), data); err != nil {
-				return err
-			}
-		}
-		return b.Put(keyUsage, usage)
+		return putMessages(b, first, encoded, usage)
 	})
 }
 
@@ -180,18 +170,24 @@ func (s store) replaceMessages(id string, msgs []openai.ChatCompletionMessage, u
 				return err
 			}
 		}
-		mb, err := b.CreateBucket(bucketMsgs)
-		if err != nil {
+		return putMessages(b, 0, encoded, usage)
+	})
+}
+
+// putMessages stores encoded messages at indexes first, first+1, … in the
+// session's message bucket (created if missing), then the usage.
+func putMessages(b *bolt.Bucket, first int, encoded [][]byte, usage []byte) error {
+	mb, err := b.CreateBucketIfNotExists(bucketMsgs)
+	if err != nil {
+		return err
+	}
+	mb.FillPercent = 1 // keys only ever grow: pack pages full
+	for i, data := range encoded {
+		if err := mb.Put(msgKey(first+i), data); err != nil {
 			return err
 		}
-		mb.FillPercent = 1
-		for i, data := range encoded {
-			if err := mb.Put(msgKey(i), data); err != nil {
-				return err
-			}
-		}
-		return b.Put(keyUsage, usage)
-	})
+	}
+	return b.Put(keyUsage, usage)
 }
 
 // update writes one session in a transaction shared with concurrent
