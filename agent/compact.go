@@ -21,7 +21,7 @@ const (
 	summaryMarker = "[Conversation Summary]"
 	// activeTasksHeading introduces the injected todos.
 	activeTasksHeading = "\n\n## Active Tasks\n"
-	// transcriptMessageLimit and transcriptLimitPerToken bound what is sent
+	// transcriptMessageLimit and transcriptCharsPerToken bound what is sent
 	// to the summariser.
 	transcriptMessageLimit  = 2000
 	transcriptCharsPerToken = 2

@@ -40,18 +40,16 @@ func (e *modelError) Error() string   { return fmt.Sprintf("after %d tries: %v",
 func (e *modelError) Unwrap() []error { return []error{ErrModel, e.err} }
 
 func (m retryModel) CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-	var lastErr error
 	for try := 1; ; try++ {
 		resp, err := m.once(ctx, req)
 		if err == nil {
 			return resp, nil
 		}
-		lastErr = err
 		if ctx.Err() != nil {
 			return resp, ctx.Err()
 		}
 		if !retryable(err) || try >= m.tries {
-			return resp, &modelError{tries: try, err: lastErr}
+			return resp, &modelError{tries: try, err: err}
 		}
 		if err := sleep(ctx, m.delay(try, resp.Header())); err != nil {
 			return resp, err
