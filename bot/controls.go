@@ -76,9 +76,5 @@ func (a *actor) onRetry(user string) {
 		a.tell(user, "There is no failed run to retry in this session.")
 		return
 	}
-	prompt := rec.LastPrompt
-	if prompt == "" {
-		prompt = rec.Task
-	}
-	a.dispatch(prompt)
+	a.dispatch(rec.retryPrompt())
 }

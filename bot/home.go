@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"strings"
 
 	"github.com/slack-go/slack"
 	bolt "go.etcd.io/bbolt"
@@ -59,12 +58,7 @@ func (s *store) owned(user string, limit int) ([]*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(x, y *Session) int {
-		if c := y.Updated.Compare(x.Updated); c != 0 {
-			return c
-		}
-		return strings.Compare(y.ThreadTS, x.ThreadTS)
-	})
+	slices.SortFunc(out, byRecent)
 	if len(out) > limit {
 		out = out[:limit]
 	}

@@ -49,10 +49,7 @@ func (a *actor) onRecover() {
 	a.say(text(restartNotice))
 	prompt := agent.ContinuePrompt
 	if rec.Mode == planning.PlanModePlan {
-		prompt = rec.LastPrompt
-		if prompt == "" {
-			prompt = rec.Task
-		}
+		prompt = rec.retryPrompt()
 	}
 	a.dispatch(prompt)
 }

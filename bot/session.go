@@ -69,6 +69,22 @@ func channelPrefix(team, channel string) string { return team + "/" + channel + 
 // active reports whether a restart must act on the session.
 func (s *Session) active() bool { return s.Running || s.Approval != nil }
 
+// retryPrompt is what running the session's last prompt again sends.
+func (s *Session) retryPrompt() string {
+	if s.LastPrompt != "" {
+		return s.LastPrompt
+	}
+	return s.Task
+}
+
+// byRecent orders sessions most recently updated first (then newest thread).
+func byRecent(x, y *Session) int {
+	if c := y.Updated.Compare(x.Updated); c != 0 {
+		return c
+	}
+	return strings.Compare(y.ThreadTS, x.ThreadTS)
+}
+
 // cleanTask normalises a task or reply text from Slack.
 func cleanTask(s string) string { return strings.TrimSpace(s) }
 

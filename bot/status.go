@@ -2,7 +2,6 @@ package bot
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
@@ -21,12 +20,7 @@ func (b *Bot) postChannelStatus(team, channel, user, thread, responseURL string)
 		b.api.ephemeral(b.bg, log, channel, user, thread, text("h9 could not read its sessions just now; try again in a moment."))
 		return
 	}
-	slices.SortFunc(recs, func(x, y *Session) int {
-		if c := y.Updated.Compare(x.Updated); c != 0 {
-			return c
-		}
-		return strings.Compare(y.ThreadTS, x.ThreadTS)
-	})
+	slices.SortFunc(recs, byRecent)
 	if len(recs) > maxStatusRows {
 		recs = recs[:maxStatusRows]
 	}
