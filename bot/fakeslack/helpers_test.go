@@ -2,6 +2,9 @@ package fakeslack_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -83,4 +86,22 @@ func (a *app) next(t *testing.T) socketmode.Event {
 		t.Fatal("the app received nothing")
 		return socketmode.Event{}
 	}
+}
+
+// socketURL asks apps.connections.open, as a client would, for a Socket Mode URL.
+func socketURL(t *testing.T, s *fakeslack.Server) string {
+	t.Helper()
+	resp, err := http.PostForm(s.APIURL()+"apps.connections.open", url.Values{"token": {"xapp-test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var open struct {
+		OK  bool   `json:"ok"`
+		URL string `json:"url"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&open); err != nil || !open.OK {
+		t.Fatalf("apps.connections.open: ok=%t, err %v", open.OK, err)
+	}
+	return open.URL
 }

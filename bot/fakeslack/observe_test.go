@@ -2,10 +2,7 @@ package fakeslack_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -20,14 +17,7 @@ import (
 // dialRaw connects a bare websocket client that reads frames but never acks.
 func dialRaw(t *testing.T, s *fakeslack.Server) {
 	t.Helper()
-	resp, err := http.PostForm(s.APIURL()+"apps.connections.open", url.Values{"token": {"xapp-test"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var open struct{ URL string }
-	_ = json.NewDecoder(resp.Body).Decode(&open)
-	resp.Body.Close()
-	c, _, err := websocket.DefaultDialer.Dial(open.URL, nil)
+	c, _, err := websocket.DefaultDialer.Dial(socketURL(t, s), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

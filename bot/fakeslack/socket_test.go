@@ -1,9 +1,7 @@
 package fakeslack_test
 
 import (
-	"encoding/json"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -188,17 +186,8 @@ func TestDisconnectAndDropReconnect(t *testing.T) {
 // A raw websocket client sees Slack's hello, then PINGs; a ticket works once.
 func TestHelloPingAndTicket(t *testing.T) {
 	s := newServer(t, fakeslack.Options{PingInterval: 20 * time.Millisecond})
-	resp, err := http.PostForm(s.APIURL()+"apps.connections.open", url.Values{"token": {"xapp-test"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var open struct {
-		OK  bool   `json:"ok"`
-		URL string `json:"url"`
-	}
-	_ = json.NewDecoder(resp.Body).Decode(&open)
-	resp.Body.Close()
-	c, _, err := websocket.DefaultDialer.Dial(open.URL, http.Header{"Origin": {"https://api.slack.com"}})
+	wsURL := socketURL(t, s)
+	c, _, err := websocket.DefaultDialer.Dial(wsURL, http.Header{"Origin": {"https://api.slack.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +219,7 @@ func TestHelloPingAndTicket(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Error("no PING")
 	}
-	if _, resp, err := websocket.DefaultDialer.Dial(open.URL, nil); err == nil || resp.StatusCode != http.StatusUnauthorized {
+	if _, resp, err := websocket.DefaultDialer.Dial(wsURL, nil); err == nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("second use of a ticket: err %v", err)
 	}
 }
