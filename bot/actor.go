@@ -178,7 +178,12 @@ func (a *actor) handle(m any) {
 			a.log.Error("session actor panicked; message dropped", "panic", p)
 		}
 	}()
-	exists := a.load()
+	exists, err := a.load()
+	if err != nil {
+		// Not "no session": creating one now would overwrite the record.
+		a.log.Error("loading session; message dropped", "err", err)
+		return
+	}
 	switch m := m.(type) {
 	case msgCreate:
 		if !exists {
@@ -234,28 +239,27 @@ func (a *actor) tookReply(ts string) bool {
 	return false
 }
 
-// load reads the session once per actor lifetime; false when there is none.
-func (a *actor) load() bool {
+// load reads the session once per actor lifetime; false when there is
+// none. A failed read is tried again on the next message.
+func (a *actor) load() (bool, error) {
 	if a.loaded {
-		return a.rec != nil
+		return a.rec != nil, nil
 	}
-	a.loaded = true
 	rec, err := a.b.store.get(a.id)
 	if err != nil {
-		a.log.Error("loading session", "err", err)
-		return false
+		return false, err
 	}
+	a.loaded = true
 	if rec == nil {
-		return false
+		return false, nil
 	}
 	a.rec = rec
-	a.log = sessionLogger(a.b.log, rec.ID)
 	todos, err := a.b.cfg.Agent.Todos(rec.ID)
 	if err != nil {
 		a.log.Warn("loading todos", "err", err)
 	}
 	a.check = a.newChecklist(rec.ChecklistTS, a.view(todos))
-	return true
+	return true, nil
 }
 
 // save persists the session; a failure is logged (the session goes on in

@@ -32,7 +32,6 @@ type Bot struct {
 	ackWork     chan struct{} // slots for commands' work after their ack
 
 	botUserID string // from auth.test; mentions are "<@botUserID>"
-	botID     string
 	teamID    string // from auth.test; "" when unknown (see sessionTeam)
 
 	// runCtx parents every agent run; cancelled only by shutdown, so that
@@ -95,7 +94,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	auth, err := b.api.c.AuthTestContext(ctx)
 	switch {
 	case err == nil:
-		b.botUserID, b.botID, b.teamID = auth.UserID, auth.BotID, auth.TeamID
+		b.botUserID, b.teamID = auth.UserID, auth.TeamID
 	case tokenRefused(err):
 		return fmt.Errorf("checking the bot token (auth.test): %w", err)
 	default:

@@ -32,7 +32,6 @@ func (a *actor) create(team, channel, thread, owner, task string, mode planning.
 		Mode: mode, AutoRun: mode != planning.PlanModePlan, State: runState(mode),
 		Created: now, Updated: now,
 	}
-	a.log = sessionLogger(a.b.log, a.id)
 	a.log.Info("session created", "owner", owner, "mode", mode.String())
 	// The mode's commit overlaps the checklist's post: both are waits, and
 	// under a burst of new sessions each costs milliseconds.
