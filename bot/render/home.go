@@ -42,23 +42,17 @@ func RenderHome(rows []HomeRow) []slack.Block {
 	if len(rows) == 0 {
 		return append(bs, section("h9_home_sessions_0", "*Your recent sessions*\nNone yet. Start one with `/h9 plan &lt;task&gt;` in a channel."))
 	}
-	lines := []string{"*Your recent sessions* (" + strconv.Itoa(len(rows)) + ")"}
-	used, capacity := 0, packCapacity(homeSections, maxStatusLine+40)
-	shown := 0
-	for _, r := range rows {
-		l := statusLine(r.StatusRow)
+	all := make([]string, len(rows))
+	for i, r := range rows {
+		all[i] = statusLine(r.StatusRow)
 		if ch := channelLink(r.Channel); ch != "" {
-			l += " · in " + ch
+			all[i] += " · in " + ch
 		}
-		if used+Len(l)+1 > capacity {
-			break
-		}
-		lines = append(lines, l)
-		used += Len(l) + 1
-		shown++
 	}
+	shown := fitLines(all, packCapacity(homeSections, maxStatusLine+40))
+	lines := append([]string{"*Your recent sessions* (" + strconv.Itoa(len(rows)) + ")"}, shown...)
 	bs = append(bs, packLines("h9_home_sessions", lines)...)
-	if hidden := len(rows) - shown; hidden > 0 {
+	if hidden := len(rows) - len(shown); hidden > 0 {
 		bs = append(bs, contextLine("h9_home_more", "…and "+strconv.Itoa(hidden)+" more"))
 	}
 	return bs

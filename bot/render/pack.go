@@ -13,6 +13,18 @@ import (
 // holds more than MaxSectionText-maxLine units.
 func packCapacity(n, maxLine int) int { return n * (MaxSectionText - maxLine) }
 
+// fitLines is the longest prefix of lines that fits in capacity units,
+// each line costing Len+1 (see packCapacity).
+func fitLines(lines []string, capacity int) []string {
+	used := 0
+	for i, l := range lines {
+		if used += Len(l) + 1; used > capacity {
+			return lines[:i]
+		}
+	}
+	return lines
+}
+
 // packLines groups safe lines, each at most MaxSectionText-1 units, into as
 // few sections as they fit in, with block ids prefix_0, prefix_1, ….
 func packLines(prefix string, lines []string) []slack.Block {

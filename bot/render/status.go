@@ -38,16 +38,11 @@ func RenderStatus(rows []StatusRow) Message {
 	}
 	rows = slices.Clone(rows)
 	slices.SortStableFunc(rows, func(a, b StatusRow) int { return b.Updated.Compare(a.Updated) })
-	var lines []string
-	used, capacity := 0, packCapacity(statusSections, maxStatusLine)
-	for _, r := range rows {
-		l := statusLine(r)
-		if used+Len(l)+1 > capacity {
-			break
-		}
-		lines = append(lines, l)
-		used += Len(l) + 1
+	all := make([]string, len(rows))
+	for i, r := range rows {
+		all[i] = statusLine(r)
 	}
+	lines := fitLines(all, packCapacity(statusSections, maxStatusLine))
 	head := fmt.Sprintf("*h9 sessions in this channel* (%d)", len(rows))
 	bs := blocks(section("h9_status_head", head))
 	bs = append(bs, packLines("h9_status_rows", lines)...)
