@@ -8,9 +8,6 @@ var (
 	// ErrInvalidConfig: New was given a Config missing a required field or
 	// with a malformed one.
 	ErrInvalidConfig = errors.New("invalid bot config")
-	// ErrUnknownSession: a button or lookup named a session that is not in
-	// the store (forged, or from another install).
-	ErrUnknownSession = errors.New("unknown session")
 	// ErrStore: reading or writing the bot's bbolt buckets failed.
 	ErrStore = errors.New("bot store failed")
 )
