@@ -53,8 +53,10 @@ type Engine struct {
 }
 
 // liveSession is the state of a running session that other calls may need.
+// todos is set before loaded is closed; nil then means its load failed.
 type liveSession struct {
-	todos *planning.TodoStore
+	loaded chan struct{}
+	todos  *planning.TodoStore
 }
 
 // New checks cfg, applies defaults and prepares the store.
@@ -127,8 +129,8 @@ func (e *Engine) Todos(sessionID string) ([]planning.TodoItem, error) {
 	e.mu.Lock()
 	ls := e.live[sessionID]
 	e.mu.Unlock()
-	if ls != nil {
-		return ls.todos.Read(), nil
+	if t := ls.loadedTodos(); t != nil {
+		return t.Read(), nil
 	}
 	return e.store.todos(sessionID)
 }
@@ -141,9 +143,9 @@ func (e *Engine) CancelOpenTodos(sessionID string) ([]planning.TodoItem, error) 
 	e.mu.Lock()
 	defer e.mu.Unlock() // held over one bbolt write, never over a model call
 	var items []planning.TodoItem
-	ls := e.live[sessionID]
-	if ls != nil {
-		items = ls.todos.Read()
+	live := e.live[sessionID].loadedTodos() // a load never needs e.mu
+	if live != nil {
+		items = live.Read()
 	} else {
 		var err error
 		if items, err = e.store.todos(sessionID); err != nil {
@@ -155,28 +157,45 @@ func (e *Engine) CancelOpenTodos(sessionID string) ([]planning.TodoItem, error) 
 			items[i].Status = planning.TodoCancelled
 		}
 	}
-	if ls != nil {
-		ls.todos.Write(items)
+	if live != nil {
+		live.Write(items)
 	}
 	return items, e.store.saveTodos(sessionID, items)
 }
 
 // acquire marks the session running, or fails with ErrBusy, and returns
-// its todo store loaded from the DB. Loading under the lock means
-// CancelOpenTodos never sees a live store that is not loaded yet.
+// its todo store loaded from the DB. The load happens outside e.mu, so a
+// burst of run starts does not queue behind one another's reads; other
+// calls that find the session live wait for it (loadedTodos).
 func (e *Engine) acquire(sessionID string) (*planning.TodoStore, error) {
+	ls := &liveSession{loaded: make(chan struct{})}
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if _, busy := e.live[sessionID]; busy {
+		e.mu.Unlock()
 		return nil, fmt.Errorf("%w: %s", ErrBusy, sessionID)
 	}
+	e.live[sessionID] = ls
+	e.mu.Unlock()
 	items, err := e.store.todos(sessionID)
+	if err == nil {
+		ls.todos = planning.NewTodoStore(items...)
+	}
+	close(ls.loaded)
 	if err != nil {
+		e.release(sessionID)
 		return nil, err
 	}
-	todos := planning.NewTodoStore(items...)
-	e.live[sessionID] = &liveSession{todos: todos}
-	return todos, nil
+	return ls.todos, nil
+}
+
+// loadedTodos waits for a live session's load and returns its todo store;
+// nil when ls is nil (no run in progress) or its load failed.
+func (ls *liveSession) loadedTodos() *planning.TodoStore {
+	if ls == nil {
+		return nil
+	}
+	<-ls.loaded
+	return ls.todos
 }
 
 func (e *Engine) release(sessionID string) {

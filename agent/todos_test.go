@@ -1,12 +1,17 @@
 package agent
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/planning"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 var threePending = []planning.TodoItem{
@@ -95,5 +100,48 @@ func TestCancelOpenTodos(t *testing.T) {
 	stored, _ := h.eng.Todos("s")
 	if diff := cmp.Diff(want, stored); diff != "" {
 		t.Errorf("stored (-want +got):\n%s", diff)
+	}
+}
+
+// Cancel while a run is in flight, and Cancel racing a run's start: the
+// run's saves keep the cancellation, wherever Cancel lands.
+func TestCancelOpenTodosDuringRun(t *testing.T) {
+	h := newHarness(t)
+	h.srv.SetHandler(func(req openai.ChatCompletionRequest) fakemodel.Reply {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == openai.ChatMessageRoleUser && strings.Contains(last.Content, "plan") {
+			return fakemodel.ToolCall("todo_write", todoArgs(todo("1", "a", planning.TodoPending), todo("2", "b", planning.TodoInProgress)))
+		}
+		return fakemodel.Text("ok").WithLatency(20 * time.Millisecond)
+	})
+	for i := range 20 {
+		id := fmt.Sprintf("s%d", i)
+		h.mustRun(id, "plan")
+		calls := h.srv.Calls()
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			if _, err := h.eng.Run(context.Background(), id, "go on", RunOptions{}); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			if i == 0 { // the first: surely while the model answers
+				for h.srv.Calls() == calls {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			if _, err := h.eng.CancelOpenTodos(id); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Wait()
+		stored, err := h.eng.Todos(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range stored {
+			if it.Status.Active() {
+				t.Fatalf("%s: todo %s is %s after Cancel", id, it.ID, it.Status)
+			}
+		}
 	}
 }

@@ -29,30 +29,39 @@ func (a *actor) create(team, channel, thread, owner, task string, mode planning.
 	now := time.Now()
 	a.rec = &Session{
 		ID: a.id, Team: team, Channel: channel, ThreadTS: thread, Task: task, Owner: owner,
-		Mode: mode, AutoRun: mode != planning.PlanModePlan, State: runState(mode),
-		Created: now, Updated: now,
+		Mode: mode, AutoRun: mode != planning.PlanModePlan, Created: now, Updated: now,
 	}
+	a.markRunning(task)
 	a.log.Info("session created", "owner", owner, "mode", mode.String())
-	// The mode's commit overlaps the checklist's post: both are waits, and
-	// under a burst of new sessions each costs milliseconds.
-	modeErr := make(chan error, 1)
+	// The record's and the mode's commits overlap each other (the group
+	// commit often makes them one transaction) and the checklist's post:
+	// all are waits, and under a burst of new sessions each costs
+	// milliseconds. A crash between the two commits is safe either way:
+	// recovery sets the mode from the record, and a mode with no record is
+	// never read.
+	saveRecord := a.b.store.writer(a.rec)
+	recErr, modeErr := make(chan error, 1), make(chan error, 1)
+	go func() { recErr <- saveRecord() }()
 	go func() { modeErr <- a.b.cfg.Agent.SetPlanMode(a.id, mode) }()
 	// The checklist is posted by its own flush, so the first run does not
 	// wait for Slack; its ts reaches the record through msgChecklistPosted.
 	a.check = a.newChecklist("", a.view(nil))
 	a.check.postNow()
-	// The workspace's creation overlaps the mode's commit too; a failure
-	// here is the run's to report, when it opens the workspace itself.
+	// The workspace's creation overlaps the commits too; a failure here is
+	// the run's to report, when it opens the workspace itself.
 	if p, ok := a.b.cfg.Agent.(preparer); ok {
 		if err := p.Prepare(a.id); err != nil {
 			a.log.Warn("preparing the workspace", "err", err)
 		}
 	}
+	if err := <-recErr; err != nil {
+		a.log.Error("saving session", "err", err) // as save: the next save retries
+	}
 	if err := <-modeErr; err != nil {
 		a.fail("setting the session's mode", err.Error())
 		return
 	}
-	a.dispatch(task)
+	a.launch(task)
 }
 
 // runState is the state shown while a run of that mode is in flight.
@@ -69,15 +78,24 @@ func (a *actor) dispatch(prompt string) {
 		a.log.Warn("dispatch while a run is in flight; ignored")
 		return
 	}
+	a.markRunning(prompt)
+	a.save()
+	a.launch(prompt)
+}
+
+// markRunning records that a run of prompt is in flight (saved by the caller).
+func (a *actor) markRunning(prompt string) {
 	rec := a.rec
 	rec.LastPrompt, rec.Running, rec.State = prompt, true, runState(rec.Mode)
+}
+
+// launch starts the run marked in the record.
+func (a *actor) launch(prompt string) {
 	ctx, cancel := context.WithCancel(a.b.runCtx)
 	a.seq++
-	h := &runHandle{seq: a.seq, cancel: cancel, mode: rec.Mode}
-	a.run = h
-	a.save()
+	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: a.rec.Mode}
 	a.refresh()
-	go a.execute(ctx, h, prompt)
+	go a.execute(ctx, a.run, prompt)
 }
 
 // execute runs the agent on its own goroutine and reports to the inbox.

@@ -8,6 +8,8 @@ import (
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/workspace"
 )
 
 // A review posted before a restart still works after it: all state is in bbolt.
@@ -94,5 +96,45 @@ func TestReconnectAfterDroppedSocket(t *testing.T) {
 	e.waitMessage(thread, "Done despite the socket.", 1)
 	if got := e.model.Calls(); got != 4 {
 		t.Errorf("model calls = %d, want 4", got)
+	}
+}
+
+// A new session's mode and record are committed concurrently; if h9 stops
+// with the record saved but the mode lost, the resumed run still plans:
+// recovery takes the mode from the record.
+func TestRestartRestoresModeFromRecord(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(fakemodel.Text("never").WithLatency(time.Minute))
+	thread := e.startSession("plan", "careful start")
+	e.waitFor("the slow model request", func() bool { return e.model.Calls() == 1 })
+
+	e.stop()
+	ws, err := workspace.NewManager(workspace.Config{Root: e.wsRoot, Sandbox: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := agent.New(agent.Config{DB: e.db, Model: agent.NewOpenAIModel(e.model.URL(), "k", nil), ModelName: "m", Workspaces: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := e.sessionID(thread)
+	if err := eng.SetPlanMode(id, planning.PlanModeDefault); err != nil { // the lost commit
+		t.Fatal(err)
+	}
+	e.model.Enqueue(planReplies("Plan after restart.", "a:pending")...)
+	e.start()
+	e.waitMessage(thread, restartNotice, 1)
+	e.waitMessage(thread, "Plan after restart.", 1)
+	tools := e.model.Requests()[1].Tools
+	for _, tool := range tools {
+		if name := tool.Function.Name; name == "write_file" || name == "edit_file" {
+			t.Errorf("the resumed run offered %s: it ran outside plan mode", name)
+		}
+	}
+	if len(tools) == 0 {
+		t.Error("the resumed run offered no tools")
+	}
+	if mode, err := eng.PlanMode(id); err != nil || mode != planning.PlanModePlan {
+		t.Errorf("stored mode = %v, %v; want plan", mode, err)
 	}
 }

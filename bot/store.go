@@ -55,24 +55,34 @@ func (s *store) get(id string) (*Session, error) {
 }
 
 // put saves a session and keeps the active index in step.
-func (s *store) put(rec *Session) error {
+func (s *store) put(rec *Session) error { return s.writer(rec)() }
+
+// writer encodes rec now and returns its commit, so the commit can run
+// while the caller goes on (and changes rec).
+func (s *store) writer(rec *Session) func() error {
+	id, active := rec.ID, rec.active()
 	data, err := json.Marshal(rec)
 	if err != nil {
-		return fmt.Errorf("%w: encoding session %s: %w", ErrStore, rec.ID, err)
+		return func() error { return fmt.Errorf("%w: encoding session %s: %w", ErrStore, id, err) }
 	}
+	return func() error { return s.write(id, data, active) }
+}
+
+// write stores one encoded session and its place in the active index.
+func (s *store) write(id string, data []byte, active bool) error {
 	// Shared with concurrent writers (group commit), e.g. other sessions' steps.
-	err = groupcommit.Update(s.db, func(tx *bolt.Tx) error {
-		key := []byte(rec.ID)
+	err := groupcommit.Update(s.db, func(tx *bolt.Tx) error {
+		key := []byte(id)
 		if err := tx.Bucket(bucketSessions).Put(key, data); err != nil {
 			return err
 		}
-		if rec.active() {
+		if active {
 			return tx.Bucket(bucketActive).Put(key, nil)
 		}
 		return tx.Bucket(bucketActive).Delete(key)
 	})
 	if err != nil {
-		return fmt.Errorf("%w: saving session %s: %w", ErrStore, rec.ID, err)
+		return fmt.Errorf("%w: saving session %s: %w", ErrStore, id, err)
 	}
 	return nil
 }
