@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -57,16 +56,12 @@ func New(cfg Config) (*Bot, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := slack.New(cfg.BotToken,
-		slack.OptionAppLevelToken(cfg.AppToken),
-		slack.OptionAPIURL(cfg.APIURL),
-		slack.OptionHTTPClient(&http.Client{Transport: slackTransport()}),
-	)
+	api := newSlackAPI(cfg.BotToken, cfg.AppToken, cfg.APIURL, cfg.Logger)
 	b := &Bot{
 		cfg:         cfg,
 		log:         cfg.Logger,
-		api:         &slackAPI{c: client, log: cfg.Logger, apiURL: cfg.APIURL},
-		sm:          socketmode.New(client, socketmode.OptionLog(slogPrinter{cfg.Logger})),
+		api:         api,
+		sm:          socketmode.New(api.c, socketmode.OptionLog(slogPrinter{cfg.Logger})),
 		store:       st,
 		perms:       newPermissions(cfg.AllowedUsers, cfg.AllowedChannels, cfg.Admins),
 		seen:        seen,
@@ -160,21 +155,6 @@ const shutdownGrace = 30 * time.Second
 
 // ackWorkers bounds the commands doing their post-ack work at once.
 const ackWorkers = 16
-
-// slackIdleConns is how many idle keep-alive connections to Slack the bot
-// keeps. Go's default of 2 per host makes every concurrent Web API call
-// beyond two dial (and TLS-handshake) a new connection, which under a burst
-// of commands costs more CPU than the calls and delays the socket's acks.
-const slackIdleConns = 64
-
-// slackTransport is the default transport with enough idle connections for
-// many sessions posting at once.
-func slackTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = slackIdleConns
-	t.MaxIdleConnsPerHost = slackIdleConns
-	return t
-}
 
 // slogPrinter routes the socketmode client's log lines to slog at debug.
 type slogPrinter struct{ l *slog.Logger }

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slack-go/slack"
-
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
@@ -23,7 +21,7 @@ func TestChecklistCoalescesBursts(t *testing.T) {
 	fs := fakeslack.New(fakeslack.Options{})
 	defer fs.Close()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	api := &slackAPI{c: slack.New("xoxb-test", slack.OptionAPIURL(fs.APIURL())), log: log, apiURL: fs.APIURL()}
+	api := newSlackAPI("xoxb-test", "", fs.APIURL(), log)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	first := render.Checklist{SessionID: "T1/C1/1.1", Task: "burst", State: render.StateRunning, Running: true}

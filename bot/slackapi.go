@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,12 +35,37 @@ const (
 // Retry-After and logs ok:false errors with their context.
 type slackAPI struct {
 	c          *slack.Client
+	http       *http.Client // slack-go's, for the calls chatSend makes itself
+	token      string       // the bot token, for those calls
 	log        *slog.Logger
 	apiURL     string
 	permalinks sync.Map // "channel/ts" → permalink
 	// noPermalinks: the endpoint answered chat.getPermalink with
 	// unknown_method; links are built instead of asked for.
 	noPermalinks atomic.Bool
+}
+
+// slackIdleConns is how many idle keep-alive connections to Slack the bot
+// keeps. Go's default of 2 per host makes every concurrent Web API call
+// beyond two dial (and TLS-handshake) a new connection, which under a burst
+// of commands costs more CPU than the calls and delays the socket's acks.
+const slackIdleConns = 64
+
+// slackTransport is the default transport with enough idle connections for
+// many sessions posting at once.
+func slackTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = slackIdleConns
+	t.MaxIdleConnsPerHost = slackIdleConns
+	return t
+}
+
+// newSlackAPI makes the Web API client: slack-go's, over a transport that
+// keeps enough connections alive for many sessions posting at once.
+func newSlackAPI(botToken, appToken, apiURL string, log *slog.Logger) *slackAPI {
+	hc := &http.Client{Transport: slackTransport()}
+	c := slack.New(botToken, slack.OptionAppLevelToken(appToken), slack.OptionAPIURL(apiURL), slack.OptionHTTPClient(hc))
+	return &slackAPI{c: c, http: hc, token: botToken, log: log, apiURL: apiURL}
 }
 
 // call runs f, waiting out rate limits, and logs a final failure.
@@ -108,14 +134,14 @@ func msgOptions(m render.Message) []slack.MsgOption {
 
 // post sends a message to a channel, in a thread when threadTS is set.
 func (s *slackAPI) post(ctx context.Context, log *slog.Logger, channel, threadTS string, m render.Message) (string, error) {
-	opts := msgOptions(m)
+	var opts []slack.MsgOption
 	if threadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(threadTS))
 	}
 	var ts string
 	err := s.call(ctx, log, "chat.postMessage", func(ctx context.Context) error {
 		var err error
-		_, ts, err = s.c.PostMessageContext(ctx, channel, opts...)
+		ts, err = s.chatSend(ctx, channel, m, false, opts...)
 		return err
 	})
 	return ts, err
@@ -127,9 +153,8 @@ func (s *slackAPI) update(ctx context.Context, log *slog.Logger, channel, ts str
 		return nil
 	}
 	// chat.update replaces blocks only when given; an empty list clears them.
-	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)}
 	return s.call(ctx, log, "chat.update", func(ctx context.Context) error {
-		_, _, _, err := s.c.UpdateMessageContext(ctx, channel, ts, opts...)
+		_, err := s.chatSend(ctx, channel, m, true, slack.MsgOptionUpdate(ts))
 		return err
 	})
 }

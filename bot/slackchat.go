@@ -1,0 +1,88 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/h9-app/h9/bot/render"
+)
+
+// chatResponse is what h9 reads from a chat.postMessage or chat.update
+// answer. Slack also echoes the whole message, blocks included; slack-go
+// decodes that echo into typed blocks, which cost more CPU than the rest of
+// the call and was the largest share of a burst of new sessions
+// (BENCHMARKS.md). Here the echo is only scanned past.
+type chatResponse struct {
+	OK               bool                   `json:"ok"`
+	Error            string                 `json:"error"`
+	TS               string                 `json:"ts"`
+	ResponseMetadata slack.ResponseMetadata `json:"response_metadata"`
+}
+
+// chatSend posts m to channel (chat.postMessage), or edits a message when
+// opts hold slack.MsgOptionUpdate. slack-go's options build the form, and
+// failures come back as slack-go's error types (SlackErrorResponse,
+// *RateLimitedError, StatusCodeError), so call's retries apply unchanged.
+// clearBlocks sends an empty block list when m has none (chat.update keeps
+// the old blocks otherwise).
+func (s *slackAPI) chatSend(ctx context.Context, channel string, m render.Message, clearBlocks bool, opts ...slack.MsgOption) (string, error) {
+	opts = append([]slack.MsgOption{slack.MsgOptionText(m.Text, false)}, opts...)
+	endpoint, form, err := slack.UnsafeApplyMsgOptions(s.token, channel, s.apiURL, opts...)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case len(m.Blocks) > 0:
+		blocks, err := json.Marshal(m.Blocks)
+		if err != nil {
+			return "", fmt.Errorf("encoding blocks: %w", err)
+		}
+		form.Set("blocks", string(blocks))
+	case clearBlocks:
+		form.Set("blocks", "[]")
+	}
+	resp, err := s.postForm(ctx, endpoint, form)
+	if err != nil {
+		return "", err
+	}
+	if !resp.OK {
+		return "", slack.SlackErrorResponse{Err: resp.Error, ResponseMetadata: resp.ResponseMetadata}
+	}
+	return resp.TS, nil
+}
+
+// postForm sends a form-encoded Web API call and decodes a chatResponse,
+// mapping HTTP failures as slack-go does.
+func (s *slackAPI) postForm(ctx context.Context, endpoint string, form url.Values) (chatResponse, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return chatResponse{}, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return chatResponse{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusTooManyRequests {
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+			return chatResponse{}, &slack.RateLimitedError{RetryAfter: time.Duration(secs) * time.Second}
+		}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return chatResponse{}, slack.StatusCodeError{Code: resp.StatusCode, Status: resp.Status}
+	}
+	var r chatResponse
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return chatResponse{}, fmt.Errorf("decoding Slack's answer: %w", err)
+	}
+	return r, nil
+}
