@@ -1,12 +1,17 @@
 package agent
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/planning"
 	openai "github.com/sashabaranov/go-openai"
+	bolt "go.etcd.io/bbolt"
 )
 
 func TestSessionSurvivesNewEngine(t *testing.T) {
@@ -61,5 +66,41 @@ func TestTodosSavedWhenRunFails(t *testing.T) {
 	}
 	if diff := cmp.Diff(threePending, todos); diff != "" {
 		t.Errorf("todos after failed run and restart (-want +got):\n%s", diff)
+	}
+}
+
+// A step commits behind the next model request; when that commit fails the
+// run stops before the next step's tools run, as a failed commit always
+// stopped it, and says the session could not be saved.
+func TestFailedCommitBehindStopsRun(t *testing.T) {
+	h := newHarness(t)
+	// A value where the message bucket belongs: every commit of messages fails.
+	err := h.db.Update(func(tx *bolt.Tx) error {
+		b, err := sessionRW(tx, "s")
+		if err != nil {
+			return err
+		}
+		return b.Put(bucketMsgs, []byte("not a bucket"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv.Enqueue(
+		fakemodel.ToolCall("read_file", `{"path":"missing.txt"}`),
+		fakemodel.ToolCall("write_file", `{"path":"after.txt","content":"x"}`),
+		fakemodel.Text("never asked"),
+	)
+	_, rec, err := h.run("s", "go", RunOptions{})
+	if !errors.Is(err, ErrStore) {
+		t.Fatalf("run err = %v, want ErrStore", err)
+	}
+	if n := h.srv.Calls(); n != 2 {
+		t.Errorf("model asked %d times, want 2 (the reply in flight is dropped)", n)
+	}
+	if _, err := os.Stat(filepath.Join(h.wsDir("s"), "after.txt")); !os.IsNotExist(err) {
+		t.Errorf("the next step's write ran after a failed commit (stat err %v)", err)
+	}
+	if last := rec.events[len(rec.events)-1]; last.Kind != EventError || !strings.Contains(last.Text, "could not read or save") {
+		t.Errorf("last event = %+v, want the store failure", last)
 	}
 }

@@ -39,6 +39,12 @@ type run struct {
 	todosPending bool
 	todosSnap    []planning.TodoItem
 	todosStored  bool
+
+	// The step commit running behind the next model request (stepcommit.go):
+	// once it succeeds, msgs[:inflightTo] are stored.
+	inflight   chan error
+	inflightTo int
+	commitErr  error
 }
 
 // start loads the session and opens its workspace. The returned run is
@@ -77,6 +83,7 @@ func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore
 // are written here. A snapshot still pending (only after a panic) is not
 // emitted: EventError stays the run's last event.
 func (r *run) finish() {
+	r.settle()
 	if !r.todosStored || r.todosPending {
 		if err := r.e.store.saveTodos(r.id, r.todos.Read()); err != nil {
 			r.e.log.Error("saving todos at run end", "session", r.id, "err", err)
@@ -101,6 +108,7 @@ func (r *run) append(msgs ...openai.ChatCompletionMessage) { r.msgs = append(r.m
 // final (the run's last commit) stores the todos in any case: that is the
 // run-end save, folded into the same commit.
 func (r *run) persist(final bool) error {
+	r.settle() // a failed commit behind leaves its messages for this one
 	withTodos := r.todosPending || final
 	if r.saved == len(r.msgs) && !r.todosPending {
 		return nil
