@@ -121,21 +121,21 @@ func BenchmarkPersistStep(b *testing.B) {
 }
 
 func benchPersist(b *testing.B, st store, prefill int) {
-	step := []openai.ChatCompletionMessage{
+	one := []openai.ChatCompletionMessage{
 		{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "bash", Arguments: `{"command":"go test ./..."}`}}}},
 		{Role: "tool", ToolCallID: "call_1", Content: "ok  \tgithub.com/example/pkg\t0.012s\n[exit code 0]"},
 	}
 	var history []openai.ChatCompletionMessage
 	for len(history) < prefill {
-		history = append(history, step...)
+		history = append(history, one...)
 	}
-	if err := st.appendStep("s", 0, history, sessionUsage{}, nil); err != nil {
+	if err := st.appendStep("s", step{msgs: history}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	measure(b, b.N, func() {
 		for i := range b.N {
-			if err := st.appendStep("s", len(history)+i*len(step), step, sessionUsage{LastPrompt: i}, nil); err != nil {
+			if err := st.appendStep("s", step{first: len(history) + i*len(one), msgs: one, usage: sessionUsage{LastPrompt: i}}); err != nil {
 				b.Fatal(err)
 			}
 		}

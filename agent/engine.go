@@ -112,17 +112,6 @@ func (e *Engine) SetPlanMode(sessionID string, m planning.PlanMode) error {
 	return e.store.setMode(sessionID, m)
 }
 
-// Prepare creates the session's workspace ahead of its first Run, so a
-// caller can overlap that (a mkdir, or a template copy) with its own waits.
-// Run opens the workspace in any case; Prepare is only a head start.
-func (e *Engine) Prepare(sessionID string) error {
-	ws, err := e.cfg.Workspaces.Open(sessionID)
-	if err != nil {
-		return fmt.Errorf("%w: session %s: %v", ErrWorkspace, sessionID, err)
-	}
-	return ws.Close()
-}
-
 // Todos returns the session's todo list: the live one while a Run is in
 // progress, else the stored one.
 func (e *Engine) Todos(sessionID string) ([]planning.TodoItem, error) {

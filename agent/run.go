@@ -15,6 +15,16 @@ type RunOptions struct {
 	Events func(Event)
 	// Approve is used only in auto-edit mode; nil there approves everything.
 	Approve Approver
+	// Mode, when set, is the mode the run uses instead of the stored one;
+	// it becomes the session's stored mode with the run's first commit.
+	// A caller that keeps its own record of the mode passes it on every
+	// run and need not wait for SetPlanMode first.
+	Mode *planning.PlanMode
+	// Gate, when set, is called once before the run's first tool call; an
+	// error stops the run there. A caller passes the wait for its own
+	// record of the run to be stored, so that the run changes nothing
+	// before that record is durable, without holding the model request.
+	Gate func() error
 }
 
 // Result is the outcome of a run.
@@ -76,6 +86,9 @@ func (r *run) loop(ctx context.Context, prompt string) (string, error) {
 			r.emit(Event{Kind: EventText, Text: reply.Content})
 		}
 		r.append(r.runTools(ctx, reply.ToolCalls)...)
+		if r.gateErr != nil {
+			return "", r.persistAnd(r.gateErr)
+		}
 		if err := r.persistStep(); err != nil {
 			return "", err
 		}

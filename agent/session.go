@@ -40,11 +40,20 @@ type run struct {
 	todosSnap    []planning.TodoItem
 	todosStored  bool
 
+	gated   bool  // RunOptions.Gate was called
+	gateErr error // and failed: no tool runs
+
+	// modeUnsaved: the run's mode came from RunOptions.Mode and is stored
+	// with its first commit.
+	modeUnsaved bool
+
 	// The step commit running behind the next model request (stepcommit.go):
-	// once it succeeds, msgs[:inflightTo] are stored.
-	inflight   chan error
-	inflightTo int
-	commitErr  error
+	// once it succeeds, msgs[:inflightTo] are stored (and the mode, with
+	// inflightMode).
+	inflight     chan error
+	inflightTo   int
+	inflightMode bool
+	commitErr    error
 }
 
 // start loads the session and opens its workspace. The returned run is
@@ -56,6 +65,12 @@ func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore
 		return r, err
 	}
 	r.mode, r.usage = st.Mode, st.Usage
+	if m := opts.Mode; m != nil && *m != st.Mode {
+		if !m.Valid() {
+			return r, fmt.Errorf("%w: %d", ErrInvalidMode, int(*m))
+		}
+		r.mode, r.modeUnsaved = *m, true
+	}
 	if r.ws, err = e.cfg.Workspaces.Open(id); err != nil {
 		return r, fmt.Errorf("%w: session %s: %v", ErrWorkspace, id, err)
 	}
@@ -84,6 +99,11 @@ func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore
 // emitted: EventError stays the run's last event.
 func (r *run) finish() {
 	r.settle()
+	if r.modeUnsaved { // the run made no commit
+		if err := r.e.store.setMode(r.id, r.mode); err != nil {
+			r.e.log.Error("saving mode at run end", "session", r.id, "err", err)
+		}
+	}
 	if !r.todosStored || r.todosPending {
 		if err := r.e.store.saveTodos(r.id, r.todos.Read()); err != nil {
 			r.e.log.Error("saving todos at run end", "session", r.id, "err", err)
@@ -110,23 +130,35 @@ func (r *run) append(msgs ...openai.ChatCompletionMessage) { r.msgs = append(r.m
 func (r *run) persist(final bool) error {
 	r.settle() // a failed commit behind leaves its messages for this one
 	withTodos := r.todosPending || final
-	if r.saved == len(r.msgs) && !r.todosPending {
+	if r.saved == len(r.msgs) && !r.todosPending && !r.modeUnsaved {
 		return nil
 	}
-	var todos *[]planning.TodoItem
+	st := r.nextStep()
 	if withTodos {
 		items := r.todos.Read() // the live list: it keeps a concurrent CancelOpenTodos
-		todos = &items
+		st.todos = &items
 	}
-	err := r.e.store.appendStep(r.id, r.saved-1, r.msgs[r.saved:], r.usage, todos)
+	err := r.e.store.appendStep(r.id, st)
 	if err == nil {
 		r.saved = len(r.msgs)
+		r.modeUnsaved = false
 		if withTodos {
 			r.todosPending, r.todosStored = false, true
 		}
 	}
 	r.emitTodos()
 	return err
+}
+
+// nextStep is the commit of the messages not yet stored, with the usage
+// and the run's mode when that is not stored yet.
+func (r *run) nextStep() step {
+	st := step{first: r.saved - 1, msgs: r.msgs[r.saved:], usage: r.usage}
+	if r.modeUnsaved {
+		m := r.mode
+		st.mode = &m
+	}
+	return st
 }
 
 // flushTodos stores a pending todo list on its own commit and emits it:

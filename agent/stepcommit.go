@@ -19,10 +19,10 @@ func (r *run) persistStep() error {
 	if r.saved == len(r.msgs) {
 		return nil
 	}
-	first, msgs, usage := r.saved-1, r.msgs[r.saved:], r.usage // msgs[saved:] are only appended to
+	st := r.nextStep() // its msgs[saved:] are only ever appended to
 	done := make(chan error, 1)
-	go func() { done <- r.e.store.appendStep(r.id, first, msgs, usage, nil) }()
-	r.inflight, r.inflightTo = done, len(r.msgs)
+	go func() { done <- r.e.store.appendStep(r.id, st) }()
+	r.inflight, r.inflightTo, r.inflightMode = done, len(r.msgs), st.mode != nil
 	return nil
 }
 
@@ -37,6 +37,9 @@ func (r *run) settle() {
 		r.commitErr = err
 	} else {
 		r.saved = r.inflightTo
+		if r.inflightMode {
+			r.modeUnsaved = false
+		}
 	}
 	r.inflight = nil
 }

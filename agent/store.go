@@ -106,7 +106,7 @@ func (s store) mode(id string) (m planning.PlanMode, err error) {
 
 func (s store) setMode(id string, m planning.PlanMode) error {
 	return s.update(id, "saving mode", func(b *bolt.Bucket) error {
-		return b.Put(keyMode, []byte(strconv.Itoa(int(m))))
+		return b.Put(keyMode, encodeMode(m))
 	})
 }
 
@@ -131,17 +131,25 @@ func (s store) saveTodos(id string, items []planning.TodoItem) error {
 	return s.update(id, "saving todos", func(b *bolt.Bucket) error { return b.Put(keyTodos, data) })
 }
 
-// appendStep stores msgs at indexes first, first+1, … and the usage, and
-// the todo list when todos is non-nil, in one transaction: one commit per
-// step however many tool results it had, todo_write included.
-func (s store) appendStep(id string, first int, msgs []openai.ChatCompletionMessage, u sessionUsage, todos *[]planning.TodoItem) error {
-	encoded, usage, err := encodeStep(msgs, u)
+// step is what one commit of a run stores: one commit per step however
+// many tool results it had, todo_write included.
+type step struct {
+	first int // the conversation index of msgs[0]
+	msgs  []openai.ChatCompletionMessage
+	usage sessionUsage
+	todos *[]planning.TodoItem // nil: unchanged
+	mode  *planning.PlanMode   // nil: unchanged
+}
+
+// appendStep stores a step in one transaction.
+func (s store) appendStep(id string, st step) error {
+	encoded, usage, err := encodeStep(st.msgs, st.usage)
 	if err != nil {
 		return err
 	}
 	var todoData []byte
-	if todos != nil {
-		if todoData, err = json.Marshal(*todos); err != nil {
+	if st.todos != nil {
+		if todoData, err = json.Marshal(*st.todos); err != nil {
 			return fmt.Errorf("%w: encoding todos: %v", ErrStore, err)
 		}
 	}
@@ -151,10 +159,15 @@ func (s store) appendStep(id string, first int, msgs []openai.ChatCompletionMess
 				return err
 			}
 		}
+		if st.mode != nil {
+			if err := b.Put(keyMode, encodeMode(*st.mode)); err != nil {
+				return err
+			}
+		}
 		if len(encoded) == 0 {
 			return nil
 		}
-		return putMessages(b, first, encoded, usage)
+		return putMessages(b, st.first, encoded, usage)
 	})
 }
 
@@ -224,6 +237,8 @@ func encodeStep(msgs []openai.ChatCompletionMessage, u sessionUsage) ([][]byte, 
 }
 
 func msgKey(i int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i)) }
+
+func encodeMode(m planning.PlanMode) []byte { return []byte(strconv.Itoa(int(m))) }
 
 func decodeMode(v []byte) (planning.PlanMode, error) {
 	if v == nil {

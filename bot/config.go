@@ -17,15 +17,8 @@ import (
 // is used, so the bot depends on behaviour and not on the engine type.
 type Agent interface {
 	Run(ctx context.Context, sessionID, prompt string, opts agent.RunOptions) (agent.Result, error)
-	SetPlanMode(sessionID string, m planning.PlanMode) error
 	Todos(sessionID string) ([]planning.TodoItem, error)
 	CancelOpenTodos(sessionID string) ([]planning.TodoItem, error)
-}
-
-// preparer is an Agent that can create a session's workspace ahead of its
-// first run (*agent.Engine can); optional, so a minimal Agent still works.
-type preparer interface {
-	Prepare(sessionID string) error
 }
 
 // Config is everything the bot needs; New checks it once.

@@ -20,11 +20,12 @@ type runHandle struct {
 	seq       int
 	cancel    context.CancelFunc
 	mode      planning.PlanMode
-	stoppedBy string // the user who pressed Stop
+	stoppedBy string       // the user who pressed Stop
+	gate      func() error // see agent.RunOptions.Gate
 }
 
-// create starts a new session in a thread: record, agent mode, then the
-// first run, while the checklist is posted in its first state.
+// create starts a new session in a thread: the record, then the first
+// run, while the checklist is posted in its first state.
 func (a *actor) create(team, channel, thread, owner, task string, mode planning.PlanMode) {
 	now := time.Now()
 	a.rec = &Session{
@@ -33,35 +34,24 @@ func (a *actor) create(team, channel, thread, owner, task string, mode planning.
 	}
 	a.markRunning(task)
 	a.log.Info("session created", "owner", owner, "mode", mode.String())
-	// The record's and the mode's commits overlap each other (the group
-	// commit often makes them one transaction) and the checklist's post:
-	// all are waits, and under a burst of new sessions each costs
-	// milliseconds. A crash between the two commits is safe either way:
-	// recovery sets the mode from the record, and a mode with no record is
-	// never read.
+	// The first model request does not wait for the record's commit (under
+	// a burst of new sessions commits queue for milliseconds); the run's
+	// gate does, before its first tool call changes anything. The run
+	// takes its mode from the record, so there is no mode to commit first.
 	saveRecord := a.b.store.writer(a.rec)
-	recErr, modeErr := make(chan error, 1), make(chan error, 1)
-	go func() { recErr <- saveRecord() }()
-	go func() { modeErr <- a.b.cfg.Agent.SetPlanMode(a.id, mode) }()
+	saved := make(chan error, 1)
+	go func() {
+		err := saveRecord()
+		if err != nil {
+			a.log.Error("saving session", "err", err)
+		}
+		saved <- err
+	}()
 	// The checklist is posted by its own flush, so the first run does not
 	// wait for Slack; its ts reaches the record through msgChecklistPosted.
 	a.check = a.newChecklist("", a.view(nil))
 	a.check.postNow()
-	// The workspace's creation overlaps the commits too; a failure here is
-	// the run's to report, when it opens the workspace itself.
-	if p, ok := a.b.cfg.Agent.(preparer); ok {
-		if err := p.Prepare(a.id); err != nil {
-			a.log.Warn("preparing the workspace", "err", err)
-		}
-	}
-	if err := <-recErr; err != nil {
-		a.log.Error("saving session", "err", err) // as save: the next save retries
-	}
-	if err := <-modeErr; err != nil {
-		a.fail("setting the session's mode", err.Error())
-		return
-	}
-	a.launch(task)
+	a.launch(task, func() error { return <-saved })
 }
 
 // runState is the state shown while a run of that mode is in flight.
@@ -80,7 +70,7 @@ func (a *actor) dispatch(prompt string) {
 	}
 	a.markRunning(prompt)
 	a.save()
-	a.launch(prompt)
+	a.launch(prompt, nil)
 }
 
 // markRunning records that a run of prompt is in flight (saved by the caller).
@@ -89,11 +79,12 @@ func (a *actor) markRunning(prompt string) {
 	rec.LastPrompt, rec.Running, rec.State = prompt, true, runState(rec.Mode)
 }
 
-// launch starts the run marked in the record.
-func (a *actor) launch(prompt string) {
+// launch starts the run marked in the record; gate (optional) must pass
+// before the run's first tool call.
+func (a *actor) launch(prompt string, gate func() error) {
 	ctx, cancel := context.WithCancel(a.b.runCtx)
 	a.seq++
-	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: a.rec.Mode}
+	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: a.rec.Mode, gate: gate}
 	a.refresh()
 	go a.execute(ctx, a.run, prompt)
 }
@@ -111,7 +102,8 @@ func (a *actor) execute(ctx context.Context, h *runHandle, prompt string) {
 			return
 		}
 	}
-	opts := agent.RunOptions{Events: func(ev agent.Event) {
+	// The record's mode is the run's: the agent stores it with the run.
+	opts := agent.RunOptions{Mode: &h.mode, Gate: h.gate, Events: func(ev agent.Event) {
 		if ev.Kind == agent.EventError {
 			done.errText = ev.Text
 		}

@@ -45,12 +45,6 @@ func (a *actor) onRecover() {
 		return
 	}
 	rec.Running = false
-	// The record decides the mode: a new session's mode may not have been
-	// committed when h9 stopped (create commits the two concurrently).
-	if err := a.b.cfg.Agent.SetPlanMode(a.id, rec.Mode); err != nil {
-		a.fail("restoring the session's mode", err.Error())
-		return
-	}
 	a.log.Info("resuming after a restart", "auto_run", rec.AutoRun)
 	a.say(text(restartNotice))
 	prompt := agent.ContinuePrompt

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/h9-app/h9/agent"
@@ -62,11 +61,7 @@ func (a *actor) onReview(m msgAction) {
 
 // approvePlan leaves plan mode and starts auto-run with the exec prompt.
 func (a *actor) approvePlan(mode planning.PlanMode) {
-	if err := a.b.cfg.Agent.SetPlanMode(a.id, mode); err != nil {
-		a.fail(fmt.Sprintf("switching to %s mode", render.ModeLabel(mode)), err.Error())
-		return
-	}
-	a.rec.Mode = mode
+	a.rec.Mode = mode // the run takes it from the record
 	a.resetAutoRun()
 	a.dispatch(agent.ExecPrompt)
 }
