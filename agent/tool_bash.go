@@ -39,7 +39,11 @@ var bashTool = tool{
 			return fail(err)
 		}
 		opts := workspace.BashOptions{Timeout: time.Duration(max(p.Timeout, 0)) * time.Second, ReadOnly: env.readOnly}
-		res, err := env.ws.Bash(ctx, p.Command, opts)
+		ws, err := env.workspace()
+		if err != nil {
+			return fail(err)
+		}
+		res, err := ws.Bash(ctx, p.Command, opts)
 		if err != nil {
 			return fail(err)
 		}

@@ -39,7 +39,11 @@ var editFileTool = tool{
 		if err := parseArgs(args, &p, "path", "old_string", "new_string"); err != nil {
 			return fail(err)
 		}
-		out, err := env.ws.EditFile(p.Path, p.OldString, p.NewString, p.ReplaceAll)
+		ws, err := env.workspace()
+		if err != nil {
+			return fail(err)
+		}
+		out, err := ws.EditFile(p.Path, p.OldString, p.NewString, p.ReplaceAll)
 		if err != nil {
 			return fail(err)
 		}
@@ -50,6 +54,10 @@ var editFileTool = tool{
 		if err := parseArgs(args, &p, "path", "old_string", "new_string"); err != nil {
 			return "", err
 		}
-		return env.ws.PreviewEdit(p.Path, p.OldString, p.NewString, p.ReplaceAll)
+		ws, err := env.workspace()
+		if err != nil {
+			return "", err
+		}
+		return ws.PreviewEdit(p.Path, p.OldString, p.NewString, p.ReplaceAll)
 	},
 }

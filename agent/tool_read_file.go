@@ -36,7 +36,11 @@ var readFileTool = tool{
 		if err := parseArgs(args, &p, "path"); err != nil {
 			return fail(err)
 		}
-		out, err := env.ws.ReadFile(p.Path, p.Offset, p.Limit)
+		ws, err := env.workspace()
+		if err != nil {
+			return fail(err)
+		}
+		out, err := ws.ReadFile(p.Path, p.Offset, p.Limit)
 		if err != nil {
 			return fail(err)
 		}

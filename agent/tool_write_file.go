@@ -35,7 +35,11 @@ var writeFileTool = tool{
 		if err := parseArgs(args, &p, "path", "content"); err != nil {
 			return fail(err)
 		}
-		out, err := env.ws.WriteFile(p.Path, p.Content)
+		ws, err := env.workspace()
+		if err != nil {
+			return fail(err)
+		}
+		out, err := ws.WriteFile(p.Path, p.Content)
 		if err != nil {
 			return fail(err)
 		}
@@ -46,6 +50,10 @@ var writeFileTool = tool{
 		if err := parseArgs(args, &p, "path", "content"); err != nil {
 			return "", err
 		}
-		return env.ws.PreviewWrite(p.Path, p.Content)
+		ws, err := env.workspace()
+		if err != nil {
+			return "", err
+		}
+		return ws.PreviewWrite(p.Path, p.Content)
 	},
 }

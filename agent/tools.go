@@ -32,10 +32,31 @@ type tool struct {
 // toolEnv is what a tool may touch during one run.
 type toolEnv struct {
 	sessionID string
-	ws        *workspace.Workspace
-	readOnly  bool                // plan mode: bash runs read-only
-	todos     *planning.TodoStore // saved by the run, with the step's commit
+	wsm       *workspace.Manager
+	ws        *workspace.Workspace // nil until a tool needs it (workspace)
+	readOnly  bool                 // plan mode: bash runs read-only
+	todos     *planning.TodoStore  // saved by the run, with the step's commit
 	skills    []skill
+}
+
+// workspace opens the session's workspace on first use, creating it.
+func (env *toolEnv) workspace() (*workspace.Workspace, error) {
+	if env.ws == nil {
+		ws, err := env.wsm.Open(env.sessionID)
+		if err != nil {
+			return nil, fmt.Errorf("opening the workspace: %w", err)
+		}
+		env.ws = ws
+	}
+	return env.ws, nil
+}
+
+// close releases the workspace if a tool opened it.
+func (env *toolEnv) close() error {
+	if env.ws == nil {
+		return nil
+	}
+	return env.ws.Close()
 }
 
 // toolResult is what goes back to the model (and, shortened, to events).

@@ -72,6 +72,19 @@ func (m *Manager) Level() Level { return m.sandbox.level }
 // Warning is non-empty when "auto" fell back to no sandbox; it says why.
 func (m *Manager) Warning() string { return m.warning }
 
+// Path is the directory of the session's workspace, whether or not it
+// exists yet.
+func (m *Manager) Path(sessionID string) (string, error) {
+	name, err := dirName(sessionID)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(m.root, name), nil
+}
+
+// Templated reports whether new workspaces start as a copy of a template.
+func (m *Manager) Templated() bool { return m.template != "" }
+
 // Open creates (copying the template) or reopens the session's workspace.
 func (m *Manager) Open(sessionID string) (*Workspace, error) {
 	name, err := dirName(sessionID)

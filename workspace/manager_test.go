@@ -168,3 +168,27 @@ func TestHeadTail(t *testing.T) {
 		})
 	}
 }
+
+// Path names the directory Open uses, without creating it.
+func TestManagerPath(t *testing.T) {
+	m, err := NewManager(Config{Root: t.TempDir(), Sandbox: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.Path("../evil/session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(p); !os.IsNotExist(err) {
+		t.Errorf("Path created %s (lstat err %v)", p, err)
+	}
+	if w := openWS(t, m, "../evil/session"); w.Dir() != p {
+		t.Errorf("Open made %s, Path said %s", w.Dir(), p)
+	}
+	if m.Templated() {
+		t.Error("Templated without a template")
+	}
+	if _, err := m.Path(""); err == nil {
+		t.Error("Path of an empty session id gave no error")
+	}
+}
