@@ -9,6 +9,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/h9-app/h9/agent/groupcommit"
 )
 
 const (
@@ -160,7 +162,9 @@ func (d *dedup) flushLoop() {
 	}
 }
 
-// flush writes the pending keys in one transaction and bounds the bucket.
+// flush writes the pending keys and bounds the bucket. The write shares
+// the sessions' group commit: under a burst of events a commit of its own
+// per batch queued behind (and held up) theirs on bbolt's single writer.
 // A failure is logged and the keys stay in memory: dedup within this
 // process still works.
 func (d *dedup) flush() {
@@ -171,38 +175,43 @@ func (d *dedup) flush() {
 	if len(batch) == 0 {
 		return
 	}
-	err := d.db.Update(func(tx *bolt.Tx) error {
+	var onDisk int
+	err := groupcommit.Update(d.db, func(tx *bolt.Tx) error {
+		onDisk = d.onDisk + len(batch) // set anew if the transaction is retried
 		bk := tx.Bucket(bucketDedup)
 		for _, k := range batch {
 			if err := bk.Put(k, nil); err != nil {
 				return err
 			}
 		}
-		d.onDisk += len(batch)
-		if d.onDisk > dedupSize+dedupPruneSlack {
-			return d.prune(bk)
+		if onDisk > dedupSize+dedupPruneSlack {
+			n, err := d.prune(bk, onDisk)
+			onDisk -= n
+			return err
 		}
 		return nil
 	})
 	if err != nil {
 		d.log.Error("persisting seen events", "err", err, "keys", len(batch))
+		return
 	}
+	d.onDisk = onDisk // the flusher's own count: only it writes the bucket
 }
 
-// prune deletes the oldest keys (and any expired) down to dedupSize.
-func (d *dedup) prune(bk *bolt.Bucket) error {
+// prune deletes the oldest keys (and any expired) of the onDisk in the
+// bucket down to dedupSize, and returns how many it deleted.
+func (d *dedup) prune(bk *bolt.Bucket, onDisk int) (int, error) {
 	cutoff := make([]byte, 8)
 	binary.BigEndian.PutUint64(cutoff, uint64(d.now().Add(-dedupTTL).UnixNano()))
 	var old [][]byte
 	c := bk.Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		if d.onDisk-len(old) <= dedupSize && bytes.Compare(k, cutoff) >= 0 {
+		if onDisk-len(old) <= dedupSize && bytes.Compare(k, cutoff) >= 0 {
 			break
 		}
 		old = append(old, bytes.Clone(k))
 	}
-	d.onDisk -= len(old)
-	return deleteKeys(bk, old)
+	return len(old), deleteKeys(bk, old)
 }
 
 func deleteKeys(bk *bolt.Bucket, keys [][]byte) error {

@@ -6,11 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/render"
 )
 
@@ -135,5 +137,32 @@ func TestRedeliveryAfterRestartRunsOnce(t *testing.T) {
 	}
 	if n := len(e.botMessages(thread, render.ActionApproveAuto)); n != 2 {
 		t.Errorf("%d reviews, want 2", n)
+	}
+}
+
+// The echoes of the bot's own posts need no dedup: only the command's
+// envelope is remembered, not the root, checklist and outcome posts that
+// come back as message events.
+func TestOwnEchoesAreNotRemembered(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(fakemodel.Text("All done."))
+	thread := e.startSession("run", "echo check")
+	e.waitMessage(thread, "All done.", 1)
+	e.waitFor("the echoes of the root, checklist and outcome posts", func() bool {
+		return len(e.slack.Calls("chat.postMessage")) >= 3
+	})
+	e.stop() // flushes the dedup keys
+	var keys []string
+	err := e.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDedup).ForEach(func(k, _ []byte) error {
+			keys = append(keys, string(k[8:]))
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 1 || !strings.HasPrefix(keys[0], "env:") {
+		t.Errorf("remembered %q, want only the slash command's envelope", keys)
 	}
 }

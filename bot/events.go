@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
 )
 
 // inbound is a user message from the Events API, either event type.
@@ -15,18 +16,19 @@ type inbound struct {
 
 // onEventsAPI routes app_mention and message events. Runs on the socket
 // loop: only parsing, dedup and an inbox append, or a goroutine.
-func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent) {
-	if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok {
-		if cb.EventID != "" && !b.seen.first("ev:"+cb.EventID) {
-			return
-		}
+func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent, req *socketmode.Request) {
+	cb, _ := ev.Data.(*slackevents.EventsAPICallbackEvent)
+	if cb != nil {
 		b.learnBotUser(cb)
+	}
+	if ignored(ev.InnerEvent.Data) {
+		return // nothing to do, so nothing to remember for dedup
+	}
+	if !b.firstEnvelope(req) || (cb != nil && cb.EventID != "" && !b.seen.first("ev:"+cb.EventID)) {
+		return
 	}
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.AppMentionEvent:
-		if e.BotID != "" || e.Edited != nil {
-			return
-		}
 		b.onMessage(inbound{team: b.sessionTeam(), user: e.User, text: e.Text, channel: e.Channel,
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true})
 	case *slackevents.AppHomeOpenedEvent:
@@ -34,13 +36,22 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent) {
 			go b.publishHome(e.User)
 		}
 	case *slackevents.MessageEvent:
-		// Subtypes are edits, deletions, joins, bot posts…: none is a request.
-		if e.SubType != "" || e.BotID != "" {
-			return
-		}
 		b.onMessage(inbound{team: b.sessionTeam(), user: e.User, text: e.Text, channel: e.Channel,
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: b.mentionsMe(e.Text)})
 	}
+}
+
+// ignored reports events that never lead to work: the echoes of the bot's
+// own posts (every one of them comes back as a message event), message
+// subtypes (edits, deletions, joins…) and edited mentions.
+func ignored(data any) bool {
+	switch e := data.(type) {
+	case *slackevents.AppMentionEvent:
+		return e.BotID != "" || e.Edited != nil
+	case *slackevents.MessageEvent:
+		return e.SubType != "" || e.BotID != ""
+	}
+	return false
 }
 
 // onMessage handles one user message, once per (channel, ts): Slack sends a

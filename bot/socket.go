@@ -40,9 +40,8 @@ func (b *Bot) onSocketEvent(evt socketmode.Event) {
 		}
 	case socketmode.EventTypeEventsAPI:
 		b.ack(evt.Request, nil)
-		ev, ok := evt.Data.(slackevents.EventsAPIEvent)
-		if ok && b.firstEnvelope(evt.Request) {
-			b.onEventsAPI(ev)
+		if ev, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
+			b.onEventsAPI(ev, evt.Request)
 		}
 	case socketmode.EventTypeInteractive:
 		b.ack(evt.Request, nil)
