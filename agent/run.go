@@ -20,10 +20,11 @@ type RunOptions struct {
 	// A caller that keeps its own record of the mode passes it on every
 	// run and need not wait for SetPlanMode first.
 	Mode *planning.PlanMode
-	// Gate, when set, is called once before the run's first tool call; an
-	// error stops the run there. A caller passes the wait for its own
-	// record of the run to be stored, so that the run changes nothing
-	// before that record is durable, without holding the model request.
+	// Gate, when set, is called once, after the run has loaded the session
+	// and built its prompt and before its first model request; an error
+	// stops the run there. A caller passes the wait for its own record of
+	// the run to be stored: once the model has the request, a crash must
+	// find the session to resume, and the commit overlaps the run's start.
 	Gate func() error
 }
 
@@ -66,6 +67,11 @@ func (e *Engine) Run(ctx context.Context, sessionID, prompt string, opts RunOpti
 func (r *run) loop(ctx context.Context, prompt string) (string, error) {
 	r.emit(Event{Kind: EventRunStarted, Mode: r.mode})
 	r.append(userMessage(planPrompt(r.mode, prompt)))
+	if gate := r.opts.Gate; gate != nil {
+		if err := gate(); err != nil {
+			return "", err // nothing happened yet, so nothing to store
+		}
+	}
 	for range r.e.cfg.MaxSteps {
 		if ctx.Err() != nil {
 			return "", r.persistAnd(fmt.Errorf("%w: %v", ErrCancelled, context.Cause(ctx)))
@@ -86,9 +92,6 @@ func (r *run) loop(ctx context.Context, prompt string) (string, error) {
 			r.emit(Event{Kind: EventText, Text: reply.Content})
 		}
 		r.append(r.runTools(ctx, reply.ToolCalls)...)
-		if r.gateErr != nil {
-			return "", r.persistAnd(r.gateErr)
-		}
 		if err := r.persistStep(); err != nil {
 			return "", err
 		}

@@ -39,9 +39,6 @@ type run struct {
 	todosSnap    []planning.TodoItem
 	todosStored  bool
 
-	gated   bool  // RunOptions.Gate was called
-	gateErr error // and failed: no tool runs
-
 	// modeUnsaved: the run's mode came from RunOptions.Mode and is stored
 	// with its first commit.
 	modeUnsaved bool

@@ -53,11 +53,7 @@ func (r *run) runTools(ctx context.Context, calls []openai.ToolCall) []openai.Ch
 	out := make([]openai.ChatCompletionMessage, 0, len(calls))
 	for _, c := range calls {
 		res := fail(errNotRun)
-		switch {
-		case ctx.Err() != nil:
-		case !r.passGate():
-			res = fail(fmt.Errorf("not run: %w", r.gateErr))
-		default:
+		if ctx.Err() == nil {
 			r.flushTodos() // an earlier todo_write of this step shows before this call runs
 			res = r.runTool(ctx, c)
 		}
@@ -67,16 +63,6 @@ func (r *run) runTools(ctx context.Context, calls []openai.ToolCall) []openai.Ch
 }
 
 var errNotRun = errors.New("not run: the run was cancelled")
-
-// passGate calls RunOptions.Gate before the run's first tool call; false
-// once it failed (gateErr).
-func (r *run) passGate() bool {
-	if r.opts.Gate != nil && !r.gated {
-		r.gated = true
-		r.gateErr = r.opts.Gate()
-	}
-	return r.gateErr == nil
-}
 
 func (r *run) runTool(ctx context.Context, c openai.ToolCall) toolResult {
 	name, args := c.Function.Name, c.Function.Arguments

@@ -34,10 +34,10 @@ func (a *actor) create(team, channel, thread, owner, task string, mode planning.
 	}
 	a.markRunning(task)
 	a.log.Info("session created", "owner", owner, "mode", mode.String())
-	// The first model request does not wait for the record's commit (under
-	// a burst of new sessions commits queue for milliseconds); the run's
-	// gate does, before its first tool call changes anything. The run
-	// takes its mode from the record, so there is no mode to commit first.
+	// The record's commit overlaps the run's start (loading the session,
+	// building the prompt); the run's gate waits for it before the first
+	// model request, so a crash after that always finds the session to
+	// resume. The run takes its mode from the record: no mode to commit.
 	saveRecord := a.b.store.writer(a.rec)
 	saved := make(chan error, 1)
 	go func() {
@@ -80,7 +80,7 @@ func (a *actor) markRunning(prompt string) {
 }
 
 // launch starts the run marked in the record; gate (optional) must pass
-// before the run's first tool call.
+// before the run's first model request.
 func (a *actor) launch(prompt string, gate func() error) {
 	ctx, cancel := context.WithCancel(a.b.runCtx)
 	a.seq++
