@@ -78,9 +78,6 @@ func (r *run) loop(ctx context.Context, prompt string) (string, error) {
 		}
 		r.maybeCompact(ctx)
 		reply, err := r.ask(ctx)
-		if r.settle(); r.commitErr != nil {
-			return "", r.commitErr // the previous step's commit failed
-		}
 		if err != nil {
 			return "", r.persistAnd(err)
 		}
@@ -92,7 +89,7 @@ func (r *run) loop(ctx context.Context, prompt string) (string, error) {
 			r.emit(Event{Kind: EventText, Text: reply.Content})
 		}
 		r.append(r.runTools(ctx, reply.ToolCalls)...)
-		if err := r.persistStep(); err != nil {
+		if err := r.persist(false); err != nil {
 			return "", err
 		}
 	}

@@ -42,14 +42,6 @@ type run struct {
 	// modeUnsaved: the run's mode came from RunOptions.Mode and is stored
 	// with its first commit.
 	modeUnsaved bool
-
-	// The step commit running behind the next model request (stepcommit.go):
-	// once it succeeds, msgs[:inflightTo] are stored (and the mode, with
-	// inflightMode).
-	inflight     chan error
-	inflightTo   int
-	inflightMode bool
-	commitErr    error
 }
 
 // start loads the session and opens its workspace. The returned run is
@@ -108,7 +100,6 @@ func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore
 // are written here. A snapshot still pending (only after a panic) is not
 // emitted: EventError stays the run's last event.
 func (r *run) finish() {
-	r.settle()
 	if r.modeUnsaved { // the run made no commit
 		if err := r.e.store.setMode(r.id, r.mode); err != nil {
 			r.e.log.Error("saving mode at run end", "session", r.id, "err", err)
@@ -138,7 +129,6 @@ func (r *run) append(msgs ...openai.ChatCompletionMessage) { r.msgs = append(r.m
 // final (the run's last commit) stores the todos in any case: that is the
 // run-end save, folded into the same commit.
 func (r *run) persist(final bool) error {
-	r.settle() // a failed commit behind leaves its messages for this one
 	withTodos := r.todosPending || final
 	if r.saved == len(r.msgs) && !r.todosPending && !r.modeUnsaved {
 		return nil

@@ -86,9 +86,6 @@ func (r *run) maybeCompact(ctx context.Context) {
 	if r.compactFailed || !r.e.compactor.due(r.usage.LastPrompt) {
 		return
 	}
-	if r.settle(); r.commitErr != nil {
-		return // the loop stops on it after this step's request
-	}
 	c := r.e.compactor
 	c.user = r.id
 	compacted, used, err := c.compact(ctx, r.msgs[1:], r.todos)
