@@ -44,8 +44,8 @@ type run struct {
 	modeUnsaved bool
 }
 
-// start loads the session and opens its workspace. The returned run is
-// usable for end() even on error.
+// start loads the session and opens its workspace if there is one to read
+// (see below). The returned run is usable for end() even on error.
 func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore, opts RunOptions) (*run, error) {
 	r := &run{e: e, id: id, opts: opts, todos: todos}
 	st, err := e.store.load(id)
