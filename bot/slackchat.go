@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,7 @@ type chatResponse struct {
 	OK               bool                   `json:"ok"`
 	Error            string                 `json:"error"`
 	TS               string                 `json:"ts"`
+	MessageTS        string                 `json:"message_ts"` // slack-go's fallback for ts
 	ResponseMetadata slack.ResponseMetadata `json:"response_metadata"`
 }
 
@@ -53,10 +55,11 @@ func (s *slackAPI) chatSend(ctx context.Context, channel string, m render.Messag
 	if err != nil {
 		return "", err
 	}
-	if !resp.OK {
+	// As slack-go's SlackResponse.Err: ok:false is an error only with a code.
+	if !resp.OK && strings.TrimSpace(resp.Error) != "" {
 		return "", slack.SlackErrorResponse{Err: resp.Error, ResponseMetadata: resp.ResponseMetadata}
 	}
-	return resp.TS, nil
+	return cmp.Or(resp.TS, resp.MessageTS), nil
 }
 
 // postForm sends a form-encoded Web API call and decodes a chatResponse,

@@ -82,6 +82,11 @@ func TestChatSendFormAndAnswers(t *testing.T) {
 		t.Errorf("503 gave %#v, want a transient StatusCodeError", err)
 	}
 
+	answer = func(w http.ResponseWriter) { io.WriteString(w, `{"ok":true,"message_ts":"3.4"}`) }
+	if ts, err := api.chatSend(ctx, "C1", msg, false); err != nil || ts != "3.4" {
+		t.Errorf("answer with only message_ts = %q, %v; want 3.4 as slack-go reads it", ts, err)
+	}
+
 	answer = func(w http.ResponseWriter) { io.WriteString(w, `{"ok":tru`) }
 	if _, err = api.chatSend(ctx, "C1", msg, false); err == nil {
 		t.Error("a truncated answer gave no error")
