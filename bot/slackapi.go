@@ -134,14 +134,10 @@ func msgOptions(m render.Message) []slack.MsgOption {
 
 // post sends a message to a channel, in a thread when threadTS is set.
 func (s *slackAPI) post(ctx context.Context, log *slog.Logger, channel, threadTS string, m render.Message) (string, error) {
-	var opts []slack.MsgOption
-	if threadTS != "" {
-		opts = append(opts, slack.MsgOptionTS(threadTS))
-	}
 	var ts string
 	err := s.call(ctx, log, "chat.postMessage", func(ctx context.Context) error {
 		var err error
-		ts, err = s.chatSend(ctx, channel, m, false, opts...)
+		ts, err = s.chatSend(ctx, channel, threadTS, "", m)
 		return err
 	})
 	return ts, err
@@ -152,9 +148,8 @@ func (s *slackAPI) update(ctx context.Context, log *slog.Logger, channel, ts str
 	if ts == "" {
 		return nil
 	}
-	// chat.update replaces blocks only when given; an empty list clears them.
 	return s.call(ctx, log, "chat.update", func(ctx context.Context) error {
-		_, err := s.chatSend(ctx, channel, m, true, slack.MsgOptionUpdate(ts))
+		_, err := s.chatSend(ctx, channel, "", ts, m)
 		return err
 	})
 }

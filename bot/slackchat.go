@@ -29,17 +29,22 @@ type chatResponse struct {
 	ResponseMetadata slack.ResponseMetadata `json:"response_metadata"`
 }
 
-// chatSend posts m to channel (chat.postMessage), or edits a message when
-// opts hold slack.MsgOptionUpdate. slack-go's options build the form, and
-// failures come back as slack-go's error types (SlackErrorResponse,
-// *RateLimitedError, StatusCodeError), so call's retries apply unchanged.
-// clearBlocks sends an empty block list when m has none (chat.update keeps
-// the old blocks otherwise).
-func (s *slackAPI) chatSend(ctx context.Context, channel string, m render.Message, clearBlocks bool, opts ...slack.MsgOption) (string, error) {
-	opts = append([]slack.MsgOption{slack.MsgOptionText(m.Text, false)}, opts...)
-	endpoint, form, err := slack.UnsafeApplyMsgOptions(s.token, channel, s.apiURL, opts...)
-	if err != nil {
-		return "", err
+// chatSend posts m to channel, in threadTS's thread when set, or with ts
+// set edits that message; it returns the message's ts. The form is the one
+// slack-go sends for PostMessage and UpdateMessage (text kept as mrkdwn,
+// blocks as JSON; an edit always sends blocks, since chat.update keeps the
+// old ones otherwise), and failures come back as slack-go's error types
+// (SlackErrorResponse, *RateLimitedError, StatusCodeError), so call's
+// retries apply unchanged.
+func (s *slackAPI) chatSend(ctx context.Context, channel, threadTS, ts string, m render.Message) (string, error) {
+	method := "chat.postMessage"
+	form := url.Values{"token": {s.token}, "channel": {channel}, "text": {m.Text}}
+	if threadTS != "" {
+		form.Set("thread_ts", threadTS)
+	}
+	if ts != "" {
+		method = "chat.update"
+		form.Set("ts", ts)
 	}
 	switch {
 	case len(m.Blocks) > 0:
@@ -48,10 +53,10 @@ func (s *slackAPI) chatSend(ctx context.Context, channel string, m render.Messag
 			return "", fmt.Errorf("encoding blocks: %w", err)
 		}
 		form.Set("blocks", string(blocks))
-	case clearBlocks:
+	case ts != "":
 		form.Set("blocks", "[]")
 	}
-	resp, err := s.postForm(ctx, endpoint, form)
+	resp, err := s.postForm(ctx, s.apiURL+method, form)
 	if err != nil {
 		return "", err
 	}

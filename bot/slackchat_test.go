@@ -38,7 +38,7 @@ func TestChatSendFormAndAnswers(t *testing.T) {
 	answer = func(w http.ResponseWriter) {
 		io.WriteString(w, `{"ok":true,"channel":"C1","ts":"1.2","message":{"type":"message","blocks":[{"type":"divider"}]}}`)
 	}
-	ts, err := api.chatSend(ctx, "C1", msg, false, slack.MsgOptionTS("0.1"))
+	ts, err := api.chatSend(ctx, "C1", "0.1", "", msg)
 	if err != nil || ts != "1.2" {
 		t.Fatalf("post = %q, %v; want 1.2", ts, err)
 	}
@@ -47,7 +47,7 @@ func TestChatSendFormAndAnswers(t *testing.T) {
 		t.Errorf("post sent %s %v, want %v", path, form, want)
 	}
 
-	if _, err := api.chatSend(ctx, "C1", text("plain"), true, slack.MsgOptionUpdate("1.2")); err != nil {
+	if _, err := api.chatSend(ctx, "C1", "", "1.2", text("plain")); err != nil {
 		t.Fatal(err)
 	}
 	if path != "/api/chat.update" || form.Get("ts") != "1.2" || form.Get("blocks") != "[]" {
@@ -57,7 +57,7 @@ func TestChatSendFormAndAnswers(t *testing.T) {
 	answer = func(w http.ResponseWriter) {
 		io.WriteString(w, `{"ok":false,"error":"invalid_blocks","response_metadata":{"messages":["[ERROR] bad"]}}`)
 	}
-	_, err = api.chatSend(ctx, "C1", msg, false)
+	_, err = api.chatSend(ctx, "C1", "", "", msg)
 	var se slack.SlackErrorResponse
 	if !errors.As(err, &se) || se.Err != "invalid_blocks" || len(se.ResponseMetadata.Messages) != 1 {
 		t.Errorf("ok:false gave %#v, want SlackErrorResponse invalid_blocks with its message", err)
@@ -67,7 +67,7 @@ func TestChatSendFormAndAnswers(t *testing.T) {
 		w.Header().Set("Retry-After", "2")
 		w.WriteHeader(http.StatusTooManyRequests)
 	}
-	_, err = api.chatSend(ctx, "C1", msg, false)
+	_, err = api.chatSend(ctx, "C1", "", "", msg)
 	var rl *slack.RateLimitedError
 	if !errors.As(err, &rl) || rl.RetryAfter != 2*time.Second {
 		t.Errorf("429 gave %#v, want RateLimitedError of 2s", err)
@@ -77,18 +77,18 @@ func TestChatSendFormAndAnswers(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		io.WriteString(w, "<html>busy</html>")
 	}
-	_, err = api.chatSend(ctx, "C1", msg, false)
+	_, err = api.chatSend(ctx, "C1", "", "", msg)
 	if !transientSlackError(err) {
 		t.Errorf("503 gave %#v, want a transient StatusCodeError", err)
 	}
 
 	answer = func(w http.ResponseWriter) { io.WriteString(w, `{"ok":true,"message_ts":"3.4"}`) }
-	if ts, err := api.chatSend(ctx, "C1", msg, false); err != nil || ts != "3.4" {
+	if ts, err := api.chatSend(ctx, "C1", "", "", msg); err != nil || ts != "3.4" {
 		t.Errorf("answer with only message_ts = %q, %v; want 3.4 as slack-go reads it", ts, err)
 	}
 
 	answer = func(w http.ResponseWriter) { io.WriteString(w, `{"ok":tru`) }
-	if _, err = api.chatSend(ctx, "C1", msg, false); err == nil {
+	if _, err = api.chatSend(ctx, "C1", "", "", msg); err == nil {
 		t.Error("a truncated answer gave no error")
 	}
 }
