@@ -254,6 +254,14 @@ func (a *actor) load() (bool, error) {
 		return false, nil
 	}
 	a.rec = rec
+	if rec.ChecklistTS == "" {
+		// h9 may have stopped between posting the checklist and saving its
+		// ts: adopt the thread's checklist rather than post a second one.
+		if ts := a.b.api.findChecklist(a.b.bg, a.log, rec.Channel, rec.ThreadTS); ts != "" {
+			rec.ChecklistTS = ts
+			a.save()
+		}
+	}
 	todos, err := a.b.cfg.Agent.Todos(rec.ID)
 	if err != nil {
 		a.log.Warn("loading todos", "err", err)

@@ -138,3 +138,34 @@ func TestRestartRestoresModeFromRecord(t *testing.T) {
 		t.Errorf("stored mode = %v, %v; want plan", mode, err)
 	}
 }
+
+// h9 stopped between posting a session's checklist and saving its ts: the
+// restarted bot adopts the thread's checklist instead of posting a second.
+func TestRestartAdoptsChecklistWhoseTSWasNotSaved(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(fakemodel.Text("never").WithLatency(time.Minute))
+	thread := e.startSession("plan", "lost checklist ts")
+	e.waitFor("the slow model request", func() bool { return e.model.Calls() == 1 })
+	e.waitChecklist(thread, "planning")
+
+	e.stop()
+	st, err := newStore(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := st.get(e.sessionID(thread))
+	if err != nil || rec == nil {
+		t.Fatalf("record: %v, %v", rec, err)
+	}
+	rec.ChecklistTS = "" // as if the save after the post never happened
+	if err := st.put(rec); err != nil {
+		t.Fatal(err)
+	}
+	e.model.Enqueue(planReplies("Plan after restart.", "a:pending")...)
+	e.start()
+	e.waitMessage(thread, "Plan after restart.", 1)
+	e.waitChecklist(thread, "0/1 tasks", "awaiting review") // exactly one checklist, edited
+	if rec, _ := st.get(e.sessionID(thread)); rec == nil || rec.ChecklistTS == "" {
+		t.Error("the adopted checklist's ts was not saved")
+	}
+}

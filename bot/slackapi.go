@@ -199,6 +199,31 @@ func (s *slackAPI) respond(ctx context.Context, log *slog.Logger, responseURL, c
 	s.ephemeral(ctx, log, channel, user, "", m)
 }
 
+// findChecklist returns the ts of the checklist in a session's thread: the
+// first message of a bot there with the checklist's title block; "" when
+// there is none or Slack cannot say.
+func (s *slackAPI) findChecklist(ctx context.Context, log *slog.Logger, channel, thread string) string {
+	var ts string
+	_ = s.call(ctx, log, "conversations.replies", func(ctx context.Context) error {
+		msgs, _, _, err := s.c.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+			ChannelID: channel, Timestamp: thread, Limit: 50,
+		})
+		for _, m := range msgs {
+			if m.BotID == "" || m.Timestamp == thread {
+				continue
+			}
+			for _, b := range m.Blocks.BlockSet {
+				if b.ID() == render.ChecklistTitleBlockID {
+					ts = m.Timestamp
+					return nil
+				}
+			}
+		}
+		return err
+	})
+	return ts
+}
+
 // react adds an emoji reaction; "already_reacted" is success.
 func (s *slackAPI) react(ctx context.Context, log *slog.Logger, channel, ts, name string) {
 	_ = s.call(ctx, log, "reactions.add", func(ctx context.Context) error {

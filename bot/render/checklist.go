@@ -32,6 +32,10 @@ const (
 	maxActivity       = 500
 )
 
+// ChecklistTitleBlockID marks a message as a session's checklist: the bot
+// finds its checklist in a thread by it when it lost the message's ts.
+const ChecklistTitleBlockID = "h9_cl_title"
+
 const unsandboxedNote = ":warning: This workspace is *NOT sandboxed*: commands run directly on the bot's host."
 
 // RenderChecklist renders the one checklist message of a session: title with
@@ -40,7 +44,7 @@ const unsandboxedNote = ":warning: This workspace is *NOT sandboxed*: commands r
 // when unsandboxed. At most 11 blocks whatever the input.
 func RenderChecklist(c Checklist) Message {
 	p := planning.Summarize(c.Todos)
-	bs := blocks(section("h9_cl_title", checklistTitle(c, p)))
+	bs := blocks(section(ChecklistTitleBlockID, checklistTitle(c, p)))
 	if c.Unsandboxed {
 		bs = append(bs, contextLine("h9_cl_sandbox", unsandboxedNote))
 	}
