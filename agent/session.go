@@ -72,7 +72,7 @@ func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore
 	// request's path: making a directory cost up to 0.7 ms of CPU on the
 	// benchmark machine, paid by every new session of a burst.
 	if _, statErr := os.Lstat(dir); statErr == nil || wsm.Templated() {
-		if _, err := r.env.workspace(); err != nil {
+		if err := r.env.openWorkspace(); err != nil {
 			return r, fmt.Errorf("%w: session %s: %v", ErrWorkspace, id, err)
 		}
 	}

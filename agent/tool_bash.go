@@ -28,22 +28,19 @@ var bashSchema = json.RawMessage(`{
 }`)
 
 var bashTool = tool{
-	Name:        bashName,
-	Description: bashDescription,
-	Schema:      bashSchema,
-	Mutating:    true,
-	Summary:     func(args string) string { return summaryOf(args, "command") },
+	Name:          bashName,
+	Description:   bashDescription,
+	Schema:        bashSchema,
+	Mutating:      true,
+	UsesWorkspace: true,
+	Summary:       func(args string) string { return summaryOf(args, "command") },
 	Run: func(ctx context.Context, env *toolEnv, args string) toolResult {
 		var p bashParams
 		if err := parseArgs(args, &p, "command"); err != nil {
 			return fail(err)
 		}
 		opts := workspace.BashOptions{Timeout: time.Duration(max(p.Timeout, 0)) * time.Second, ReadOnly: env.readOnly}
-		ws, err := env.workspace()
-		if err != nil {
-			return fail(err)
-		}
-		res, err := ws.Bash(ctx, p.Command, opts)
+		res, err := env.ws.Bash(ctx, p.Command, opts)
 		if err != nil {
 			return fail(err)
 		}

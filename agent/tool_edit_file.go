@@ -29,21 +29,18 @@ var editFileSchema = json.RawMessage(`{
 }`)
 
 var editFileTool = tool{
-	Name:        editFileName,
-	Description: editFileDescription,
-	Schema:      editFileSchema,
-	Mutating:    true,
-	Summary:     func(args string) string { return summaryOf(args, "path") },
+	Name:          editFileName,
+	Description:   editFileDescription,
+	Schema:        editFileSchema,
+	Mutating:      true,
+	UsesWorkspace: true,
+	Summary:       func(args string) string { return summaryOf(args, "path") },
 	Run: func(_ context.Context, env *toolEnv, args string) toolResult {
 		var p editFileParams
 		if err := parseArgs(args, &p, "path", "old_string", "new_string"); err != nil {
 			return fail(err)
 		}
-		ws, err := env.workspace()
-		if err != nil {
-			return fail(err)
-		}
-		out, err := ws.EditFile(p.Path, p.OldString, p.NewString, p.ReplaceAll)
+		out, err := env.ws.EditFile(p.Path, p.OldString, p.NewString, p.ReplaceAll)
 		if err != nil {
 			return fail(err)
 		}
@@ -54,10 +51,6 @@ var editFileTool = tool{
 		if err := parseArgs(args, &p, "path", "old_string", "new_string"); err != nil {
 			return "", err
 		}
-		ws, err := env.workspace()
-		if err != nil {
-			return "", err
-		}
-		return ws.PreviewEdit(p.Path, p.OldString, p.NewString, p.ReplaceAll)
+		return env.ws.PreviewEdit(p.Path, p.OldString, p.NewString, p.ReplaceAll)
 	},
 }

@@ -27,20 +27,17 @@ var readFileSchema = json.RawMessage(`{
 }`)
 
 var readFileTool = tool{
-	Name:        readFileName,
-	Description: readFileDescription,
-	Schema:      readFileSchema,
-	Summary:     func(args string) string { return summaryOf(args, "path") },
+	Name:          readFileName,
+	Description:   readFileDescription,
+	Schema:        readFileSchema,
+	UsesWorkspace: true,
+	Summary:       func(args string) string { return summaryOf(args, "path") },
 	Run: func(_ context.Context, env *toolEnv, args string) toolResult {
 		var p readFileParams
 		if err := parseArgs(args, &p, "path"); err != nil {
 			return fail(err)
 		}
-		ws, err := env.workspace()
-		if err != nil {
-			return fail(err)
-		}
-		out, err := ws.ReadFile(p.Path, p.Offset, p.Limit)
+		out, err := env.ws.ReadFile(p.Path, p.Offset, p.Limit)
 		if err != nil {
 			return fail(err)
 		}

@@ -25,21 +25,18 @@ var writeFileSchema = json.RawMessage(`{
 }`)
 
 var writeFileTool = tool{
-	Name:        writeFileName,
-	Description: writeFileDescription,
-	Schema:      writeFileSchema,
-	Mutating:    true,
-	Summary:     func(args string) string { return summaryOf(args, "path") },
+	Name:          writeFileName,
+	Description:   writeFileDescription,
+	Schema:        writeFileSchema,
+	Mutating:      true,
+	UsesWorkspace: true,
+	Summary:       func(args string) string { return summaryOf(args, "path") },
 	Run: func(_ context.Context, env *toolEnv, args string) toolResult {
 		var p writeFileParams
 		if err := parseArgs(args, &p, "path", "content"); err != nil {
 			return fail(err)
 		}
-		ws, err := env.workspace()
-		if err != nil {
-			return fail(err)
-		}
-		out, err := ws.WriteFile(p.Path, p.Content)
+		out, err := env.ws.WriteFile(p.Path, p.Content)
 		if err != nil {
 			return fail(err)
 		}
@@ -50,10 +47,6 @@ var writeFileTool = tool{
 		if err := parseArgs(args, &p, "path", "content"); err != nil {
 			return "", err
 		}
-		ws, err := env.workspace()
-		if err != nil {
-			return "", err
-		}
-		return ws.PreviewWrite(p.Path, p.Content)
+		return env.ws.PreviewWrite(p.Path, p.Content)
 	},
 }

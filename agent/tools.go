@@ -22,6 +22,9 @@ type tool struct {
 	Description string
 	Schema      json.RawMessage
 	Mutating    bool // goes through the approval hook in auto-edit mode
+	// UsesWorkspace: call opens (and so creates) the session's workspace
+	// before Run, so Run and Preview find it in env.ws.
+	UsesWorkspace bool
 	// Summary renders the call for a status line ("go test ./...", "main.go").
 	Summary func(args string) string
 	Run     func(ctx context.Context, env *toolEnv, args string) toolResult
@@ -33,22 +36,24 @@ type tool struct {
 type toolEnv struct {
 	sessionID string
 	wsm       *workspace.Manager
-	ws        *workspace.Workspace // nil until a tool needs it (workspace)
+	ws        *workspace.Workspace // nil until a tool that uses it is called
 	readOnly  bool                 // plan mode: bash runs read-only
 	todos     *planning.TodoStore  // saved by the run, with the step's commit
 	skills    []skill
 }
 
-// workspace opens the session's workspace on first use, creating it.
-func (env *toolEnv) workspace() (*workspace.Workspace, error) {
-	if env.ws == nil {
-		ws, err := env.wsm.Open(env.sessionID)
-		if err != nil {
-			return nil, fmt.Errorf("opening the workspace: %w", err)
-		}
-		env.ws = ws
+// openWorkspace opens (creating it) the session's workspace into env.ws,
+// once per run.
+func (env *toolEnv) openWorkspace() error {
+	if env.ws != nil {
+		return nil
 	}
-	return env.ws, nil
+	ws, err := env.wsm.Open(env.sessionID)
+	if err != nil {
+		return fmt.Errorf("opening the workspace: %w", err)
+	}
+	env.ws = ws
+	return nil
 }
 
 // close releases the workspace if a tool opened it.
@@ -159,6 +164,11 @@ func (ts *toolset) call(ctx context.Context, env *toolEnv, name, args string) to
 			return failf("%s is not available in %s mode, which is read-only; use only %s", name, ts.mode, ts.names())
 		}
 		return failf("unknown tool %q; the available tools are %s", name, ts.names())
+	}
+	if t.UsesWorkspace {
+		if err := env.openWorkspace(); err != nil {
+			return fail(err)
+		}
 	}
 	res := t.Run(ctx, env, args)
 	res.Output = capOutput(res.Output)
