@@ -97,10 +97,9 @@ var planModeWhitelist = map[string]bool{
 // definitions sent to the model and the calls accepted come from the same
 // list, so a tool hidden from the model is also refused when called.
 type toolset struct {
-	byName  map[string]*tool
-	defs    []openai.Tool
-	mode    planning.PlanMode
-	approve Approver // non-nil only in auto-edit mode
+	byName map[string]*tool
+	defs   []openai.Tool
+	mode   planning.PlanMode
 }
 
 // newToolset builds the toolset for a mode; approve is used only in

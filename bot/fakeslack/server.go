@@ -142,12 +142,6 @@ func (s *Server) nextSeqLocked() int64 {
 	return s.seq
 }
 
-func (s *Server) nextID(prefix string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fmt.Sprintf("%s%08d", prefix, s.nextSeqLocked())
-}
-
 // newTSLocked returns a message timestamp strictly greater than every earlier one.
 func (s *Server) newTSLocked() string {
 	micros := int64(1_700_000_000_000_000) + s.nextSeqLocked()*100

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -37,7 +36,12 @@ func h9Binary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "h9")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		// go test puts its own GOROOT/bin first on the PATH of its tests.
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			buildErr = err
+			return
+		}
 		out, err := exec.Command(goTool, "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			buildErr = errors.New("go build: " + err.Error() + "\n" + string(out))
