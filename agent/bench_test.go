@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/store"
 	openai "github.com/sashabaranov/go-openai"
 	bolt "go.etcd.io/bbolt"
 )
@@ -72,7 +73,7 @@ func BenchmarkStep(b *testing.B) {
 				h.moveDB(where.dir(b))
 				b.ReportAllocs()
 				measure(b, b.N, func() {
-					if _, err := h.eng.Run(context.Background(), "bench", "go", RunOptions{Events: func(Event) {}}); err != nil {
+					if _, err := h.eng.Run(context.Background(), "bench", task("go"), RunOptions{Events: func(Event) {}}); err != nil {
 						b.Fatal(err)
 					}
 				})
@@ -97,7 +98,7 @@ func BenchmarkStep(b *testing.B) {
 		runs := (b.N + perRun - 1) / perRun
 		measure(b, runs*(perRun+1), func() {
 			for i := range runs {
-				if _, err := h.eng.Run(context.Background(), fmt.Sprintf("bench-%d", i), "go", RunOptions{}); err != nil {
+				if _, err := h.eng.Run(context.Background(), fmt.Sprintf("bench-%d", i), task("go"), RunOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -114,13 +115,14 @@ func BenchmarkPersistStep(b *testing.B) {
 			b.Run(fmt.Sprintf("db=%s/history=%d", where.name, prefill), func(b *testing.B) {
 				h := newHarness(b)
 				h.moveDB(where.dir(b))
-				benchPersist(b, h.eng.store, prefill)
+				benchPersist(b, h.store, prefill)
 			})
 		}
 	}
 }
 
-func benchPersist(b *testing.B, st store, prefill int) {
+// benchPersist encodes and commits each step as a run's persist does.
+func benchPersist(b *testing.B, st Store, prefill int) {
 	one := []openai.ChatCompletionMessage{
 		{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "bash", Arguments: `{"command":"go test ./..."}`}}}},
 		{Role: "tool", ToolCallID: "call_1", Content: "ok  \tgithub.com/example/pkg\t0.012s\n[exit code 0]"},
@@ -129,13 +131,25 @@ func benchPersist(b *testing.B, st store, prefill int) {
 	for len(history) < prefill {
 		history = append(history, one...)
 	}
-	if err := st.appendStep("s", step{msgs: history}); err != nil {
+	ctx := context.Background()
+	commit := func(first int, msgs []openai.ChatCompletionMessage, u sessionState) error {
+		enc, err := encodeMessages(msgs)
+		if err != nil {
+			return err
+		}
+		state, err := encodeState(u)
+		if err != nil {
+			return err
+		}
+		return st.AppendStep(ctx, "s", store.Step{First: first, Messages: enc, State: state})
+	}
+	if err := commit(0, history, sessionState{}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	measure(b, b.N, func() {
 		for i := range b.N {
-			if err := st.appendStep("s", step{first: len(history) + i*len(one), msgs: one, usage: sessionUsage{LastPrompt: i}}); err != nil {
+			if err := commit(len(history)+i*len(one), one, sessionState{LastPrompt: i}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,19 +1,21 @@
 // Package agent runs h9's coding agent: the ReAct loop over an
 // OpenAI-compatible chat endpoint, plan mode, the tools confined to a
-// session's workspace, compaction, and per-session persistence in bbolt.
-// It reports what happens through events and knows nothing of Slack.
+// session's workspace, compaction, and per-session persistence through
+// its Store. It reports what happens through events and knows nothing of
+// Slack.
 package agent
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Defaults for zero Config fields.
@@ -26,7 +28,7 @@ const (
 
 // Config holds the engine's dependencies and limits.
 type Config struct {
-	DB             *bolt.DB           // required; the agent owns buckets prefixed "agent_"
+	Store          Store              // required
 	Model          Model              // required
 	ModelName      string             // required
 	Workspaces     *workspace.Manager // required
@@ -43,7 +45,7 @@ type Config struct {
 // run in parallel; one session runs one Run at a time.
 type Engine struct {
 	cfg       Config
-	store     store
+	store     Store
 	model     Model // cfg.Model behind retries
 	compactor compactor
 	log       *slog.Logger
@@ -59,11 +61,11 @@ type liveSession struct {
 	todos  *planning.TodoStore
 }
 
-// New checks cfg, applies defaults and prepares the store.
+// New checks cfg and applies defaults.
 func New(cfg Config) (*Engine, error) {
 	switch {
-	case cfg.DB == nil:
-		return nil, fmt.Errorf("%w: DB is required", ErrInvalidConfig)
+	case cfg.Store == nil:
+		return nil, fmt.Errorf("%w: Store is required", ErrInvalidConfig)
 	case cfg.Model == nil:
 		return nil, fmt.Errorf("%w: Model is required", ErrInvalidConfig)
 	case cfg.ModelName == "":
@@ -83,62 +85,46 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg:   cfg,
-		store: store{db: cfg.DB},
+		store: cfg.Store,
 		model: retryModel{model: cfg.Model, tries: cfg.MaxRetries, timeout: cfg.RequestTimeout, base: cfg.RetryBaseDelay},
 		log:   cfg.Logger,
 		live:  map[string]*liveSession{},
 	}
 	e.compactor = compactor{model: e.model, modelName: cfg.ModelName, window: cfg.ContextWindow}
-	if err := e.store.init(); err != nil {
-		return nil, fmt.Errorf("%w: creating buckets: %v", ErrStore, err)
-	}
 	return e, nil
 }
 
 // SandboxLevel is the sandbox actually in force for bash.
 func (e *Engine) SandboxLevel() workspace.Level { return e.cfg.Workspaces.Level() }
 
-// PlanMode returns the session's stored mode (default for a new session).
-func (e *Engine) PlanMode(sessionID string) (planning.PlanMode, error) {
-	return e.store.mode(sessionID)
-}
-
-// SetPlanMode stores the session's mode. A running Run keeps the mode it
-// snapshotted at start; the next Run uses the new one.
-func (e *Engine) SetPlanMode(sessionID string, m planning.PlanMode) error {
-	if !m.Valid() {
-		return fmt.Errorf("%w: %d", ErrInvalidMode, int(m))
-	}
-	return e.store.setMode(sessionID, m)
-}
-
 // Todos returns the session's todo list: the live one while a Run is in
 // progress, else the stored one.
-func (e *Engine) Todos(sessionID string) ([]planning.TodoItem, error) {
+func (e *Engine) Todos(ctx context.Context, sessionID string) ([]planning.TodoItem, error) {
 	e.mu.Lock()
 	ls := e.live[sessionID]
 	e.mu.Unlock()
 	if t := ls.loadedTodos(); t != nil {
 		return t.Read(), nil
 	}
-	return e.store.todos(sessionID)
+	items, err := e.store.Todos(ctx, sessionID)
+	return items, storeError(err)
 }
 
 // CancelOpenTodos marks every pending and in_progress todo cancelled (the
 // Cancel button) and returns the new list. While a Run is in progress the
 // live list is changed too, so the run's final save keeps the cancellation;
 // the caller should cancel that run's context first.
-func (e *Engine) CancelOpenTodos(sessionID string) ([]planning.TodoItem, error) {
+func (e *Engine) CancelOpenTodos(ctx context.Context, sessionID string) ([]planning.TodoItem, error) {
 	e.mu.Lock()
-	defer e.mu.Unlock() // held over one bbolt write, never over a model call
+	defer e.mu.Unlock() // held over one store write, never over a model call
 	var items []planning.TodoItem
 	live := e.live[sessionID].loadedTodos() // a load never needs e.mu
 	if live != nil {
 		items = live.Read()
 	} else {
 		var err error
-		if items, err = e.store.todos(sessionID); err != nil {
-			return nil, err
+		if items, err = e.store.Todos(ctx, sessionID); err != nil {
+			return nil, storeError(err)
 		}
 	}
 	for i := range items {
@@ -149,32 +135,33 @@ func (e *Engine) CancelOpenTodos(sessionID string) ([]planning.TodoItem, error) 
 	if live != nil {
 		live.Write(items)
 	}
-	return items, e.store.saveTodos(sessionID, items)
+	return items, storeError(e.store.SaveTodos(ctx, sessionID, items))
 }
 
 // acquire marks the session running, or fails with ErrBusy, and returns
-// its todo store loaded from the DB. The load happens outside e.mu, so a
-// burst of run starts does not queue behind one another's reads; other
-// calls that find the session live wait for it (loadedTodos).
-func (e *Engine) acquire(sessionID string) (*planning.TodoStore, error) {
+// what the store holds for it, with its todos in a live store. The load
+// happens outside e.mu, so a burst of run starts does not queue behind one
+// another's reads; other calls that find the session live wait for it
+// (loadedTodos).
+func (e *Engine) acquire(ctx context.Context, sessionID string) (store.AgentSession, *planning.TodoStore, error) {
 	ls := &liveSession{loaded: make(chan struct{})}
 	e.mu.Lock()
 	if _, busy := e.live[sessionID]; busy {
 		e.mu.Unlock()
-		return nil, fmt.Errorf("%w: %s", ErrBusy, sessionID)
+		return store.AgentSession{}, nil, fmt.Errorf("%w: %s", ErrBusy, sessionID)
 	}
 	e.live[sessionID] = ls
 	e.mu.Unlock()
-	items, err := e.store.todos(sessionID)
+	sess, err := e.store.LoadSession(ctx, sessionID)
 	if err == nil {
-		ls.todos = planning.NewTodoStore(items...)
+		ls.todos = planning.NewTodoStore(sess.Todos...)
 	}
 	close(ls.loaded)
 	if err != nil {
 		e.release(sessionID)
-		return nil, err
+		return store.AgentSession{}, nil, storeError(err)
 	}
-	return ls.todos, nil
+	return sess, ls.todos, nil
 }
 
 // loadedTodos waits for a live session's load and returns its todo store;

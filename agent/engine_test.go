@@ -16,7 +16,7 @@ func TestNewRejectsIncompleteConfig(t *testing.T) {
 		name  string
 		spoil func(*Config)
 	}{
-		{"no DB", func(c *Config) { c.DB = nil }},
+		{"no store", func(c *Config) { c.Store = nil }},
 		{"no model", func(c *Config) { c.Model = nil }},
 		{"no model name", func(c *Config) { c.ModelName = "" }},
 		{"no workspaces", func(c *Config) { c.Workspaces = nil }},
@@ -31,8 +31,16 @@ func TestNewRejectsIncompleteConfig(t *testing.T) {
 			}
 		})
 	}
-	if err := h.eng.SetPlanMode("s", planning.PlanMode(7)); !errors.Is(err, ErrInvalidMode) {
-		t.Errorf("SetPlanMode(7) = %v, want ErrInvalidMode", err)
+	if _, _, err := h.run("s", "go", RunOptions{Mode: planning.PlanMode(7)}); !errors.Is(err, ErrInvalidMode) {
+		t.Errorf("Run in mode 7 = %v, want ErrInvalidMode", err)
+	}
+	for _, req := range []Request{{}, {Intent: IntentTask}, {Intent: IntentReply}, {Intent: Intent(99), Text: "x"}} {
+		if _, _, err := h.runRequest("s", req, RunOptions{}); !errors.Is(err, ErrInvalidRequest) {
+			t.Errorf("Run(%+v) = %v, want ErrInvalidRequest", req, err)
+		}
+	}
+	if n := h.srv.Calls(); n != 0 {
+		t.Errorf("invalid runs made %d model requests", n)
 	}
 	if h.eng.SandboxLevel() != "none" {
 		t.Errorf("sandbox level = %q", h.eng.SandboxLevel())
@@ -50,10 +58,10 @@ func TestTodosStoredBeforeSnapshotEvent(t *testing.T) {
 	var readErr error
 	opts := RunOptions{Events: func(ev Event) {
 		if ev.Kind == EventTodos {
-			stored, readErr = h.eng.store.todos("s") // the DB, not the live list
+			stored, readErr = h.store.Todos(t.Context(), "s") // the store, not the live list
 		}
 	}}
-	if _, err := h.eng.Run(t.Context(), "s", "plan", opts); err != nil {
+	if _, err := h.eng.Run(t.Context(), "s", task("plan"), opts); err != nil {
 		t.Fatal(err)
 	}
 	if readErr != nil {
@@ -72,14 +80,14 @@ func TestTodosCommittedWithTheirStep(t *testing.T) {
 	var msgs int
 	opts := RunOptions{Events: func(ev Event) {
 		if ev.Kind == EventTodos {
-			st, err := h.eng.store.load("s")
+			st, err := h.store.LoadSession(t.Context(), "s")
 			if err != nil {
 				t.Error(err)
 			}
 			msgs = len(st.Messages)
 		}
 	}}
-	if _, err := h.eng.Run(t.Context(), "s", "plan", opts); err != nil {
+	if _, err := h.eng.Run(t.Context(), "s", task("plan"), opts); err != nil {
 		t.Fatal(err)
 	}
 	if msgs != 3 { // user prompt, assistant call, tool result
@@ -102,10 +110,10 @@ func TestTodosShownBeforeTheStepsNextCall(t *testing.T) {
 	opts := RunOptions{Events: func(ev Event) {
 		kinds = append(kinds, ev.Kind)
 		if ev.Kind == EventTodos {
-			stored, _ = h.eng.store.todos("s")
+			stored, _ = h.store.Todos(t.Context(), "s")
 		}
 	}}
-	if _, err := h.eng.Run(t.Context(), "s", "go", opts); err != nil {
+	if _, err := h.eng.Run(t.Context(), "s", task("go"), opts); err != nil {
 		t.Fatal(err)
 	}
 	want := []EventKind{EventRunStarted, EventToolStarted, EventToolFinished, EventTodos, EventToolStarted, EventToolFinished, EventDone}

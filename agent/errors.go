@@ -2,8 +2,8 @@ package agent
 
 import "errors"
 
-// Sentinel errors. Run wraps them with the session and cause; match with
-// errors.Is. The user-facing words travel in EventError.Text.
+// Sentinel errors. Run wraps them with the session and cause in a
+// *RunError, which also carries the words for users; match with errors.Is.
 var (
 	// ErrInvalidConfig: New was given a Config missing a required field.
 	ErrInvalidConfig = errors.New("invalid agent config")
@@ -18,10 +18,25 @@ var (
 	ErrModel = errors.New("model request failed")
 	// ErrEmptyReply: the endpoint answered 200 with no choices.
 	ErrEmptyReply = errors.New("model returned no choices")
-	// ErrStore: reading or writing the session store failed.
+	// ErrStore: reading or writing the session store failed (the store's
+	// own sentinel, from agent/store, is wrapped too).
 	ErrStore = errors.New("session store failed")
 	// ErrWorkspace: the session's workspace could not be opened.
 	ErrWorkspace = errors.New("workspace unavailable")
-	// ErrInvalidMode: SetPlanMode was given an undefined mode.
+	// ErrInvalidMode: a run was given an undefined mode.
 	ErrInvalidMode = errors.New("invalid plan mode")
+	// ErrInvalidRequest: a run was given no intent, an unknown one, or no
+	// text for an intent that needs it.
+	ErrInvalidRequest = errors.New("invalid run request")
 )
+
+// RunError is every failure Run returns: Text is what a user should read
+// about it (the same words as EventError.Text), Err the cause for logs
+// and errors.Is.
+type RunError struct {
+	Text string
+	Err  error
+}
+
+func (e *RunError) Error() string { return e.Err.Error() }
+func (e *RunError) Unwrap() error { return e.Err }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
 	openai "github.com/sashabaranov/go-openai"
@@ -17,15 +18,19 @@ import (
 )
 
 // harness is an engine wired to a fake model over HTTP, a real bbolt file
-// and real workspaces (unsandboxed, so tests run anywhere).
+// behind the real store, and real workspaces (unsandboxed, so tests run
+// anywhere). Like the bot, it owns each session's mode (setMode) and
+// passes it with every run.
 type harness struct {
 	t      testing.TB
 	srv    *fakemodel.Server
 	dbPath string
 	db     *bolt.DB
+	store  *boltstore.Store
 	wsm    *workspace.Manager
 	cfg    Config
 	eng    *Engine
+	modes  map[string]planning.PlanMode
 }
 
 func newHarness(t testing.TB, tune ...func(*Config)) *harness {
@@ -37,7 +42,7 @@ func newHarness(t testing.TB, tune ...func(*Config)) *harness {
 func newHarnessSandbox(t testing.TB, sandbox string, tune ...func(*Config)) *harness {
 	t.Helper()
 	dir := t.TempDir()
-	h := &harness{t: t, srv: fakemodel.New(), dbPath: filepath.Join(dir, "h9.db")}
+	h := &harness{t: t, srv: fakemodel.New(), dbPath: filepath.Join(dir, "h9.db"), modes: map[string]planning.PlanMode{}}
 	t.Cleanup(h.srv.Close)
 	wsm, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "workspaces"), Sandbox: sandbox})
 	if err != nil {
@@ -67,7 +72,10 @@ func (h *harness) open() {
 	}
 	h.db = db
 	h.t.Cleanup(func() { db.Close() })
-	h.cfg.DB = db
+	if h.store, err = boltstore.New(db); err != nil {
+		h.t.Fatal(err)
+	}
+	h.cfg.Store = h.store
 	if h.eng, err = New(h.cfg); err != nil {
 		h.t.Fatal(err)
 	}
@@ -128,31 +136,44 @@ func (r *recorder) of(k EventKind) []Event {
 	return out
 }
 
-// run runs one prompt and returns the result, events and error.
-func (h *harness) run(session, prompt string, opts RunOptions) (Result, *recorder, error) {
+// task is the request that starts on text.
+func task(text string) Request { return Request{Intent: IntentTask, Text: text} }
+
+// run runs one task in the session's mode (unless opts names one) and
+// returns the result, events and error.
+func (h *harness) run(session, text string, opts RunOptions) (Result, *recorder, error) {
+	h.t.Helper()
+	return h.runRequest(session, task(text), opts)
+}
+
+func (h *harness) runRequest(session string, req Request, opts RunOptions) (Result, *recorder, error) {
 	h.t.Helper()
 	rec := &recorder{}
 	opts.Events = rec.add
-	res, err := h.eng.Run(context.Background(), session, prompt, opts)
+	if m, ok := h.modes[session]; ok && opts.Mode == planning.PlanModeDefault {
+		opts.Mode = m
+	}
+	res, err := h.eng.Run(context.Background(), session, req, opts)
 	return res, rec, err
 }
 
 // mustRun is run that fails the test on error.
-func (h *harness) mustRun(session, prompt string) (Result, *recorder) {
+func (h *harness) mustRun(session, text string) (Result, *recorder) {
 	h.t.Helper()
-	res, rec, err := h.run(session, prompt, RunOptions{})
+	return h.mustRunRequest(session, task(text))
+}
+
+func (h *harness) mustRunRequest(session string, req Request) (Result, *recorder) {
+	h.t.Helper()
+	res, rec, err := h.runRequest(session, req, RunOptions{})
 	if err != nil {
 		h.t.Fatalf("Run: %v (events %v)", err, rec.kinds())
 	}
 	return res, rec
 }
 
-func (h *harness) setMode(session string, m planning.PlanMode) {
-	h.t.Helper()
-	if err := h.eng.SetPlanMode(session, m); err != nil {
-		h.t.Fatal(err)
-	}
-}
+// setMode sets the mode the session's next runs use.
+func (h *harness) setMode(session string, m planning.PlanMode) { h.modes[session] = m }
 
 func (h *harness) wsDir(session string) string {
 	h.t.Helper()

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/planning"
 	openai "github.com/sashabaranov/go-openai"
-	bolt "go.etcd.io/bbolt"
 )
 
 func TestSessionSurvivesNewEngine(t *testing.T) {
@@ -27,11 +27,7 @@ func TestSessionSurvivesNewEngine(t *testing.T) {
 
 	h.reopen()
 
-	mode, err := h.eng.PlanMode("s")
-	if err != nil || mode != planning.PlanModePlan {
-		t.Fatalf("mode after restart = %v, %v; want plan", mode, err)
-	}
-	todos, err := h.eng.Todos("s")
+	todos, err := h.eng.Todos(context.Background(), "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +37,7 @@ func TestSessionSurvivesNewEngine(t *testing.T) {
 
 	h.setMode("s", planning.PlanModeDefault)
 	h.srv.Enqueue(fakemodel.Text("continuing"))
-	h.mustRun("s", ContinuePrompt)
+	h.mustRunRequest("s", Request{Intent: IntentContinue})
 
 	got := h.lastRequest().Messages[1:]
 	want := append(append([]openai.ChatCompletionMessage{}, before...),
@@ -60,7 +56,7 @@ func TestTodosSavedWhenRunFails(t *testing.T) {
 		t.Fatal("run succeeded, want model failure")
 	}
 	h.reopen()
-	todos, err := h.eng.Todos("s")
+	todos, err := h.eng.Todos(context.Background(), "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,22 +70,17 @@ func TestTodosSavedWhenRunFails(t *testing.T) {
 // could not be saved.
 func TestFailedCommitStopsRun(t *testing.T) {
 	h := newHarness(t)
-	// A value where the message bucket belongs: every commit of messages fails.
-	err := h.db.Update(func(tx *bolt.Tx) error {
-		b, err := sessionRW(tx, "s")
-		if err != nil {
-			return err
+	// The database goes away while the first request is in flight: the
+	// step's commit fails.
+	h.srv.SetHandler(func(req openai.ChatCompletionRequest) fakemodel.Reply {
+		if len(req.Messages) > 2 {
+			return fakemodel.ToolCall("write_file", `{"path":"after.txt","content":"x"}`)
 		}
-		return b.Put(bucketMsgs, []byte("not a bucket"))
+		if err := h.db.Close(); err != nil {
+			t.Error(err)
+		}
+		return fakemodel.ToolCall("read_file", `{"path":"missing.txt"}`)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.srv.Enqueue(
-		fakemodel.ToolCall("read_file", `{"path":"missing.txt"}`),
-		fakemodel.ToolCall("write_file", `{"path":"after.txt","content":"x"}`),
-		fakemodel.Text("never asked"),
-	)
 	_, rec, err := h.run("s", "go", RunOptions{})
 	if !errors.Is(err, ErrStore) {
 		t.Fatalf("run err = %v, want ErrStore", err)

@@ -8,18 +8,17 @@ import (
 	"github.com/h9-app/h9/planning"
 )
 
-// RunOptions are per-run hooks.
+// RunOptions are a run's mode and hooks.
 type RunOptions struct {
+	// Mode is the mode the run uses for its whole life (the seed's
+	// snapshot at the start of a run). The caller owns each session's
+	// mode and passes it with every run; the agent does not store it.
+	Mode planning.PlanMode
 	// Events is called synchronously, in order, from the run's goroutine;
 	// it must not block long. nil drops events.
 	Events func(Event)
 	// Approve is used only in auto-edit mode; nil there approves everything.
 	Approve Approver
-	// Mode, when set, is the mode the run uses instead of the stored one;
-	// it becomes the session's stored mode with the run's first commit.
-	// A caller that keeps its own record of the mode passes it on every
-	// run and need not wait for SetPlanMode first.
-	Mode *planning.PlanMode
 	// Gate, when set, is called once, after the run has loaded the session
 	// and built its prompt and before its first model request; an error
 	// stops the run there. A caller passes the wait for its own record of
@@ -36,31 +35,37 @@ type Result struct {
 	Todos []planning.TodoItem // the todo list at the end
 }
 
-// Run sends prompt to the session's agent and loops until the model
-// answers without tool calls, the step limit, or ctx ends. The mode is
-// snapshotted at start; todos are saved on every path. A failed run returns
-// an error (also sent as EventError); tool mistakes are not failures.
-func (e *Engine) Run(ctx context.Context, sessionID, prompt string, opts RunOptions) (res Result, err error) {
-	todos, err := e.acquire(sessionID)
+// Run sends the request's prompt to the session's agent and loops until
+// the model answers without tool calls, the step limit, or ctx ends; todos
+// are saved on every path. A failed run returns a *RunError, whose Text
+// (also sent as EventError) is for users; tool mistakes are not failures.
+func (e *Engine) Run(ctx context.Context, sessionID string, req Request, opts RunOptions) (res Result, err error) {
+	prompt, err := req.prompt()
+	if err == nil && !opts.Mode.Valid() {
+		err = fmt.Errorf("%w: %d", ErrInvalidMode, int(opts.Mode))
+	}
 	if err != nil {
-		return Result{}, err
+		return Result{}, &RunError{Text: "h9 asked the agent for something it does not know.", Err: err}
+	}
+	// Store writes outlive a cancelled run: a stopped run keeps what it did.
+	storeCtx := context.WithoutCancel(ctx)
+	sess, todos, err := e.acquire(storeCtx, sessionID)
+	if err != nil {
+		return Result{}, &RunError{Text: failureText(err, e.cfg.MaxSteps), Err: err}
 	}
 	defer e.release(sessionID)
-	r, err := e.start(ctx, sessionID, todos, opts)
+	r, err := e.start(storeCtx, sessionID, sess, todos, opts)
 	if err != nil {
-		r.end("", err)
-		return r.result(""), err
+		return r.result(""), r.end("", err)
 	}
 	defer r.finish() // the seed's defer: todos are saved whatever happens
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("agent panic in session %s: %v", sessionID, p)
-			r.end("", err)
+			err = r.end("", fmt.Errorf("agent panic in session %s: %v", sessionID, p))
 		}
 	}()
 	text, err := r.loop(ctx, prompt)
-	r.end(text, err)
-	return r.result(text), err
+	return r.result(text), r.end(text, err)
 }
 
 // loop is the ReAct loop: ask the model, run its tool calls, repeat.
@@ -74,7 +79,7 @@ func (r *run) loop(ctx context.Context, prompt string) (string, error) {
 	}
 	for range r.e.cfg.MaxSteps {
 		if ctx.Err() != nil {
-			return "", r.persistAnd(fmt.Errorf("%w: %v", ErrCancelled, context.Cause(ctx)))
+			return "", r.persistAnd(fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx)))
 		}
 		r.maybeCompact(ctx)
 		reply, err := r.ask(ctx)

@@ -50,7 +50,7 @@ func TestCancelStopsLongBash(t *testing.T) {
 	}}
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.eng.Run(ctx, "s", "sleep", opts)
+		_, err := h.eng.Run(ctx, "s", task("sleep"), opts)
 		done <- err
 	}()
 	var err error
@@ -143,13 +143,13 @@ func TestSameSessionIsBusy(t *testing.T) {
 	h.srv.Enqueue(fakemodel.Text("slow").WithLatency(2 * time.Second))
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.eng.Run(context.Background(), "s", "first", RunOptions{})
+		_, err := h.eng.Run(context.Background(), "s", task("first"), RunOptions{})
 		done <- err
 	}()
 	for h.srv.Calls() == 0 {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if _, err := h.eng.Run(context.Background(), "s", "second", RunOptions{}); !errors.Is(err, ErrBusy) {
+	if _, err := h.eng.Run(context.Background(), "s", task("second"), RunOptions{}); !errors.Is(err, ErrBusy) {
 		t.Errorf("second run err = %v, want ErrBusy", err)
 	}
 	if err := <-done; err != nil {
@@ -173,7 +173,7 @@ func TestManySessionsConcurrently(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			id := fmt.Sprintf("s%d", i)
-			res, err := h.eng.Run(context.Background(), id, "work", RunOptions{})
+			res, err := h.eng.Run(context.Background(), id, task("work"), RunOptions{})
 			if err == nil && res.Text != "done "+id {
 				err = fmt.Errorf("%s got %q", id, res.Text)
 			}

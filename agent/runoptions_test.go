@@ -10,16 +10,17 @@ import (
 	"github.com/h9-app/h9/planning"
 )
 
-// RunOptions.Mode overrides the stored mode for the run, and the run stores
-// it with its commits, so the caller need not SetPlanMode first.
-func TestRunOptionsModeIsUsedAndStored(t *testing.T) {
+// RunOptions.Mode is the run's mode, whatever the session's earlier runs
+// used: the caller owns the mode.
+func TestRunOptionsModeIsUsed(t *testing.T) {
 	h := newHarness(t)
-	plan := planning.PlanModePlan
+	h.srv.Enqueue(fakemodel.Text("first, executing"))
+	h.mustRun("s", "start")
 	h.srv.Enqueue(fakemodel.ToolCall("write_file", `{"path":"x.txt","content":"x"}`), fakemodel.Text("planned"))
-	if _, _, err := h.run("s", "plan it", RunOptions{Mode: &plan}); err != nil {
+	if _, _, err := h.run("s", "plan it", RunOptions{Mode: planning.PlanModePlan}); err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range h.srv.Requests()[0].Tools {
+	for _, tool := range h.srv.Requests()[1].Tools {
 		if tool.Function.Name == "write_file" {
 			t.Error("a plan-mode run offered write_file")
 		}
@@ -27,12 +28,7 @@ func TestRunOptionsModeIsUsedAndStored(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.wsDir("s"), "x.txt")); !os.IsNotExist(err) {
 		t.Errorf("write_file ran in plan mode (stat err %v)", err)
 	}
-	h.reopen()
-	if m, err := h.eng.PlanMode("s"); err != nil || m != planning.PlanModePlan {
-		t.Errorf("stored mode = %v, %v; want plan", m, err)
-	}
-	bad := planning.PlanMode(7)
-	if _, _, err := h.run("s", "again", RunOptions{Mode: &bad}); !errors.Is(err, ErrInvalidMode) {
+	if _, _, err := h.run("s", "again", RunOptions{Mode: planning.PlanMode(7)}); !errors.Is(err, ErrInvalidMode) {
 		t.Errorf("invalid mode: err = %v, want ErrInvalidMode", err)
 	}
 }

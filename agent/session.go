@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/planning"
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -14,6 +15,7 @@ import (
 type run struct {
 	e     *Engine
 	id    string
+	ctx   context.Context // for store writes: not cancelled with the run
 	opts  RunOptions
 	mode  planning.PlanMode
 	tools *toolset
@@ -25,7 +27,7 @@ type run struct {
 	msgs  []openai.ChatCompletionMessage
 	saved int
 
-	usage         sessionUsage // the session's running totals
+	usage         sessionState // the session's running totals
 	runUsage      Usage        // this run only
 	compactFailed bool         // do not retry a failed compaction within the run
 	req           openai.ChatCompletionRequest
@@ -38,31 +40,24 @@ type run struct {
 	todosPending bool
 	todosSnap    []planning.TodoItem
 	todosStored  bool
-
-	// modeUnsaved: the run's mode came from RunOptions.Mode and is stored
-	// with its first commit.
-	modeUnsaved bool
 }
 
-// start loads the session and opens its workspace if there is one to read
-// (see below). The returned run is usable for end() even on error.
-func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore, opts RunOptions) (*run, error) {
-	r := &run{e: e, id: id, opts: opts, todos: todos}
-	st, err := e.store.load(id)
+// start decodes the loaded session and opens its workspace if there is
+// one to read (see below). The returned run is usable for end() even on
+// error. ctx is for store writes.
+func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, todos *planning.TodoStore, opts RunOptions) (*run, error) {
+	r := &run{e: e, id: id, ctx: ctx, opts: opts, todos: todos, mode: opts.Mode}
+	history, err := decodeMessages(sess.Messages)
 	if err != nil {
-		return r, err
+		return r, fmt.Errorf("loading session %s: %w", id, err)
 	}
-	r.mode, r.usage = st.Mode, st.Usage
-	if m := opts.Mode; m != nil && *m != st.Mode {
-		if !m.Valid() {
-			return r, fmt.Errorf("%w: %d", ErrInvalidMode, int(*m))
-		}
-		r.mode, r.modeUnsaved = *m, true
+	if r.usage, err = decodeState(sess.State); err != nil {
+		return r, fmt.Errorf("loading session %s: %w", id, err)
 	}
 	wsm := e.cfg.Workspaces
 	dir, err := wsm.Path(id)
 	if err != nil {
-		return r, fmt.Errorf("%w: session %s: %v", ErrWorkspace, id, err)
+		return r, fmt.Errorf("%w: session %s: %w", ErrWorkspace, id, err)
 	}
 	r.env = &toolEnv{sessionID: id, wsm: wsm, readOnly: r.mode == planning.PlanModePlan, todos: todos}
 	// A workspace that exists, or that starts as the template's copy, is
@@ -73,7 +68,7 @@ func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore
 	// benchmark machine, paid by every new session of a burst.
 	if _, statErr := os.Lstat(dir); statErr == nil || wsm.Templated() {
 		if err := r.env.openWorkspace(); err != nil {
-			return r, fmt.Errorf("%w: session %s: %v", ErrWorkspace, id, err)
+			return r, fmt.Errorf("%w: session %s: %w", ErrWorkspace, id, err)
 		}
 	}
 	skills := loadSkills(e.cfg.SkillsDir, dir)
@@ -81,9 +76,9 @@ func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore
 	sys := systemPrompt(promptInfo{
 		WorkspaceDir: dir, Mode: r.mode, Sandbox: wsm.Level(), Skills: skills, AgentsMD: readAgentsMD(dir),
 	})
-	r.msgs = make([]openai.ChatCompletionMessage, 0, len(st.Messages)+32)
+	r.msgs = make([]openai.ChatCompletionMessage, 0, len(history)+32)
 	r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: sys})
-	r.msgs = append(r.msgs, st.Messages...)
+	r.msgs = append(r.msgs, history...)
 	r.saved = len(r.msgs)
 	var approve Approver
 	if r.mode == planning.PlanModeAutoEdit {
@@ -100,13 +95,8 @@ func (e *Engine) start(ctx context.Context, id string, todos *planning.TodoStore
 // are written here. A snapshot still pending (only after a panic) is not
 // emitted: EventError stays the run's last event.
 func (r *run) finish() {
-	if r.modeUnsaved { // the run made no commit
-		if err := r.e.store.setMode(r.id, r.mode); err != nil {
-			r.e.log.Error("saving mode at run end", "session", r.id, "err", err)
-		}
-	}
 	if !r.todosStored || r.todosPending {
-		if err := r.e.store.saveTodos(r.id, r.todos.Read()); err != nil {
+		if err := r.e.store.SaveTodos(r.ctx, r.id, r.todos.Read()); err != nil {
 			r.e.log.Error("saving todos at run end", "session", r.id, "err", err)
 		}
 	}
@@ -130,18 +120,19 @@ func (r *run) append(msgs ...openai.ChatCompletionMessage) { r.msgs = append(r.m
 // run-end save, folded into the same commit.
 func (r *run) persist(final bool) error {
 	withTodos := r.todosPending || final
-	if r.saved == len(r.msgs) && !r.todosPending && !r.modeUnsaved {
+	if r.saved == len(r.msgs) && !r.todosPending {
 		return nil
 	}
-	st := r.nextStep()
-	if withTodos {
-		items := r.todos.Read() // the live list: it keeps a concurrent CancelOpenTodos
-		st.todos = &items
+	st, err := r.nextStep()
+	if err == nil {
+		if withTodos {
+			items := r.todos.Read() // the live list: it keeps a concurrent CancelOpenTodos
+			st.Todos = &items
+		}
+		err = storeError(r.e.store.AppendStep(r.ctx, r.id, st))
 	}
-	err := r.e.store.appendStep(r.id, st)
 	if err == nil {
 		r.saved = len(r.msgs)
-		r.modeUnsaved = false
 		if withTodos {
 			r.todosPending, r.todosStored = false, true
 		}
@@ -150,15 +141,27 @@ func (r *run) persist(final bool) error {
 	return err
 }
 
-// nextStep is the commit of the messages not yet stored, with the usage
-// and the run's mode when that is not stored yet.
-func (r *run) nextStep() step {
-	st := step{first: r.saved - 1, msgs: r.msgs[r.saved:], usage: r.usage}
-	if r.modeUnsaved {
-		m := r.mode
-		st.mode = &m
+// nextStep is the commit of the messages not yet stored, with the state.
+func (r *run) nextStep() (store.Step, error) {
+	msgs, err := encodeMessages(r.msgs[r.saved:])
+	if err != nil {
+		return store.Step{}, err
 	}
-	return st
+	state, err := encodeState(r.usage)
+	return store.Step{First: r.saved - 1, Messages: msgs, State: state}, err
+}
+
+// replaceHistory stores the compacted conversation and the state in one commit.
+func (r *run) replaceHistory(msgs []openai.ChatCompletionMessage, u sessionState) error {
+	enc, err := encodeMessages(msgs)
+	if err != nil {
+		return err
+	}
+	state, err := encodeState(u)
+	if err != nil {
+		return err
+	}
+	return storeError(r.e.store.ReplaceHistory(r.ctx, r.id, enc, state))
 }
 
 // flushTodos stores a pending todo list on its own commit and emits it:
@@ -168,7 +171,7 @@ func (r *run) flushTodos() {
 	if !r.todosPending {
 		return
 	}
-	if err := r.e.store.saveTodos(r.id, r.todos.Read()); err != nil {
+	if err := r.e.store.SaveTodos(r.ctx, r.id, r.todos.Read()); err != nil {
 		r.e.log.Warn("saving todos", "session", r.id, "err", err) // still pending: the step's commit retries
 	} else {
 		r.todosPending, r.todosStored = false, true
@@ -192,29 +195,34 @@ func (r *run) result(text string) Result {
 	return Result{Text: text, Usage: r.runUsage, Mode: r.mode, Todos: r.todos.Read()}
 }
 
-// end emits the run's last event.
-func (r *run) end(text string, err error) {
+// end emits the run's last event and returns the run's error as a
+// *RunError (nil when it succeeded).
+func (r *run) end(text string, err error) error {
 	if err == nil {
 		r.emit(Event{Kind: EventDone, Text: text, Usage: r.runUsage})
-		return
+		return nil
 	}
 	r.e.log.Warn("agent run failed", "session", r.id, "err", err)
-	r.emit(Event{Kind: EventError, Text: r.failureText(err), Err: err, Usage: r.runUsage})
+	words := failureText(err, r.e.cfg.MaxSteps)
+	r.emit(Event{Kind: EventError, Text: words, Err: err, Usage: r.runUsage})
+	return &RunError{Text: words, Err: err}
 }
 
 // failureText is what the user reads about a failed run.
-func (r *run) failureText(err error) string {
+func failureText(err error, maxSteps int) string {
 	switch {
 	case errors.Is(err, ErrCancelled):
 		return "Cancelled."
 	case errors.Is(err, ErrStepLimit):
-		return fmt.Sprintf("Stopped after %d steps without a final answer (the step limit). Reply to let it continue.", r.e.cfg.MaxSteps)
+		return fmt.Sprintf("Stopped after %d steps without a final answer (the step limit). Reply to let it continue.", maxSteps)
 	case errors.Is(err, ErrModel):
 		return modelFailureText(err)
 	case errors.Is(err, ErrWorkspace):
 		return "h9 could not open this thread's workspace."
 	case errors.Is(err, ErrStore):
 		return "h9 could not read or save this session's data."
+	case errors.Is(err, ErrBusy):
+		return "This session is already running."
 	}
 	return "h9 failed unexpectedly; the error is in the logs."
 }

@@ -96,7 +96,7 @@ func (r *run) maybeCompact(ctx context.Context) {
 	if err == nil {
 		u := r.usage
 		u.LastPrompt = 0 // unknown until the next call; avoids compacting again at once
-		if err = r.e.store.replaceMessages(r.id, compacted, u); err == nil {
+		if err = r.replaceHistory(compacted, u); err == nil {
 			dropped := len(r.msgs) - len(compacted) // the summarised ones: msgs[1:] minus those kept
 			r.msgs = append(r.msgs[:1], compacted...)
 			r.saved, r.usage = len(r.msgs), u

@@ -31,7 +31,7 @@ func TestTodoWriteBatchCompletionIsRefused(t *testing.T) {
 		todo("3", "run go test", planning.TodoPending),
 	}
 	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(cheat...)), fakemodel.Text("done"))
-	_, rec := h.mustRun("s", ExecPrompt)
+	_, rec := h.mustRunRequest("s", Request{Intent: IntentExecute})
 
 	results := toolMessages(h.lastRequest())
 	last := results[len(results)-1]
@@ -41,7 +41,7 @@ func TestTodoWriteBatchCompletionIsRefused(t *testing.T) {
 	if got := rec.of(EventTodos); len(got) != 0 {
 		t.Errorf("refused write emitted todos events: %+v", got)
 	}
-	stored, err := h.eng.Todos("s")
+	stored, err := h.eng.Todos(context.Background(), "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestCancelOpenTodos(t *testing.T) {
 	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(items...)), fakemodel.Text("ok"))
 	h.mustRun("s", "go")
 
-	got, err := h.eng.CancelOpenTodos("s")
+	got, err := h.eng.CancelOpenTodos(context.Background(), "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestCancelOpenTodos(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("returned (-want +got):\n%s", diff)
 	}
-	stored, _ := h.eng.Todos("s")
+	stored, _ := h.eng.Todos(context.Background(), "s")
 	if diff := cmp.Diff(want, stored); diff != "" {
 		t.Errorf("stored (-want +got):\n%s", diff)
 	}
@@ -119,7 +119,7 @@ func TestCancelOpenTodosDuringRun(t *testing.T) {
 		calls := h.srv.Calls()
 		var wg sync.WaitGroup
 		wg.Go(func() {
-			if _, err := h.eng.Run(context.Background(), id, "go on", RunOptions{}); err != nil {
+			if _, err := h.eng.Run(context.Background(), id, task("go on"), RunOptions{}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -129,12 +129,12 @@ func TestCancelOpenTodosDuringRun(t *testing.T) {
 					time.Sleep(time.Millisecond)
 				}
 			}
-			if _, err := h.eng.CancelOpenTodos(id); err != nil {
+			if _, err := h.eng.CancelOpenTodos(context.Background(), id); err != nil {
 				t.Error(err)
 			}
 		})
 		wg.Wait()
-		stored, err := h.eng.Todos(id)
+		stored, err := h.eng.Todos(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

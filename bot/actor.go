@@ -1,70 +1,42 @@
 package bot
 
 import (
+	"errors"
 	"log/slog"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
 )
 
-// Inbox messages. Everything that changes a session goes through its
-// actor, one message at a time, so a session needs no lock of its own.
-type (
-	msgCreate struct {
-		team, channel, thread, owner, task string
-		mode                               planning.PlanMode
-	}
-	msgMention struct{ user, text, ts string } // "@h9 <task>": new session, or a reply in an existing one
-	msgReply   struct{ user, text, ts string }
-	msgStatus  struct{ user string }
-	msgAction  struct {
-		user, channel, action string
-		value                 render.ButtonValue
-	}
-	msgRunDone struct {
-		run     *runHandle
-		res     agent.Result
-		err     error
-		errText string // EventError's user-facing words
-	}
-	msgApprovalAsk struct {
-		run   *runHandle
-		req   agent.ApprovalRequest
-		reply chan bool
-	}
-	msgRecover         struct{}
-	msgChecklistPosted struct{ ts string } // posted late, after a failed first post
-)
-
-// registry maps session ids to their running actors. Its mutex guards the
-// map only; the hot path of a session (events, checklist) never takes it.
+// registry maps threads to their running actors. Its mutex guards the map
+// only; the hot path of a session (events, checklist) never takes it.
 type registry struct {
 	b      *Bot
 	mu     sync.Mutex
-	actors map[string]*actor
+	actors map[threadKey]*actor
 	wg     sync.WaitGroup
 	closed bool
 }
 
-func newRegistry(b *Bot) *registry { return &registry{b: b, actors: make(map[string]*actor)} }
+func newRegistry(b *Bot) *registry { return &registry{b: b, actors: make(map[threadKey]*actor)} }
 
-// deliver appends m to the session's inbox, starting its actor if needed.
+// deliver appends m to the thread's inbox, starting its actor if needed.
 // It never blocks on the session.
-func (r *registry) deliver(id string, m any) {
+func (r *registry) deliver(key threadKey, m message) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a := r.actors[id]
+	a := r.actors[key]
 	if a == nil {
 		if r.closed {
-			sessionLogger(r.b.log, id).Warn("shutting down: dropped a message for an idle session")
+			r.b.log.Warn("shutting down: dropped a message for an idle session", "channel", key.channel, "thread", key.ts)
 			return
 		}
-		a = newActor(r.b, id)
-		r.actors[id] = a
+		a = newActor(r.b, key)
+		r.actors[key] = a
 		r.wg.Add(1)
 		go a.loop()
 	}
@@ -80,7 +52,7 @@ func (r *registry) retire(a *actor) bool {
 	if len(a.inbox) > 0 {
 		return false
 	}
-	delete(r.actors, a.id)
+	delete(r.actors, a.key)
 	return true
 }
 
@@ -99,31 +71,35 @@ func (r *registry) wait() {
 	r.wg.Wait()
 }
 
-// actor owns one session while it is active.
+// actor owns one thread's session while it is active: it takes messages
+// one at a time, turns them into events for the state machine and carries
+// out the effects, so a session needs no lock of its own.
 type actor struct {
 	b   *Bot
-	id  string
+	key threadKey
 	log *slog.Logger
 
 	mu    sync.Mutex
-	inbox []any
+	inbox []message
 	wake  chan struct{}
 
 	// Owned by the actor goroutine.
-	loaded bool
-	rec    *Session
-	check  *checklist
-	run    *runHandle // the run in flight, nil when none (the seed's dispatch guard)
-	took   []string   // ts of the latest replies taken (tookReply)
-	seq    int
-	waiter chan bool // the run's approver, waiting for a click
+	loaded    bool
+	rec       *Session // nil: the thread has no session
+	check     *checklist
+	run       *runHandle // the run in flight, nil when none
+	took      []string   // ts of the latest replies taken (tookReply)
+	seq       int
+	waiter    chan bool       // the run's approver, waiting for a click
+	saving    chan error      // the commit effSaveForGate started, for the gated run
+	committed <-chan struct{} // closed when that commit is done
 }
 
-func newActor(b *Bot, id string) *actor {
-	return &actor{b: b, id: id, log: sessionLogger(b.log, id), wake: make(chan struct{}, 1)}
+func newActor(b *Bot, key threadKey) *actor {
+	return &actor{b: b, key: key, log: b.log.With("channel", key.channel, "thread", key.ts), wake: make(chan struct{}, 1)}
 }
 
-func (a *actor) push(m any) {
+func (a *actor) push(m message) {
 	a.mu.Lock()
 	a.inbox = append(a.inbox, m)
 	a.mu.Unlock()
@@ -149,7 +125,7 @@ func (a *actor) loop() {
 }
 
 // next returns the next message, or false once the actor is idle and retired.
-func (a *actor) next() (any, bool) {
+func (a *actor) next() (message, bool) {
 	for {
 		a.mu.Lock()
 		if len(a.inbox) > 0 {
@@ -172,53 +148,140 @@ func (a *actor) idle() bool {
 	return a.run == nil && a.waiter == nil && (a.check == nil || !a.check.busy())
 }
 
-func (a *actor) handle(m any) {
+func (a *actor) handle(m message) {
 	defer func() {
 		if p := recover(); p != nil {
 			a.log.Error("session actor panicked; message dropped", "panic", p)
 		}
 	}()
-	exists, err := a.load()
-	if err != nil {
+	if err := a.load(); err != nil {
 		// Not "no session": creating one now would overwrite the record.
 		a.log.Error("loading session; message dropped", "err", err)
 		return
 	}
-	switch m := m.(type) {
-	case msgCreate:
-		if !exists {
-			a.create(m.team, m.channel, m.thread, m.owner, m.task, m.mode)
-		}
-	case msgMention:
-		if exists {
-			if !a.tookReply(m.ts) {
-				a.onReply(m.user, m.text, m.ts)
-			}
-			return
-		}
-		team, channel, thread, ok := splitSessionID(a.id)
-		if ok {
-			a.create(team, channel, thread, m.user, m.text, planning.PlanModePlan)
-		}
-	case msgReply:
-		if exists && !a.tookReply(m.ts) {
-			a.onReply(m.user, m.text, m.ts)
-		}
-	case msgStatus:
-		a.onStatus(m.user, exists)
-	case msgAction:
-		a.onAction(m, exists)
-	case msgRunDone:
-		a.onRunDone(m)
-	case msgApprovalAsk:
-		a.onApprovalAsk(m)
-	case msgRecover:
-		if exists {
-			a.onRecover()
-		}
-	case msgChecklistPosted:
-		a.onChecklistPosted(m.ts, exists)
+	m.handle(a)
+}
+
+// apply runs the state machine on ev and carries out its effects.
+func (a *actor) apply(ev event) {
+	next, effs := transition(*a.rec, ev)
+	*a.rec = next
+	for _, e := range effs {
+		e.run(a)
 	}
+}
+
+// load reads the thread's session once per actor lifetime. A failed read
+// is tried again on the next message.
+func (a *actor) load() error {
+	if a.loaded {
+		return nil
+	}
+	rec, err := a.b.store.FindThread(a.b.bg, a.key.channel, a.key.ts)
+	if errors.Is(err, store.ErrNotFound) {
+		a.loaded = true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s, err := decodeSession(rec)
+	if err != nil {
+		return err
+	}
+	a.loaded, a.rec = true, s
+	a.log = sessionLogger(a.b.log, s)
+	if s.ChecklistTS == "" {
+		// h9 may have stopped between posting the checklist and saving its
+		// ts: adopt the thread's checklist rather than post a second one.
+		if ts := a.b.api.findChecklist(a.b.bg, a.log, s.Channel, s.ThreadTS); ts != "" {
+			a.apply(evChecklistPosted{ts: ts})
+		}
+	}
+	todos, err := a.b.cfg.Agent.Todos(a.b.bg, s.ID)
+	if err != nil {
+		a.log.Warn("loading todos", "err", err)
+	}
+	a.check = a.newChecklist(s.ChecklistTS, a.view(todos))
+	return nil
+}
+
+// create makes the thread's session and starts it.
+func (a *actor) create(team, owner, task string, mode planning.PlanMode) {
+	now := time.Now()
+	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now}
+	a.log = sessionLogger(a.b.log, a.rec)
+	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now})
+}
+
+// save persists the session; a failure is logged (the session goes on in
+// memory and the next save retries). It follows a commit still in flight,
+// so an older version never lands after a newer one.
+func (a *actor) save() {
+	if a.committed != nil {
+		<-a.committed
+		a.committed = nil
+	}
+	a.rec.Updated = time.Now()
+	rec, err := a.rec.record()
+	if err == nil {
+		err = a.b.store.PutSession(a.b.bg, rec)
+	}
+	if err != nil {
+		a.log.Error("saving session", "err", err)
+	}
+}
+
+// saveForGate starts the session's commit and goes on: a new session's
+// first run starts while it commits, and its gate waits for it.
+func (a *actor) saveForGate() {
+	a.rec.Updated = time.Now()
+	rec, err := a.rec.record() // encoded now: the actor goes on changing a.rec
+	saved, committed := make(chan error, 1), make(chan struct{})
+	a.saving, a.committed = saved, committed
+	go func() {
+		defer close(committed)
+		if err == nil {
+			err = a.b.store.PutSession(a.b.bg, rec)
+		}
+		if err != nil {
+			a.log.Error("saving session", "err", err)
+		}
+		saved <- err
+	}()
+}
+
+// view is the checklist as the record says; todos replace the current list.
+func (a *actor) view(todos []planning.TodoItem) render.Checklist {
+	return render.Checklist{
+		SessionID: a.rec.ID, Task: a.rec.Task, Mode: a.rec.Mode, State: a.rec.State.label(),
+		Todos: todos, Running: a.run != nil, Unsandboxed: a.b.unsandboxed,
+	}
+}
+
+// refresh pushes the record's state to the checklist (coalesced).
+func (a *actor) refresh() {
+	rec, running := a.rec, a.run != nil
+	a.check.set(func(c *render.Checklist) {
+		c.Task, c.Mode, c.State, c.Running = rec.Task, rec.Mode, rec.State.label(), running
+		if !running {
+			c.Activity = ""
+		}
+	})
+}
+
+// say posts in the session's thread and returns the post's ts ("" when it failed).
+func (a *actor) say(m render.Message) string {
+	if a.check != nil {
+		a.check.waitFirstPost() // the checklist stays the thread's first reply
+	}
+	ts, _ := a.b.api.post(a.b.bg, a.log, a.rec.Channel, a.rec.ThreadTS, m)
+	return ts
+}
+
+// tell answers one user privately in the session's thread.
+func (a *actor) tell(user, s string) {
+	a.b.api.ephemeral(a.b.bg, a.log, a.rec.Channel, user, a.rec.ThreadTS, text(s))
 }
 
 // recentReplies bounds tookReply's memory: a mention's two events arrive
@@ -239,86 +302,8 @@ func (a *actor) tookReply(ts string) bool {
 	return false
 }
 
-// load reads the session once per actor lifetime; false when there is
-// none. A failed read is tried again on the next message.
-func (a *actor) load() (bool, error) {
-	if a.loaded {
-		return a.rec != nil, nil
-	}
-	rec, err := a.b.store.get(a.id)
-	if err != nil {
-		return false, err
-	}
-	a.loaded = true
-	if rec == nil {
-		return false, nil
-	}
-	a.rec = rec
-	if rec.ChecklistTS == "" {
-		// h9 may have stopped between posting the checklist and saving its
-		// ts: adopt the thread's checklist rather than post a second one.
-		if ts := a.b.api.findChecklist(a.b.bg, a.log, rec.Channel, rec.ThreadTS); ts != "" {
-			rec.ChecklistTS = ts
-			a.save()
-		}
-	}
-	todos, err := a.b.cfg.Agent.Todos(rec.ID)
-	if err != nil {
-		a.log.Warn("loading todos", "err", err)
-	}
-	a.check = a.newChecklist(rec.ChecklistTS, a.view(todos))
-	return true, nil
-}
-
-// save persists the session; a failure is logged (the session goes on in
-// memory and the next save retries).
-func (a *actor) save() {
-	a.rec.Updated = time.Now()
-	if err := a.b.store.put(a.rec); err != nil {
-		a.log.Error("saving session", "err", err)
-	}
-}
-
-// view is the checklist as the record says; todos replace the current list
-// when non-nil.
-func (a *actor) view(todos []planning.TodoItem) render.Checklist {
-	return render.Checklist{
-		SessionID: a.rec.ID, Task: a.rec.Task, Mode: a.rec.Mode, State: a.rec.State,
-		Todos: todos, Running: a.run != nil, Unsandboxed: a.b.unsandboxed,
-	}
-}
-
-// refresh pushes the record's state to the checklist (coalesced).
-func (a *actor) refresh() {
-	rec, running := a.rec, a.run != nil
-	a.check.set(func(c *render.Checklist) {
-		c.Task, c.Mode, c.State, c.Running = rec.Task, rec.Mode, rec.State, running
-		if !running {
-			c.Activity = ""
-		}
-	})
-}
-
-// say posts in the session's thread.
-func (a *actor) say(m render.Message) string {
-	if a.check != nil {
-		a.check.waitFirstPost() // the checklist stays the thread's first reply
-	}
-	ts, _ := a.b.api.post(a.b.bg, a.log, a.rec.Channel, a.rec.ThreadTS, m)
-	return ts
-}
-
-// tell answers one user privately in the session's thread.
-func (a *actor) tell(user, s string) {
-	a.b.api.ephemeral(a.b.bg, a.log, a.rec.Channel, user, a.rec.ThreadTS, text(s))
-}
-
 // sessionLogger tags every line about a session with its id, channel and
-// thread (all three are in the id), so an operator can grep any of them.
-func sessionLogger(log *slog.Logger, id string) *slog.Logger {
-	_, channel, thread, ok := splitSessionID(id)
-	if !ok {
-		return log.With("session", id)
-	}
-	return log.With("session", id, "channel", channel, "thread", thread)
+// thread, so an operator can grep any of them.
+func sessionLogger(log *slog.Logger, s *Session) *slog.Logger {
+	return log.With("session", s.ID, "channel", s.Channel, "thread", s.ThreadTS)
 }

@@ -72,7 +72,7 @@ func TestConfirmEachStepApproveAndReject(t *testing.T) {
 	}
 	// A second click on a decided step is explained, not acted on.
 	e.clickValue(testUser, first.TS, render.ActionStepApprove, render.BlockApprovalActions,
-		render.ButtonValue{SessionID: sessionID(testTeam, testChannel, thread), StepID: "1"})
+		render.ButtonValue{SessionID: newSessionID(testTeam, testChannel, thread), StepID: "1"})
 	e.waitEphemeral(testChannel, testUser, "no longer waiting")
 }
 
@@ -108,7 +108,7 @@ func TestStopWhileStepAwaitsApproval(t *testing.T) {
 	})
 	// A click from a client that still shows the old buttons is explained.
 	e.clickValue(testUser, step.TS, render.ActionStepApprove, render.BlockApprovalActions,
-		render.ButtonValue{SessionID: sessionID(testTeam, testChannel, thread), StepID: "1"})
+		render.ButtonValue{SessionID: newSessionID(testTeam, testChannel, thread), StepID: "1"})
 	e.waitEphemeral(testChannel, testUser, "no longer waiting")
 	e.waitMessage(thread, "Reply in this thread to continue", 1)
 	e.waitChecklist(thread, "idle")

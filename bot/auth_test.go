@@ -47,13 +47,14 @@ func TestAuthTestFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eng, err := agent.New(agent.Config{DB: db, Model: model.Client(), ModelName: "m", Workspaces: ws})
+			st := openStore(t, db)
+			eng, err := agent.New(agent.Config{Store: st, Model: model.Client(), ModelName: "m", Workspaces: ws})
 			if err != nil {
 				t.Fatal(err)
 			}
 			opts := slack.Options()
 			b, err := New(Config{BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: slack.APIURL(),
-				DB: db, Agent: eng, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+				Store: st, Agent: eng, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -168,8 +168,8 @@ func BenchmarkChecklistEdits(b *testing.B) {
 		updates += n
 		got, _ := e.slack.Message("C1", list)
 		want := render.RenderChecklist(render.Checklist{
-			SessionID: sessionID("T1", "C1", root), Task: task, Mode: planning.PlanModeDefault,
-			State: render.StateDone, Todos: snapshotTodos(snapshots - 1), Unsandboxed: true,
+			SessionID: newSessionID("T1", "C1", root), Task: task, Mode: planning.PlanModeDefault,
+			State: string(stateDone), Todos: snapshotTodos(snapshots - 1), Unsandboxed: true,
 		})
 		wantBlocks, _ := json.Marshal(want.Blocks)
 		if got.Text != want.Text || string(got.Blocks) != string(wantBlocks) {

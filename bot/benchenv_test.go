@@ -14,6 +14,7 @@ import (
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/workspace"
 )
@@ -25,6 +26,7 @@ type benchEnv struct {
 	slack *fakeslack.Server
 	model *fakemodel.Server
 	db    *bolt.DB
+	store *boltstore.Store
 	bot   *Bot
 	stop  func()
 }
@@ -64,8 +66,9 @@ func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
 		tb.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st := openStore(tb, db)
 	eng, err := agent.New(agent.Config{
-		DB: db, Model: agent.NewOpenAIModel(e.model.URL(), "k", nil), ModelName: "fake-model",
+		Store: st, Model: agent.NewOpenAIModel(e.model.URL(), "k", nil), ModelName: "fake-model",
 		Workspaces: ws, MaxRetries: 1, MaxSteps: 200, Logger: logger,
 	})
 	if err != nil {
@@ -74,7 +77,7 @@ func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
 	opts := e.slack.Options()
 	cfg := Config{
 		BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: e.slack.APIURL(),
-		DB: db, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
+		Store: st, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
 	}
 	if cfgFn != nil {
 		cfgFn(&cfg)
@@ -86,7 +89,7 @@ func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()
-	e.db, e.bot = db, b
+	e.db, e.store, e.bot = db, st, b
 	e.stop = func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -1,6 +1,7 @@
 // Package bot is h9's Slack app: Socket Mode envelopes in, one actor per
-// active thread, the live checklist, the review buttons and the seed's
-// auto-run loop, all persisted in bbolt.
+// active thread running the session state machine (machine.go), the live
+// checklist, the review buttons and the seed's auto-run loop, all
+// persisted through its Store.
 package bot
 
 import (
@@ -21,7 +22,7 @@ type Bot struct {
 	log   *slog.Logger
 	api   *slackAPI
 	sm    *socketmode.Client
-	store *store
+	store Store
 	perms permissions
 	seen  *dedup
 	reg   *registry
@@ -48,11 +49,7 @@ func New(cfg Config) (*Bot, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := newStore(cfg.DB)
-	if err != nil {
-		return nil, err
-	}
-	seen, err := newDedup(cfg.DB, cfg.Logger)
+	seen, err := newDedup(cfg.Store, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +59,7 @@ func New(cfg Config) (*Bot, error) {
 		log:         cfg.Logger,
 		api:         api,
 		sm:          socketmode.New(api.c, socketmode.OptionLog(slogPrinter{cfg.Logger})),
-		store:       st,
+		store:       cfg.Store,
 		perms:       newPermissions(cfg.AllowedUsers, cfg.AllowedChannels, cfg.Admins),
 		seen:        seen,
 		unsandboxed: cfg.SandboxLevel == "none",
@@ -127,12 +124,28 @@ func (b *Bot) Run(ctx context.Context) error {
 	return err
 }
 
-// sessionTeam is the team part of session ids: the bot's own team from
-// auth.test, never a payload's team_id. Payloads disagree about it (a slash
-// command, an event and a click for one thread need not all carry it, and
-// shared channels report the sender's team), and a thread's session must be
-// found from any of them. When auth.test could not tell, it is "" for all.
+// sessionTeam is the team part of new session ids: the bot's own team
+// from auth.test, never a payload's team_id (payloads disagree about it),
+// and "" when auth.test could not tell. Sessions are found by thread, so
+// the team a session was made with does not matter afterwards.
 func (b *Bot) sessionTeam() string { return b.teamID }
+
+// recoverSessions hands every session that was running or waiting for a
+// step approval to its actor. Other sessions need nothing: their buttons
+// work from the store.
+func (b *Bot) recoverSessions() {
+	active, err := b.store.ListActive(b.bg)
+	if err != nil {
+		b.log.Error("recovering sessions", "err", err)
+		return
+	}
+	if len(active) > 0 {
+		b.log.Info("recovering sessions", "count", len(active))
+	}
+	for _, m := range active {
+		b.reg.deliver(threadKey{channel: m.Channel, ts: m.Thread}, msgRecover{})
+	}
+}
 
 // shutdown stops new work, cancels runs and waits until every actor has
 // saved its session and every checklist has flushed.

@@ -24,7 +24,7 @@ func TestChecklistCoalescesBursts(t *testing.T) {
 	api := newSlackAPI("xoxb-test", "", fs.APIURL(), log)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	first := render.Checklist{SessionID: "T1/C1/1.1", Task: "burst", State: render.StateRunning, Running: true}
+	first := render.Checklist{SessionID: "T1/C1/1.1", Task: "burst", State: string(stateRunning), Running: true}
 	ts, err := api.post(ctx, log, "C1", "", render.RenderChecklist(first))
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestChecklistCoalescesBursts(t *testing.T) {
 		snap := append([]planning.TodoItem(nil), items...)
 		c.set(func(cl *render.Checklist) { cl.Todos = snap })
 	}
-	c.set(func(cl *render.Checklist) { cl.State, cl.Running = render.StateDone, false })
+	c.set(func(cl *render.Checklist) { cl.State, cl.Running = string(stateDone), false })
 	select {
 	case <-idle:
 	case <-ctx.Done():

@@ -82,7 +82,7 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 	log := b.log.With("channel", cmd.ChannelID, "user", cmd.UserID, "command", verb)
 	switch verb {
 	case verbStatus:
-		b.postChannelStatus(b.sessionTeam(), cmd.ChannelID, cmd.UserID, "", cmd.ResponseURL)
+		b.postChannelStatus(cmd.ChannelID, cmd.UserID, "", cmd.ResponseURL)
 	case verbPlan, verbRun:
 		mode := planning.PlanModePlan
 		if verb == verbRun {
@@ -93,10 +93,8 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 			b.api.respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(postFailureHint(err)))
 			return
 		}
-		team := b.sessionTeam()
-		b.reg.deliver(sessionID(team, cmd.ChannelID, ts), msgCreate{
-			team: team, channel: cmd.ChannelID, thread: ts,
-			owner: cmd.UserID, task: arg, mode: mode,
+		b.reg.deliver(threadKey{channel: cmd.ChannelID, ts: ts}, msgCreate{
+			team: b.sessionTeam(), owner: cmd.UserID, task: arg, mode: mode,
 		})
 	}
 }

@@ -7,18 +7,17 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/planning"
 )
 
 // Agent is the part of *agent.Engine the bot calls. Declared here, where it
 // is used, so the bot depends on behaviour and not on the engine type.
+// The bot asks for an intent and passes the session's mode with every run.
 type Agent interface {
-	Run(ctx context.Context, sessionID, prompt string, opts agent.RunOptions) (agent.Result, error)
-	Todos(sessionID string) ([]planning.TodoItem, error)
-	CancelOpenTodos(sessionID string) ([]planning.TodoItem, error)
+	Run(ctx context.Context, sessionID string, req agent.Request, opts agent.RunOptions) (agent.Result, error)
+	Todos(ctx context.Context, sessionID string) ([]planning.TodoItem, error)
+	CancelOpenTodos(ctx context.Context, sessionID string) ([]planning.TodoItem, error)
 }
 
 // Config is everything the bot needs; New checks it once.
@@ -27,8 +26,8 @@ type Config struct {
 	AppToken string // xapp-… with connections:write, required
 	APIURL   string // Web API base ending in "/"; "" = https://slack.com/api/
 
-	DB    *bolt.DB // required; the bot owns buckets prefixed "bot_"
-	Agent Agent    // required
+	Store Store // required: sessions, dedup, channel settings
+	Agent Agent // required
 
 	// SandboxLevel is the workspace sandbox in force ("bwrap" or "none");
 	// "none" marks every checklist as unsandboxed. SandboxWarning, when set,
@@ -61,8 +60,8 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("%w: BotToken is required", ErrInvalidConfig)
 	case cfg.AppToken == "":
 		return cfg, fmt.Errorf("%w: AppToken is required", ErrInvalidConfig)
-	case cfg.DB == nil:
-		return cfg, fmt.Errorf("%w: DB is required", ErrInvalidConfig)
+	case cfg.Store == nil:
+		return cfg, fmt.Errorf("%w: Store is required", ErrInvalidConfig)
 	case cfg.Agent == nil:
 		return cfg, fmt.Errorf("%w: Agent is required", ErrInvalidConfig)
 	case cfg.MaxConcurrentRuns < 0:

@@ -20,11 +20,11 @@ func TestNewRejectsMissingDeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	full := Config{BotToken: "xoxb-x", AppToken: "xapp-x", DB: db, Agent: nopAgent{}}
+	full := Config{BotToken: "xoxb-x", AppToken: "xapp-x", Store: openStore(t, db), Agent: nopAgent{}}
 	for name, mutate := range map[string]func(*Config){
 		"no bot token":   func(c *Config) { c.BotToken = "" },
 		"no app token":   func(c *Config) { c.AppToken = "" },
-		"no db":          func(c *Config) { c.DB = nil },
+		"no store":       func(c *Config) { c.Store = nil },
 		"no agent":       func(c *Config) { c.Agent = nil },
 		"bad api url":    func(c *Config) { c.APIURL = "http://x/api" },
 		"negative slots": func(c *Config) { c.MaxConcurrentRuns = -1 },
@@ -79,9 +79,10 @@ func FuzzParseCommand(f *testing.F) {
 // nopAgent satisfies Agent for construction tests that never run anything.
 type nopAgent struct{}
 
-func (nopAgent) Run(context.Context, string, string, agent.RunOptions) (agent.Result, error) {
+func (nopAgent) Run(context.Context, string, agent.Request, agent.RunOptions) (agent.Result, error) {
 	return agent.Result{}, nil
 }
-func (nopAgent) SetPlanMode(string, planning.PlanMode) error         { return nil }
-func (nopAgent) Todos(string) ([]planning.TodoItem, error)           { return nil, nil }
-func (nopAgent) CancelOpenTodos(string) ([]planning.TodoItem, error) { return nil, nil }
+func (nopAgent) Todos(context.Context, string) ([]planning.TodoItem, error) { return nil, nil }
+func (nopAgent) CancelOpenTodos(context.Context, string) ([]planning.TodoItem, error) {
+	return nil, nil
+}

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/bot/render"
 )
 
@@ -31,7 +31,7 @@ func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard,
 // Keys seen by one process are refused by the next on the same DB.
 func TestDedupPersistsAcrossRestart(t *testing.T) {
 	db := openTestDB(t)
-	d, err := newDedup(db, discardLog())
+	d, err := newDedup(openStore(t, db), discardLog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestDedupPersistsAcrossRestart(t *testing.T) {
 	d.first("msg:C1/1.1")
 	d.close()
 
-	d2, err := newDedup(db, discardLog())
+	d2, err := newDedup(openStore(t, db), discardLog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,56 +56,39 @@ func TestDedupPersistsAcrossRestart(t *testing.T) {
 	}
 }
 
-// Expired keys are dropped at load, and the bucket stays bounded.
+// Keys older than the TTL are not reloaded, and memory stays bounded (the
+// store's own bound is in agent/store/storetest).
 func TestDedupExpiresAndBounds(t *testing.T) {
 	db := openTestDB(t)
-	d, err := newDedup(db, discardLog())
+	d, err := newDedup(openStore(t, db), discardLog())
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := time.Now().Add(-2 * dedupTTL)
-	d.now = func() time.Time { return old }
+	d.now = func() time.Time { return time.Now().Add(-2 * store.DedupTTL) }
 	d.start()
 	d.first("ev:old")
 	d.close()
 
-	d, err = newDedup(db, discardLog())
+	d, err = newDedup(openStore(t, db), discardLog())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !d.first("ev:old") {
 		t.Error("an expired key is still remembered")
 	}
-	d.start()
-	for i := range dedupSize + dedupPruneSlack + 10 {
+	for i := range dedupSize + 10 {
 		d.first(fmt.Sprint("ev:", i))
-		if i%500 == 0 {
-			d.close() // flush in several batches, like a live bot
-			d.start()
-		}
 	}
-	d.close()
-	n := 0
-	var oldest uint64
-	db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketDedup).ForEach(func(k, _ []byte) error {
-			if n == 0 {
-				oldest = binary.BigEndian.Uint64(k)
-			}
-			n++
-			return nil
-		})
-	})
-	if n > dedupSize+dedupPruneSlack {
-		t.Errorf("bucket holds %d keys, want at most %d", n, dedupSize+dedupPruneSlack)
+	if n := len(d.seen); n > dedupSize {
+		t.Errorf("memory holds %d keys, want at most %d", n, dedupSize)
 	}
-	if oldest == 0 {
-		t.Error("bucket empty")
+	if d.first(fmt.Sprint("ev:", dedupSize+9)) || !d.first("ev:0") {
+		t.Error("memory did not keep the newest keys and drop the oldest")
 	}
 }
 
 // An event handled before a restart and redelivered (same event_id, new
-// envelope) after it runs once: the seen keys live in bbolt.
+// envelope) after it runs once: the seen keys live in the store.
 func TestRedeliveryAfterRestartRunsOnce(t *testing.T) {
 	e := newEnv(t)
 	thread, _ := e.planned("dedup across restarts", "a:pending")
@@ -152,13 +135,7 @@ func TestOwnEchoesAreNotRemembered(t *testing.T) {
 		return len(e.slack.Calls("chat.postMessage")) >= 3
 	})
 	e.stop() // flushes the dedup keys
-	var keys []string
-	err := e.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketDedup).ForEach(func(k, _ []byte) error {
-			keys = append(keys, string(k[8:]))
-			return nil
-		})
-	})
+	keys, err := e.store.Claimed(e.ctx, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

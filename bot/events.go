@@ -10,8 +10,8 @@ import (
 
 // inbound is a user message from the Events API, either event type.
 type inbound struct {
-	team, user, text, channel, ts, threadTS string
-	mention                                 bool
+	user, text, channel, ts, threadTS string
+	mention                           bool
 }
 
 // onEventsAPI routes app_mention and message events. Runs on the socket
@@ -29,14 +29,14 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent, req *socketmode.Request
 	}
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.AppMentionEvent:
-		b.onMessage(inbound{team: b.sessionTeam(), user: e.User, text: e.Text, channel: e.Channel,
+		b.onMessage(inbound{user: e.User, text: e.Text, channel: e.Channel,
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true})
 	case *slackevents.AppHomeOpenedEvent:
 		if e.Tab == "home" && e.User != "" {
 			go b.publishHome(e.User)
 		}
 	case *slackevents.MessageEvent:
-		b.onMessage(inbound{team: b.sessionTeam(), user: e.User, text: e.Text, channel: e.Channel,
+		b.onMessage(inbound{user: e.User, text: e.Text, channel: e.Channel,
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: b.mentionsMe(e.Text)})
 	}
 }
@@ -85,9 +85,9 @@ func (b *Bot) onMessage(m inbound) {
 	if root == "" {
 		root = m.ts
 	}
-	id := sessionID(m.team, m.channel, root)
+	thread := threadKey{channel: m.channel, ts: root}
 	if !m.mention {
-		b.reg.deliver(id, msgReply{user: m.user, text: cleanTask(m.text), ts: m.ts})
+		b.reg.deliver(thread, msgReply{user: m.user, text: cleanTask(m.text), ts: m.ts})
 		return
 	}
 	log := b.log.With("channel", m.channel, "thread", root, "user", m.user)
@@ -98,13 +98,13 @@ func (b *Bot) onMessage(m inbound) {
 	task := b.stripMention(m.text)
 	switch {
 	case strings.EqualFold(task, verbStatus) && m.threadTS != "":
-		b.reg.deliver(id, msgStatus{user: m.user})
+		b.reg.deliver(thread, msgStatus{user: m.user})
 	case strings.EqualFold(task, verbStatus):
-		go b.postChannelStatus(m.team, m.channel, m.user, "", "")
+		go b.postChannelStatus(m.channel, m.user, "", "")
 	case task == "" || strings.EqualFold(task, verbHelp):
 		go b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, usage("Mention me with a task, e.g. `@h9 add a /healthz endpoint`."))
 	default:
-		b.reg.deliver(id, msgMention{user: m.user, text: task, ts: m.ts})
+		b.reg.deliver(thread, msgMention{team: b.sessionTeam(), user: m.user, text: task, ts: m.ts})
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace"
@@ -29,13 +30,14 @@ const (
 )
 
 // env is a real bot against the fake Slack and the fake model, with a real
-// agent and bbolt file.
+// agent and store on a bbolt file.
 type env struct {
 	t      *testing.T
 	ctx    context.Context
 	slack  *fakeslack.Server
 	model  *fakemodel.Server
 	db     *bolt.DB
+	store  *boltstore.Store // the running bot's
 	wsRoot string
 	bot    *Bot
 	stop   func()
@@ -69,10 +71,21 @@ func newEnv(t *testing.T, cfgFn ...func(*Config)) *env {
 	return e
 }
 
+// openStore builds the store on db, as h9 does at each start.
+func openStore(tb testing.TB, db *bolt.DB) *boltstore.Store {
+	tb.Helper()
+	st, err := boltstore.New(db)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
 // newBot builds a Bot (and agent engine) on the env's fakes and DB, not yet running.
 func (e *env) newBot() *Bot {
 	t := e.t
 	t.Helper()
+	e.store = openStore(t, e.db)
 	ws, err := workspace.NewManager(workspace.Config{Root: e.wsRoot, Sandbox: "none"})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +95,7 @@ func (e *env) newBot() *Bot {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	eng, err := agent.New(agent.Config{
-		DB: e.db, Model: agent.NewOpenAIModel(e.model.URL(), "test-key", nil), ModelName: "fake-model",
+		Store: e.store, Model: agent.NewOpenAIModel(e.model.URL(), "test-key", nil), ModelName: "fake-model",
 		Workspaces: ws, MaxRetries: 1, RetryBaseDelay: time.Millisecond, Logger: logger,
 	})
 	if err != nil {
@@ -91,7 +104,7 @@ func (e *env) newBot() *Bot {
 	opts := e.slack.Options()
 	cfg := Config{
 		BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: e.slack.APIURL(),
-		DB: e.db, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
+		Store: e.store, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
 		CoalesceInterval: 50 * time.Millisecond,
 	}
 	for _, f := range e.cfgFn {
@@ -358,4 +371,30 @@ func (e *env) planned(task string, pairs ...string) (thread string, review fakes
 	e.model.Enqueue(planReplies("Plan.", pairs...)...)
 	thread = e.startSession("plan", task)
 	return thread, e.waitMessage(thread, render.ActionApproveAuto, 1)
+}
+
+// record reads the thread's session record from the store.
+func (e *env) record(thread string) *Session {
+	e.t.Helper()
+	r, err := e.store.FindThread(e.ctx, testChannel, thread)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	s, err := decodeSession(r)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}
+
+// putRecord stores a session record as the bot would.
+func (e *env) putRecord(s *Session) {
+	e.t.Helper()
+	r, err := s.record()
+	if err == nil {
+		err = e.store.PutSession(e.ctx, r)
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
 }

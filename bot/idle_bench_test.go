@@ -2,16 +2,17 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/store"
+	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/bot/fakeslack"
 )
 
@@ -43,13 +44,12 @@ func BenchmarkIdleCost(b *testing.B) {
 	}
 	e.waitFor(b, "the template session", func() bool { return e.model.Calls() >= 5 && e.bot.reg.idleCount() == 0 })
 	e.stop()
-	if err := e.db.Update(func(tx *bolt.Tx) error { return cloneSessions(tx, sessions-1) }); err != nil {
+	st := openStore(b, e.db)
+	if err := cloneSessions(st, sessions-1); err != nil {
 		b.Fatal(err)
 	}
-	var stored int
-	_ = e.db.View(func(tx *bolt.Tx) error { stored = tx.Bucket(bucketSessions).Stats().KeyN; return nil })
-	if stored != sessions {
-		b.Fatalf("fixture has %d sessions, want %d", stored, sessions)
+	if recs, err := st.ListChannel(context.Background(), "C1"); err != nil || len(recs) != sessions {
+		b.Fatalf("fixture has %d sessions (%v), want %d", len(recs), err, sessions)
 	}
 	e.db.Close()
 
@@ -71,54 +71,65 @@ func BenchmarkIdleCost(b *testing.B) {
 	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
 }
 
-// cloneSessions copies the one session in the DB (bot record and agent
-// bucket) n times under new thread timestamps.
-func cloneSessions(tx *bolt.Tx, n int) error {
-	bs := tx.Bucket(bucketSessions)
-	id, raw := bs.Cursor().First()
-	if id == nil {
-		return fmt.Errorf("no template session")
+// cloneSessions copies the one session in the store (bot record and agent
+// data) n times under new thread timestamps, many at once so that their
+// commits are shared.
+func cloneSessions(st *boltstore.Store, n int) error {
+	ctx := context.Background()
+	recs, err := st.ListChannel(ctx, "C1")
+	if err != nil || len(recs) != 1 {
+		return fmt.Errorf("template session: %d records, %v", len(recs), err)
 	}
-	var rec Session
-	if err := json.Unmarshal(raw, &rec); err != nil {
+	tmpl, err := decodeSession(recs[0])
+	if err != nil {
 		return err
 	}
-	agentSessions := tx.Bucket([]byte("agent_sessions"))
-	tmpl := agentSessions.Bucket(id)
-	if tmpl == nil {
-		return fmt.Errorf("no agent data for %s", id)
+	data, err := st.LoadSession(ctx, tmpl.ID)
+	if err != nil {
+		return err
 	}
+	var g errgroup
 	for i := range n {
+		rec := tmpl.clone()
 		rec.ThreadTS = fmt.Sprintf("1600000000.%06d", i)
 		rec.ChecklistTS = fmt.Sprintf("1600000001.%06d", i)
-		rec.ID = sessionID(rec.Team, rec.Channel, rec.ThreadTS)
-		data, err := json.Marshal(&rec)
-		if err != nil {
-			return err
-		}
-		if err := bs.Put([]byte(rec.ID), data); err != nil {
-			return err
-		}
-		dst, err := agentSessions.CreateBucket([]byte(rec.ID))
-		if err != nil {
-			return err
-		}
-		if err := copyBucket(dst, tmpl); err != nil {
-			return err
-		}
+		rec.ID = newSessionID(rec.Team, rec.Channel, rec.ThreadTS)
+		g.run(func() error {
+			r, err := rec.record()
+			if err != nil {
+				return err
+			}
+			if err := st.PutSession(ctx, r); err != nil {
+				return err
+			}
+			return st.AppendStep(ctx, rec.ID, store.Step{Messages: data.Messages, Todos: &data.Todos, State: data.State})
+		})
 	}
-	return nil
+	return g.wait()
 }
 
-func copyBucket(dst, src *bolt.Bucket) error {
-	return src.ForEach(func(k, v []byte) error {
-		if v != nil {
-			return dst.Put(k, v)
+// errgroup runs functions at most 64 at a time and keeps the first error.
+type errgroup struct {
+	wg   sync.WaitGroup
+	sem  chan struct{}
+	once sync.Once
+	err  error
+}
+
+func (g *errgroup) run(f func() error) {
+	if g.sem == nil {
+		g.sem = make(chan struct{}, 64)
+	}
+	g.sem <- struct{}{}
+	g.wg.Go(func() {
+		defer func() { <-g.sem }()
+		if err := f(); err != nil {
+			g.once.Do(func() { g.err = err })
 		}
-		sub, err := dst.CreateBucket(k)
-		if err != nil {
-			return err
-		}
-		return copyBucket(sub, src.Bucket(k))
 	})
+}
+
+func (g *errgroup) wait() error {
+	g.wg.Wait()
+	return g.err
 }

@@ -20,7 +20,8 @@ func (b *Bot) onInteraction(cb slack.InteractionCallback) {
 	log := b.log.With("channel", channel, "user", user)
 	for _, a := range cb.ActionCallback.BlockActions {
 		v, err := render.DecodeButtonValue(a.Value)
-		if err != nil || render.ChoiceLabel(a.ActionID) == "" {
+		thread, ok := threadOf(v.SessionID)
+		if err != nil || !ok || render.ChoiceLabel(a.ActionID) == "" {
 			log.Warn("refused a click with an unknown action or value", "action", a.ActionID, "err", err)
 			go b.api.ephemeral(b.bg, log, channel, user, "", text("That button is not one h9 recognises, so nothing happened."))
 			continue
@@ -29,6 +30,6 @@ func (b *Bot) onInteraction(cb slack.InteractionCallback) {
 			go b.api.ephemeral(b.bg, log, channel, user, "", text(why))
 			continue
 		}
-		b.reg.deliver(v.SessionID, msgAction{user: user, channel: channel, action: a.ActionID, value: v})
+		b.reg.deliver(thread, msgAction{user: user, channel: channel, action: a.ActionID, value: v})
 	}
 }

@@ -8,11 +8,9 @@ import (
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/render"
-	"github.com/h9-app/h9/planning"
-	"github.com/h9-app/h9/workspace"
 )
 
-// A review posted before a restart still works after it: all state is in bbolt.
+// A review posted before a restart still works after it: all state is in the store.
 func TestRestartKeepsReviewButtonsWorking(t *testing.T) {
 	e := newEnv(t)
 	thread, review := e.planned("survive a restart", "a:pending")
@@ -99,30 +97,16 @@ func TestReconnectAfterDroppedSocket(t *testing.T) {
 	}
 }
 
-// A new session's mode and record are committed concurrently; if h9 stops
-// with the record saved but the mode lost, the resumed run still plans:
-// recovery takes the mode from the record.
-func TestRestartRestoresModeFromRecord(t *testing.T) {
+// A plan session cut by a restart resumes in plan mode: the bot passes the
+// record's mode with every run, and the agent keeps no mode of its own.
+func TestRestartResumesInTheRecordsMode(t *testing.T) {
 	e := newEnv(t)
 	e.model.Enqueue(fakemodel.Text("never").WithLatency(time.Minute))
 	thread := e.startSession("plan", "careful start")
 	e.waitFor("the slow model request", func() bool { return e.model.Calls() == 1 })
 
-	e.stop()
-	ws, err := workspace.NewManager(workspace.Config{Root: e.wsRoot, Sandbox: "none"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := agent.New(agent.Config{DB: e.db, Model: agent.NewOpenAIModel(e.model.URL(), "k", nil), ModelName: "m", Workspaces: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := e.sessionID(thread)
-	if err := eng.SetPlanMode(id, planning.PlanModeDefault); err != nil { // the lost commit
-		t.Fatal(err)
-	}
 	e.model.Enqueue(planReplies("Plan after restart.", "a:pending")...)
-	e.start()
+	e.restart()
 	e.waitMessage(thread, restartNotice, 1)
 	e.waitMessage(thread, "Plan after restart.", 1)
 	tools := e.model.Requests()[1].Tools
@@ -134,8 +118,8 @@ func TestRestartRestoresModeFromRecord(t *testing.T) {
 	if len(tools) == 0 {
 		t.Error("the resumed run offered no tools")
 	}
-	if mode, err := eng.PlanMode(id); err != nil || mode != planning.PlanModePlan {
-		t.Errorf("stored mode = %v, %v; want plan", mode, err)
+	if got := e.lastUserMessage(1); !strings.Contains(got, "careful start") {
+		t.Errorf("the resumed plan run asked %q, want the task again", got)
 	}
 }
 
@@ -149,23 +133,14 @@ func TestRestartAdoptsChecklistWhoseTSWasNotSaved(t *testing.T) {
 	e.waitChecklist(thread, "planning")
 
 	e.stop()
-	st, err := newStore(e.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := st.get(e.sessionID(thread))
-	if err != nil || rec == nil {
-		t.Fatalf("record: %v, %v", rec, err)
-	}
+	rec := e.record(thread)
 	rec.ChecklistTS = "" // as if the save after the post never happened
-	if err := st.put(rec); err != nil {
-		t.Fatal(err)
-	}
+	e.putRecord(rec)
 	e.model.Enqueue(planReplies("Plan after restart.", "a:pending")...)
 	e.start()
 	e.waitMessage(thread, "Plan after restart.", 1)
 	e.waitChecklist(thread, "0/1 tasks", "awaiting review") // exactly one checklist, edited
-	if rec, _ := st.get(e.sessionID(thread)); rec == nil || rec.ChecklistTS == "" {
+	if rec := e.record(thread); rec.ChecklistTS == "" {
 		t.Error("the adopted checklist's ts was not saved")
 	}
 }

@@ -1,26 +1,38 @@
 package bot
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/planning"
 )
 
 // Session is the persisted record of one Slack thread. Everything a button
 // or a restart needs lives here, so no behaviour depends on process memory.
+// Only the transition function (machine.go) changes it.
 type Session struct {
-	ID       string `json:"id"` // "team/channel/threadTS": store key, agent session id, button value
-	Team     string `json:"team"`
-	Channel  string `json:"channel"`
-	ThreadTS string `json:"thread_ts"`
-	Task     string `json:"task"`
-	Owner    string `json:"owner"`
+	// Identity: the store's metadata, kept outside the encoded data.
+	ID       string    `json:"-"` // newSessionID: store key, agent session id, button value
+	Team     string    `json:"-"`
+	Channel  string    `json:"-"`
+	ThreadTS string    `json:"-"`
+	Owner    string    `json:"-"`
+	Updated  time.Time `json:"-"`
 
-	State   render.State      `json:"state"`
-	Mode    planning.PlanMode `json:"mode"`
-	Running bool              `json:"running"` // a run was in flight (resumed after a restart)
+	Task    string    `json:"task"`
+	Created time.Time `json:"created"`
+
+	State state             `json:"state"`
+	Mode  planning.PlanMode `json:"mode"` // the mode of the session's runs: the bot's to choose
+	// Request is what the latest run was asked: Retry and a restart ask it again.
+	Request   agent.Request `json:"request"`
+	StoppedBy string        `json:"stopped_by,omitempty"` // Stop was pressed; the run is ending
 
 	// The seed's auto-run loop.
 	AutoRun  bool `json:"auto_run"`
@@ -34,12 +46,8 @@ type Session struct {
 	Approval *PendingApproval `json:"approval,omitempty"`
 	StepSeq  int              `json:"step_seq"`
 
-	Queue      []QueuedReply     `json:"queue,omitempty"` // replies that arrived during a run, in order
-	LastPrompt string            `json:"last_prompt"`     // what Retry dispatches again
-	Progress   planning.Progress `json:"progress"`        // for /h9 status without asking the agent
-
-	Created time.Time `json:"created"`
-	Updated time.Time `json:"updated"`
+	Queue    []QueuedReply     `json:"queue,omitempty"` // replies that arrived during a run, in order
+	Progress planning.Progress `json:"progress"`        // for /h9 status without asking the agent
 }
 
 // PendingApproval is a step waiting for Approve/Reject in confirm-each-step mode.
@@ -57,42 +65,59 @@ type QueuedReply struct {
 	TS   string `json:"ts"`
 }
 
-// sessionID builds the id of the session living in a thread. It doubles as
-// the bbolt key: team/channel/ prefixes make one channel a cheap range scan.
-func sessionID(team, channel, threadTS string) string {
-	return team + "/" + channel + "/" + threadTS
+// active reports whether a restart must act on the session.
+func (s *Session) active() bool { return s.State.inFlight() }
+
+// clone copies s deeply enough that changing the copy leaves s as it was.
+func (s Session) clone() Session {
+	s.Queue = slices.Clone(s.Queue)
+	if s.Approval != nil {
+		a := *s.Approval
+		s.Approval = &a
+	}
+	return s
 }
 
-// channelPrefix is the key prefix of every session in a channel.
-func channelPrefix(team, channel string) string { return team + "/" + channel + "/" }
-
-// active reports whether a restart must act on the session.
-func (s *Session) active() bool { return s.Running || s.Approval != nil }
-
-// retryPrompt is what running the session's last prompt again sends.
-func (s *Session) retryPrompt() string {
-	if s.LastPrompt != "" {
-		return s.LastPrompt
+// record encodes s for the store.
+func (s *Session) record() (store.SessionRecord, error) {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return store.SessionRecord{}, fmt.Errorf("%w: encoding session %s: %w", ErrStore, s.ID, err)
 	}
-	return s.Task
+	return store.SessionRecord{Data: data, Meta: store.SessionMeta{
+		ID: s.ID, Team: s.Team, Channel: s.Channel, Thread: s.ThreadTS, Owner: s.Owner,
+		Active: s.active(), Updated: s.Updated,
+	}}, nil
+}
+
+// decodeSession reads a stored record, this version's or an earlier one's.
+func decodeSession(rec store.SessionRecord) (*Session, error) {
+	s := new(Session)
+	if err := json.Unmarshal(rec.Data, s); err != nil {
+		return nil, fmt.Errorf("%w: decoding session %s: %w", ErrStore, rec.Meta.ID, err)
+	}
+	m := rec.Meta
+	s.ID, s.Team, s.Channel, s.ThreadTS, s.Owner, s.Updated = m.ID, m.Team, m.Channel, m.Thread, m.Owner, m.Updated
+	if s.Request.Intent == 0 {
+		s.Request = s.earlierRequest()
+	}
+	return s, nil
+}
+
+// earlierRequest stands in for the request of a record stored before
+// requests were (they kept a prompt text instead): an approved plan goes
+// on, anything else starts on the task again.
+func (s *Session) earlierRequest() agent.Request {
+	if s.Mode != planning.PlanModePlan && s.Progress.Total > 0 {
+		return agent.Request{Intent: agent.IntentContinue}
+	}
+	return agent.Request{Intent: agent.IntentTask, Text: s.Task}
 }
 
 // byRecent orders sessions most recently updated first (then newest thread).
 func byRecent(x, y *Session) int {
-	if c := y.Updated.Compare(x.Updated); c != 0 {
-		return c
-	}
-	return strings.Compare(y.ThreadTS, x.ThreadTS)
+	return cmp.Or(y.Updated.Compare(x.Updated), strings.Compare(y.ThreadTS, x.ThreadTS))
 }
 
 // cleanTask normalises a task or reply text from Slack.
 func cleanTask(s string) string { return strings.TrimSpace(s) }
-
-// splitSessionID is the inverse of sessionID.
-func splitSessionID(id string) (team, channel, thread string, ok bool) {
-	parts := strings.Split(id, "/")
-	if len(parts) != 3 || parts[1] == "" || parts[2] == "" {
-		return "", "", "", false
-	}
-	return parts[0], parts[1], parts[2], true
-}

@@ -137,7 +137,7 @@ func TestSlackErrorsAreLoggedWithSessionContext(t *testing.T) {
 	}
 }
 
-func (e *env) sessionID(thread string) string { return sessionID(testTeam, testChannel, thread) }
+func (e *env) sessionID(thread string) string { return newSessionID(testTeam, testChannel, thread) }
 
 // Every log line that names a session also names its channel and thread.
 func TestSessionLogLinesCarryChannelAndThread(t *testing.T) {

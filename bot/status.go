@@ -12,9 +12,9 @@ const maxStatusRows = 20
 
 // postChannelStatus answers /h9 status (and "@h9 status" outside a session)
 // with the channel's sessions, most recent first.
-func (b *Bot) postChannelStatus(team, channel, user, thread, responseURL string) {
+func (b *Bot) postChannelStatus(channel, user, thread, responseURL string) {
 	log := b.log.With("channel", channel, "user", user)
-	recs, err := b.store.channel(team, channel)
+	recs, err := b.listChannel(channel)
 	if err != nil {
 		log.Error("status", "err", err)
 		b.api.ephemeral(b.bg, log, channel, user, thread, text("h9 could not read its sessions just now; try again in a moment."))
@@ -36,29 +36,45 @@ func (b *Bot) postChannelStatus(team, channel, user, thread, responseURL string)
 	b.api.ephemeral(b.bg, log, channel, user, thread, status)
 }
 
+// listChannel decodes a channel's sessions; one that does not decode is
+// logged and left out rather than hiding the others.
+func (b *Bot) listChannel(channel string) ([]*Session, error) {
+	recs, err := b.store.ListChannel(b.bg, channel)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Session, 0, len(recs))
+	for _, r := range recs {
+		s, err := decodeSession(r)
+		if err != nil {
+			b.log.Warn("status: a session does not decode", "session", r.Meta.ID, "err", err)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // statusRow is one session's line; a running session's progress comes
 // from the agent's persisted todos, which are newer than the record's.
 func (b *Bot) statusRow(rec *Session) render.StatusRow {
 	p := rec.Progress
-	if rec.Running {
-		if todos, err := b.cfg.Agent.Todos(rec.ID); err == nil {
+	if rec.State.inFlight() {
+		if todos, err := b.cfg.Agent.Todos(b.bg, rec.ID); err == nil {
 			p = planning.Summarize(todos)
 		}
 	}
 	return render.StatusRow{
-		Task: rec.Task, State: rec.State, Progress: p, Updated: rec.Updated,
+		Task: rec.Task, State: rec.State.label(), Progress: p, Updated: rec.Updated,
 		Permalink: b.api.permalink(b.bg, b.log, rec.Channel, rec.ThreadTS),
 	}
 }
 
 // onStatus answers "@h9 status" inside a thread.
-func (a *actor) onStatus(user string, exists bool) {
-	if !exists {
-		team, channel, thread, ok := splitSessionID(a.id)
-		if ok {
-			a.b.api.ephemeral(a.b.bg, a.b.log, channel, user, thread, text("There is no h9 session in this thread. Here are this channel's sessions."))
-			a.b.postChannelStatus(team, channel, user, thread, "")
-		}
+func (a *actor) onStatus(user string) {
+	if a.rec == nil {
+		a.b.api.ephemeral(a.b.bg, a.log, a.key.channel, user, a.key.ts, text("There is no h9 session in this thread. Here are this channel's sessions."))
+		a.b.postChannelStatus(a.key.channel, user, a.key.ts, "")
 		return
 	}
 	a.b.api.ephemeral(a.b.bg, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderThreadStatus(a.b.statusRow(a.rec)))

@@ -10,7 +10,7 @@ import (
 // BenchmarkRenderChecklist renders the 200-todo, 500-character plan: the
 // cost the bot pays on every todo snapshot of a huge plan.
 func BenchmarkRenderChecklist(b *testing.B) {
-	c := Checklist{SessionID: "s", Task: "a big task", State: StateRunning, Todos: bigPlan(), Running: true, Activity: "bash: go test ./..."}
+	c := Checklist{SessionID: "s", Task: "a big task", State: "running", Todos: bigPlan(), Running: true, Activity: "bash: go test ./..."}
 	var m Message
 	b.ReportAllocs()
 	for b.Loop() {

@@ -12,7 +12,7 @@ type Checklist struct {
 	SessionID   string
 	Task        string
 	Mode        planning.PlanMode // label: planning / executing / confirm-each-step
-	State       State
+	State       string            // the session's state, as the bot words it
 	Todos       []planning.TodoItem
 	Activity    string // current activity while running, e.g. "bash: go test ./..."
 	Running     bool   // show the Stop button
@@ -66,7 +66,7 @@ func RenderChecklist(c Checklist) Message {
 
 func checklistTitle(c Checklist, p planning.Progress) string {
 	return taskLine(c.Task, maxTitleTask) + "\n*Mode:* " + ModeLabel(c.Mode) +
-		"  ·  *State:* " + c.State.label() + "  ·  *" + p.String() + "*"
+		"  ·  *State:* " + stateLabel(c.State) + "  ·  *" + p.String() + "*"
 }
 
 // taskLine is the task in bold, or a placeholder when there is none.
@@ -86,7 +86,7 @@ func checklistText(c Checklist, p planning.Progress, lines []string) string {
 	if task == "" {
 		task = "untitled task"
 	}
-	head := "h9: " + task + " — " + p.String() + " · " + c.State.label() + " (" + ModeLabel(c.Mode) + ")"
+	head := "h9: " + task + " — " + p.String() + " · " + stateLabel(c.State) + " (" + ModeLabel(c.Mode) + ")"
 	return head + "\n" + strings.Join(lines, "\n")
 }
 

@@ -28,20 +28,20 @@ func TestRenderChecklist(t *testing.T) {
 		stop    bool
 	}{
 		{
-			name: "planning", c: Checklist{SessionID: "s", Task: "fix flaky test", Mode: planning.PlanModePlan, State: StatePlanning, Todos: mixed},
+			name: "planning", c: Checklist{SessionID: "s", Task: "fix flaky test", Mode: planning.PlanModePlan, State: "planning", Todos: mixed},
 			want:    []string{"fix flaky test", "planning", "1/4 tasks", "✔ read the code", "▶ write the test", "○ fix the bug", "⊘ rewrite everything"},
 			notWant: []string{"Now:", "NOT sandboxed", "more"},
 		},
 		{
-			name: "running", c: Checklist{SessionID: "s", Task: "t", Mode: planning.PlanModeDefault, State: StateRunning, Todos: mixed, Activity: "bash: go test ./...", Running: true},
+			name: "running", c: Checklist{SessionID: "s", Task: "t", Mode: planning.PlanModeDefault, State: "running", Todos: mixed, Activity: "bash: go test ./...", Running: true},
 			want: []string{"executing", "running", "*Now:* `bash: go test ./...`"}, stop: true,
 		},
 		{
-			name: "confirm each step, unsandboxed", c: Checklist{SessionID: "s", Mode: planning.PlanModeAutoEdit, State: StateAwaitingApproval, Unsandboxed: true, Running: true},
+			name: "confirm each step, unsandboxed", c: Checklist{SessionID: "s", Mode: planning.PlanModeAutoEdit, State: "awaiting approval", Unsandboxed: true, Running: true},
 			want: []string{"confirm-each-step", "awaiting approval", "NOT sandboxed", "0/0 tasks", "No todos yet", "working…", "untitled task"}, stop: true,
 		},
 		{
-			name: "done counts completed only", c: Checklist{SessionID: "s", Task: "t", State: StateDone, Todos: []planning.TodoItem{
+			name: "done counts completed only", c: Checklist{SessionID: "s", Task: "t", State: "done", Todos: []planning.TodoItem{
 				todo("1", "a", planning.TodoCompleted), todo("2", "b", planning.TodoInProgress), todo("3", "c", planning.TodoCancelled)}},
 			want: []string{"1/3 tasks", "done"},
 		},
@@ -110,7 +110,7 @@ func bigPlan() []planning.TodoItem {
 }
 
 func TestChecklistHugePlanFits(t *testing.T) {
-	m := RenderChecklist(Checklist{SessionID: "s", Task: strings.Repeat("task ", 2000), State: StateRunning, Todos: bigPlan(),
+	m := RenderChecklist(Checklist{SessionID: "s", Task: strings.Repeat("task ", 2000), State: "running", Todos: bigPlan(),
 		Running: true, Activity: strings.Repeat("x", 10000), Unsandboxed: true})
 	mustFit(t, m)
 	if len(m.Blocks) > 11 {

@@ -41,7 +41,7 @@ func FuzzRenderChecklist(f *testing.F) {
 	f.Add("<!channel>", "<@U123> <!here> <https://evil|click> &amp;", "<!everyone>", uint16(200), uint8(3))
 	f.Fuzz(func(t *testing.T, task, content, activity string, n uint16, seed uint8) {
 		c := Checklist{
-			SessionID: task, Task: task, Mode: planning.PlanMode(int(seed) % 4), State: State(activity),
+			SessionID: task, Task: task, Mode: planning.PlanMode(int(seed) % 4), State: activity,
 			Todos: fuzzTodos(content, n, seed), Activity: activity, Running: seed&2 != 0, Unsandboxed: seed&4 != 0,
 		}
 		m := RenderChecklist(c)

@@ -14,7 +14,7 @@ func TestRenderHome(t *testing.T) {
 	var rows []HomeRow
 	for i := range 500 {
 		rows = append(rows, HomeRow{Channel: "C1", StatusRow: StatusRow{
-			Task: "<!channel> task " + strings.Repeat("x", i%300), State: StateRunning,
+			Task: "<!channel> task " + strings.Repeat("x", i%300), State: "running",
 			Progress:  planning.Progress{Completed: 1, Total: 3, Active: 2},
 			Permalink: "https://fake.slack/archives/C1/p1", Updated: time.Unix(1700000000, 0),
 		}})

@@ -13,7 +13,7 @@ import (
 // StatusRow is one session in the /h9 status answer.
 type StatusRow struct {
 	Task      string
-	State     State
+	State     string // the session's state, as the bot words it
 	Progress  planning.Progress
 	Permalink string // link to the thread; left out unless a plain https URL
 	Updated   time.Time
@@ -64,13 +64,13 @@ func RenderStatus(rows []StatusRow) Message {
 func RenderThreadStatus(r StatusRow) Message {
 	line := statusLine(r)
 	return Message{
-		Text:   "h9 session in this thread: " + r.State.label() + ", " + r.Progress.String(),
+		Text:   "h9 session in this thread: " + stateLabel(r.State) + ", " + r.Progress.String(),
 		Blocks: blocks(section("h9_status_head", "*This thread's h9 session*"), section("h9_status_rows_0", Truncate(line, MaxSectionText))),
 	}
 }
 
 func statusLine(r StatusRow) string {
-	parts := []string{taskLine(r.Task, maxStatusTask), r.State.label(), r.Progress.String()}
+	parts := []string{taskLine(r.Task, maxStatusTask), stateLabel(r.State), r.Progress.String()}
 	if link := permalink(r.Permalink); link != "" {
 		parts = append(parts, "<"+link+"|open thread>")
 	}

@@ -12,9 +12,9 @@ import (
 func TestRenderStatus(t *testing.T) {
 	t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	rows := []StatusRow{
-		{Task: "older", State: StateDone, Progress: planning.Progress{Completed: 2, Total: 2}, Permalink: "https://x.slack.com/archives/C1/p1", Updated: t0},
-		{Task: "newer <!here>", State: StateRunning, Progress: planning.Progress{Completed: 3, Total: 11, Active: 8}, Permalink: "https://x.slack.com/archives/C1/p2", Updated: t0.Add(time.Hour)},
-		{Task: "bad link", State: StateStalled, Permalink: "https://evil|<!channel>"},
+		{Task: "older", State: "done", Progress: planning.Progress{Completed: 2, Total: 2}, Permalink: "https://x.slack.com/archives/C1/p1", Updated: t0},
+		{Task: "newer <!here>", State: "running", Progress: planning.Progress{Completed: 3, Total: 11, Active: 8}, Permalink: "https://x.slack.com/archives/C1/p2", Updated: t0.Add(time.Hour)},
+		{Task: "bad link", State: "stalled", Permalink: "https://evil|<!channel>"},
 	}
 	m := RenderStatus(rows)
 	mustFit(t, m)
@@ -43,7 +43,7 @@ func TestRenderStatusEmpty(t *testing.T) {
 func TestRenderStatusCapped(t *testing.T) {
 	rows := make([]StatusRow, 1000)
 	for i := range rows {
-		rows[i] = StatusRow{Task: strings.Repeat("t", 1000), State: StateIdle,
+		rows[i] = StatusRow{Task: strings.Repeat("t", 1000), State: "idle",
 			Permalink: "https://x.slack.com/archives/C1/p" + fmt.Sprint(i), Updated: time.Unix(int64(i), 0)}
 	}
 	m := RenderStatus(rows)
@@ -70,7 +70,7 @@ func TestRenderHelpAndUsage(t *testing.T) {
 
 // The text, not only the blocks, lists each session with its x/y tasks.
 func TestStatusTextCarriesProgress(t *testing.T) {
-	m := RenderStatus([]StatusRow{{Task: "add healthz", State: StateRunning, Progress: planning.Progress{Completed: 1, Total: 3, Active: 2}}})
+	m := RenderStatus([]StatusRow{{Task: "add healthz", State: "running", Progress: planning.Progress{Completed: 1, Total: 3, Active: 2}}})
 	if !strings.Contains(m.Text, "1/3 tasks") || !strings.Contains(m.Text, "add healthz") {
 		t.Errorf("status text = %q", m.Text)
 	}

@@ -3,7 +3,8 @@ package main
 import (
 	"context"
 	"log/slog"
-	"strings"
+
+	"github.com/h9-app/h9/bot"
 )
 
 // sessionHandler adds channel and thread to any record that names a session
@@ -64,15 +65,15 @@ func sessionAttrs(as []slog.Attr) (extra []slog.Attr, tagged bool) {
 	if id == "" {
 		return nil, false
 	}
-	parts := strings.Split(id, "/")
-	if len(parts) != 3 {
+	_, channel, thread, ok := bot.ParseSessionID(id)
+	if !ok {
 		return nil, false
 	}
 	if !hasChannel {
-		extra = append(extra, slog.String("channel", parts[1]))
+		extra = append(extra, slog.String("channel", channel))
 	}
 	if !hasThread {
-		extra = append(extra, slog.String("thread", parts[2]))
+		extra = append(extra, slog.String("thread", thread))
 	}
 	return extra, true
 }

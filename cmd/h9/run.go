@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/bot"
 	"github.com/h9-app/h9/workspace"
 )
@@ -19,7 +20,7 @@ const workspacesDir = "workspaces"
 
 // run wires the packages together and serves until ctx is cancelled (SIGINT/SIGTERM).
 // The database is opened first so a second h9 on the same data directory stops
-// before it touches Slack.
+// before it touches Slack. One store serves the agent and the bot.
 func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel, secretsOf(cfg))
 	db, err := openDB(cfg.DataDir, dbLockTimeout)
@@ -27,6 +28,10 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 		return err
 	}
 	defer closeDB(db, log)
+	st, err := boltstore.New(db)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
 
 	ws, err := workspace.NewManager(workspace.Config{
 		Root:     filepath.Join(cfg.DataDir, workspacesDir),
@@ -39,7 +44,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	warnIfUnsandboxed(log, cfg, ws)
 
 	engine, err := agent.New(agent.Config{
-		DB:             db,
+		Store:          st,
 		Model:          agent.NewOpenAIModel(cfg.OpenAIBaseURL, cfg.OpenAIAPIKey, nil),
 		ModelName:      cfg.Model,
 		Workspaces:     ws,
@@ -57,7 +62,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 		BotToken:          cfg.SlackBotToken,
 		AppToken:          cfg.SlackAppToken,
 		APIURL:            cfg.SlackAPIURL,
-		DB:                db,
+		Store:             st,
 		Agent:             engine,
 		SandboxLevel:      string(ws.Level()),
 		SandboxWarning:    ws.Warning(),

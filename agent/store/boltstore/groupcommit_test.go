@@ -1,4 +1,4 @@
-package groupcommit
+package boltstore
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-func openDB(t *testing.T) *bolt.DB {
+func openBolt(t *testing.T) *bolt.DB {
 	t.Helper()
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "db"), 0o600, nil)
 	if err != nil {
@@ -43,11 +43,12 @@ func keys(t *testing.T, db *bolt.DB) int {
 }
 
 func TestConcurrentWritersAllCommit(t *testing.T) {
-	db := openDB(t)
+	db := openBolt(t)
+	g := &group{db: db}
 	var wg sync.WaitGroup
 	for i := range 500 {
 		wg.Go(func() {
-			if err := Update(db, put(fmt.Sprint(i))); err != nil {
+			if err := g.update(put(fmt.Sprint(i))); err != nil {
 				t.Error(err)
 			}
 		})
@@ -59,7 +60,8 @@ func TestConcurrentWritersAllCommit(t *testing.T) {
 }
 
 func TestFailureReachesOnlyItsCaller(t *testing.T) {
-	db := openDB(t)
+	db := openBolt(t)
+	g := &group{db: db}
 	bad := errors.New("bad")
 	var wg sync.WaitGroup
 	var failed sync.Map
@@ -75,7 +77,7 @@ func TestFailureReachesOnlyItsCaller(t *testing.T) {
 			if i%50 == 1 {
 				fn = func(*bolt.Tx) error { panic("boom") }
 			}
-			if err := Update(db, fn); err != nil {
+			if err := g.update(fn); err != nil {
 				failed.Store(i, err)
 			}
 		})
@@ -99,9 +101,10 @@ func TestFailureReachesOnlyItsCaller(t *testing.T) {
 }
 
 func TestLoneWriter(t *testing.T) {
-	db := openDB(t)
+	db := openBolt(t)
+	g := &group{db: db}
 	for i := range 3 {
-		if err := Update(db, put(fmt.Sprint(i))); err != nil {
+		if err := g.update(put(fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,29 +2,13 @@ package render
 
 import "github.com/h9-app/h9/planning"
 
-// State is what a session is doing, as shown on the checklist and in /h9 status.
-type State string
-
-const (
-	StatePlanning         State = "planning"
-	StateAwaitingReview   State = "awaiting review"
-	StateRunning          State = "running"
-	StateStalled          State = "stalled"
-	StateDone             State = "done"
-	StateCancelled        State = "cancelled"
-	StateError            State = "error"
-	StateIdle             State = "idle"
-	StateAwaitingApproval State = "awaiting approval"
-	StateInterrupted      State = "interrupted"
-)
-
-// label is the state as shown; an unset state reads as idle. A state is
-// the bot's own word, but it is escaped and capped all the same.
-func (s State) label() string {
-	if l := safeLine(string(s), 40); l != "" {
+// stateLabel is a session's state as shown (the bot's word for it), escaped
+// and capped all the same; "idle" when there is none.
+func stateLabel(s string) string {
+	if l := safeLine(s, 40); l != "" {
 		return l
 	}
-	return string(StateIdle)
+	return "idle"
 }
 
 // ModeLabel names a plan mode the way users see it on Slack.

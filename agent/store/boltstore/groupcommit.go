@@ -1,10 +1,4 @@
-// Package groupcommit shares bbolt write transactions between concurrent
-// writers: while one commit (two fsyncs) is in flight, the writers that
-// arrive meanwhile wait and then commit together in the next transaction.
-// A lone writer commits at once, so nothing waits for a timer (unlike
-// bolt.DB.Batch and its MaxBatchDelay). Durability is unchanged: Update
-// returns only after the caller's writes are committed and synced.
-package groupcommit
+package boltstore
 
 import (
 	"errors"
@@ -17,10 +11,13 @@ import (
 // maxBatch bounds the writers sharing one transaction, keeping it short.
 const maxBatch = 128
 
-// groups holds one group per DB, so that every package writing to the same
-// file (agent and bot) shares its commits.
-var groups sync.Map // *bolt.DB → *group
-
+// group shares bbolt write transactions between concurrent writers: while
+// one commit (two fsyncs) is in flight, the writers that arrive meanwhile
+// wait and then commit together in the next transaction. A lone writer
+// commits at once, so nothing waits for a timer (unlike bolt.DB.Batch and
+// its MaxBatchDelay). Durability is unchanged: update returns only after
+// the caller's writes are committed and synced. The Store has one group,
+// so the agent's and the bot's writes share commits.
 type group struct {
 	db    *bolt.DB
 	mu    sync.Mutex
@@ -35,12 +32,11 @@ type call struct {
 	lead chan struct{} // closed when this call is to commit the queue
 }
 
-// Update is db.Update shared with concurrent callers. fn must only touch
+// update is db.Update shared with concurrent callers. fn must only touch
 // the transaction: it may run a second time, in a transaction of its own,
 // when the shared one fails, so that only the failing caller gets an
 // error. A panic in fn is returned as an error to its caller.
-func Update(db *bolt.DB, fn func(*bolt.Tx) error) error {
-	g := groupFor(db)
+func (g *group) update(fn func(*bolt.Tx) error) error {
 	c := &call{fn: fn, done: make(chan struct{}), lead: make(chan struct{})}
 	g.mu.Lock()
 	g.queue = append(g.queue, c)
@@ -58,14 +54,6 @@ func Update(db *bolt.DB, fn func(*bolt.Tx) error) error {
 	g.lead()
 	<-c.done // committed by this leader or an earlier one
 	return c.err
-}
-
-func groupFor(db *bolt.DB) *group {
-	if g, ok := groups.Load(db); ok {
-		return g.(*group)
-	}
-	g, _ := groups.LoadOrStore(db, &group{db: db})
-	return g.(*group)
 }
 
 // lead commits one batch from the queue, then hands leadership to the
@@ -107,7 +95,7 @@ func (g *group) commit(batch []*call) {
 	}
 }
 
-var errPanic = errors.New("groupcommit: transaction function panicked")
+var errPanic = errors.New("transaction function panicked")
 
 func safe(fn func(*bolt.Tx) error, tx *bolt.Tx) (err error) {
 	defer func() {

@@ -1,0 +1,84 @@
+package agent
+
+import "fmt"
+
+// Intent is what a caller asks a run to do. The agent owns the words: it
+// turns an intent into the seed's prompt (prompts.go), so a caller never
+// chooses prompt texts.
+type Intent int
+
+// The intents. The zero Intent is none, so a Request must name one.
+const (
+	// IntentTask starts on the session's task (Text): the first run of a
+	// session, planning or executing as the run's mode says.
+	IntentTask Intent = iota + 1
+	// IntentReply sends the user's reply (Text): a revision of the plan in
+	// plan mode, otherwise guidance or follow-up work.
+	IntentReply
+	// IntentExecute starts executing an approved plan (the seed's execPrompt).
+	IntentExecute
+	// IntentContinue goes on with the next open todo (the seed's
+	// execContinuePrompt): auto-run's next run, Resume, a restart.
+	IntentContinue
+)
+
+// Request is one run's intent and, for the intents that carry them, the
+// user's words.
+type Request struct {
+	Intent Intent `json:"intent"`
+	Text   string `json:"text,omitempty"`
+}
+
+// prompt is the user message a run of r sends, before plan mode's prefix.
+func (r Request) prompt() (string, error) {
+	switch r.Intent {
+	case IntentTask, IntentReply:
+		if r.Text == "" {
+			return "", fmt.Errorf("%w: %s without text", ErrInvalidRequest, r.Intent)
+		}
+		return r.Text, nil
+	case IntentExecute:
+		return ExecPrompt, nil
+	case IntentContinue:
+		return ContinuePrompt, nil
+	}
+	return "", fmt.Errorf("%w: %s", ErrInvalidRequest, r.Intent)
+}
+
+var intentNames = map[Intent]string{
+	IntentTask: "task", IntentReply: "reply", IntentExecute: "execute", IntentContinue: "continue",
+}
+
+func (i Intent) String() string {
+	if n, ok := intentNames[i]; ok {
+		return n
+	}
+	return fmt.Sprintf("Intent(%d)", int(i))
+}
+
+// MarshalText stores an intent by name (none as ""), so a stored Request
+// stays valid when intents are added.
+func (i Intent) MarshalText() ([]byte, error) {
+	if i == 0 {
+		return nil, nil
+	}
+	if _, ok := intentNames[i]; !ok {
+		return nil, fmt.Errorf("%w: %s", ErrInvalidRequest, i)
+	}
+	return []byte(i.String()), nil
+}
+
+// UnmarshalText reads what MarshalText wrote.
+func (i *Intent) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*i = 0
+		return nil
+	}
+	for intent, name := range intentNames {
+		if name == string(b) {
+			*i = intent
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: unknown intent %q", ErrInvalidRequest, b)
+}

@@ -1,0 +1,123 @@
+// Package boltstore is h9's bbolt backend: one Store implements every
+// storage interface the agent and the bot declare (agent.Store, bot.Store),
+// in one bbolt file, with the writes of all sessions sharing group commits.
+//
+// Layout (schema 2; New migrates a schema 1 file, see migrate.go):
+//
+//	h9_meta          "schema" → "2"; "dedup_count" → number of claimed keys
+//	agent_sessions   <session id>/ → "todos" (JSON), "state" (the agent's blob),
+//	                 and a bucket "msgs": 8-byte big-endian index → message
+//	bot_sessions     session id → {"meta": SessionMeta, "data": the bot's JSON}
+//	bot_threads      channel NUL thread → session id
+//	bot_owners       owner NUL session id → ""
+//	bot_active       session id → ""   (the sessions a restart must act on)
+//	bot_dedup        8-byte big-endian unix nanos + key → ""   (claim order)
+//	bot_dedup_keys   key → 8-byte big-endian unix nanos        (lookup)
+//	bot_channels     channel NUL setting → value
+//
+// Values are copied out of bbolt's memory inside each transaction.
+package boltstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/h9-app/h9/agent/store"
+)
+
+var (
+	bucketMeta           = []byte("h9_meta")
+	bucketAgent          = []byte("agent_sessions")
+	bucketMsgs           = []byte("msgs")
+	bucketSessions       = []byte("bot_sessions")
+	bucketThreads        = []byte("bot_threads")
+	bucketOwners         = []byte("bot_owners")
+	bucketActive         = []byte("bot_active")
+	bucketDedup          = []byte("bot_dedup")
+	bucketDedupKeys      = []byte("bot_dedup_keys")
+	bucketChannels       = []byte("bot_channels")
+	keySchema            = []byte("schema")
+	keyDedupCount        = []byte("dedup_count")
+	keyTodos             = []byte("todos")
+	keyState             = []byte("state")
+	allBuckets           = [][]byte{bucketMeta, bucketAgent, bucketSessions, bucketThreads, bucketOwners, bucketActive, bucketDedup, bucketDedupKeys, bucketChannels}
+	currentSchema        = []byte("2")
+	keySeparator    byte = 0 // between the parts of a composite key
+)
+
+// Store is the bbolt backend. It is safe for concurrent use. It does not
+// own the *bolt.DB: whoever opened it closes it.
+type Store struct {
+	db     *bolt.DB
+	commit *group
+}
+
+// New prepares db (creating buckets, migrating an older layout) and
+// returns the Store on it. Opening is idempotent: a file already at the
+// current schema is left as it is.
+func New(db *bolt.DB) (*Store, error) {
+	if db == nil {
+		return nil, fmt.Errorf("%w: no database", store.ErrInvalid)
+	}
+	if err := db.Update(prepare); err != nil {
+		return nil, fmt.Errorf("%w: preparing %s: %w", store.ErrBackend, db.Path(), err)
+	}
+	return &Store{db: db, commit: &group{db: db}}, nil
+}
+
+// update runs fn in a write transaction shared with concurrent writers
+// (group commit), unless ctx is already done. what names the write in errors.
+func (s *Store) update(ctx context.Context, what string, fn func(*bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %s: %w", store.ErrBackend, what, err)
+	}
+	if err := s.commit.update(fn); err != nil {
+		return wrap(what, err)
+	}
+	return nil
+}
+
+// view runs fn in a read transaction, unless ctx is already done.
+func (s *Store) view(ctx context.Context, what string, fn func(*bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %s: %w", store.ErrBackend, what, err)
+	}
+	if err := s.db.View(fn); err != nil {
+		return wrap(what, err)
+	}
+	return nil
+}
+
+// wrap names the failed operation and keeps the store sentinel a
+// transaction function returned, or marks a bbolt failure ErrBackend.
+func wrap(what string, err error) error {
+	if isStoreError(err) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%w: %s: %w", store.ErrBackend, what, err)
+}
+
+func isStoreError(err error) bool {
+	for _, sentinel := range []error{store.ErrNotFound, store.ErrConflict, store.ErrInvalid, store.ErrCorrupt, store.ErrBackend} {
+		if errors.Is(err, sentinel) {
+			return true
+		}
+	}
+	return false
+}
+
+// compositeKey joins key parts with a separator no Slack id contains, so
+// one channel's prefix never matches another's ("C1" and "C10").
+func compositeKey(parts ...string) []byte {
+	var k []byte
+	for i, p := range parts {
+		if i > 0 {
+			k = append(k, keySeparator)
+		}
+		k = append(k, p...)
+	}
+	return k
+}

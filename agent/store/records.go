@@ -1,0 +1,64 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/h9-app/h9/planning"
+)
+
+// AgentSession is what the agent keeps for one session. A session never
+// written is the zero value (no messages, no todos, no state).
+type AgentSession struct {
+	// Messages is the conversation in order, each message encoded by the agent.
+	Messages []json.RawMessage
+	// Todos is the session's todo list (nil when never written).
+	Todos []planning.TodoItem
+	// State is the agent's own per-session blob (token usage and the
+	// like); nil when never written.
+	State json.RawMessage
+}
+
+// Step is one atomic commit of a run: its new messages, and optionally the
+// todo list and the agent's state, all stored or none.
+type Step struct {
+	// First is the history index of Messages[0]; it must equal the number
+	// of messages already stored (ErrConflict otherwise), so a step only
+	// ever appends.
+	First    int
+	Messages []json.RawMessage
+	// Todos, when not nil, replaces the todo list (an empty list clears it).
+	Todos *[]planning.TodoItem
+	// State, when not nil, replaces the agent's state blob.
+	State json.RawMessage
+}
+
+// SessionMeta is what a backend indexes about a bot session record.
+type SessionMeta struct {
+	ID      string // the session id, made by the bot (opaque here)
+	Team    string // the Slack team, "" when unknown; recorded, never a lookup key
+	Channel string // Slack channel id
+	Thread  string // ts of the thread's root message
+	Owner   string // Slack user id of who started it
+	// Active: a restart must act on the session (a run or an approval was
+	// in flight); ListActive returns exactly the active sessions.
+	Active bool
+	// Updated orders listings, most recent first.
+	Updated time.Time
+}
+
+// SessionRecord is one bot session: the metadata a backend indexes and the
+// bot's own data, opaque to the backend.
+type SessionRecord struct {
+	Meta SessionMeta
+	Data json.RawMessage
+}
+
+// Dedup bounds, the same for every backend: a claimed key counts as seen
+// for DedupTTL after its claim, and a backend keeps at least the
+// DedupLimit most recent claims of that window and at most about 10 %
+// more (older ones may be forgotten, and then claim as fresh again).
+const (
+	DedupTTL   = 24 * time.Hour
+	DedupLimit = 20000
+)

@@ -1,0 +1,150 @@
+// Package storetest is the conformance suite every storage backend of h9
+// must pass: what the agent and the bot rely on, checked through the
+// interfaces alone. It assumes nothing about how a backend stores data
+// (stored JSON is compared by meaning, times at microsecond precision),
+// so a backend runs it unchanged:
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) (storetest.Backend, storetest.Reopen) { … })
+//	}
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/h9-app/h9/agent/store"
+	"github.com/h9-app/h9/planning"
+)
+
+// Backend is every method the agent (agent.Store) and the bot (bot.Store)
+// call on storage: a backend implements all of them.
+type Backend interface {
+	// The agent's sessions.
+	LoadSession(ctx context.Context, id string) (store.AgentSession, error)
+	AppendStep(ctx context.Context, id string, st store.Step) error
+	ReplaceHistory(ctx context.Context, id string, msgs []json.RawMessage, state json.RawMessage) error
+	Todos(ctx context.Context, id string) ([]planning.TodoItem, error)
+	SaveTodos(ctx context.Context, id string, items []planning.TodoItem) error
+
+	// The bot's session records.
+	PutSession(ctx context.Context, rec store.SessionRecord) error
+	FindThread(ctx context.Context, channel, thread string) (store.SessionRecord, error)
+	ListChannel(ctx context.Context, channel string) ([]store.SessionRecord, error)
+	ListOwner(ctx context.Context, owner string, limit int) ([]store.SessionRecord, error)
+	ListActive(ctx context.Context) ([]store.SessionMeta, error)
+
+	// Channel settings.
+	ChannelSetting(ctx context.Context, channel, key string) (string, error)
+	SetChannelSetting(ctx context.Context, channel, key, value string) error
+
+	// Dedup.
+	Claim(ctx context.Context, keys []string, at time.Time) ([]bool, error)
+	Claimed(ctx context.Context, since time.Time) ([]string, error)
+}
+
+// Reopen closes the backend Fresh returned and opens the same data again,
+// as a restart of h9 would. The suite does not use the old one after it.
+type Reopen func(t *testing.T) Backend
+
+// Fresh opens a backend on new, empty data for one test.
+type Fresh func(t *testing.T) (Backend, Reopen)
+
+// Run runs every conformance test against backends made by fresh.
+func Run(t *testing.T, fresh Fresh) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.test(t, fresh) })
+	}
+}
+
+type testCase struct {
+	name string
+	test func(t *testing.T, fresh Fresh)
+}
+
+// cases lists the suite, grouped by what relies on it.
+var cases = concat(agentCases, sessionCases, settingCases, dedupCases, concurrencyCases)
+
+func concat(groups ...[]testCase) []testCase {
+	var out []testCase
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// open is a fresh backend, when a test needs no reopen.
+func open(t *testing.T, fresh Fresh) Backend {
+	b, _ := fresh(t)
+	return b
+}
+
+// msgs encodes test messages the way the agent does: one JSON object each.
+func msgs(contents ...string) []json.RawMessage {
+	out := make([]json.RawMessage, len(contents))
+	for i, c := range contents {
+		data, _ := json.Marshal(map[string]string{"role": "user", "content": c})
+		out[i] = data
+	}
+	return out
+}
+
+// sameJSON reports whether two encodings mean the same value (a backend
+// may store JSON normalised, as PostgreSQL's jsonb does).
+func sameJSON(a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// wantMessages fails unless got holds want's messages, in order.
+func wantMessages(t *testing.T, got, want []json.RawMessage) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d messages, want %d: %s", len(got), len(want), got)
+	}
+	for i := range want {
+		if !sameJSON(got[i], want[i]) {
+			t.Fatalf("message %d = %s, want %s", i, got[i], want[i])
+		}
+	}
+}
+
+// wantTodos fails unless got is want (nil and empty are both "no todos").
+func wantTodos(t *testing.T, got, want []planning.TodoItem) {
+	t.Helper()
+	if len(got) == 0 && len(want) == 0 {
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("todos = %+v, want %+v", got, want)
+	}
+}
+
+func todos(statuses ...planning.TodoStatus) []planning.TodoItem {
+	out := make([]planning.TodoItem, len(statuses))
+	for i, s := range statuses {
+		out[i] = planning.TodoItem{ID: string(rune('a' + i)), Content: "task " + string(rune('a'+i)), Status: s}
+	}
+	return out
+}
+
+// at is a fixed time at microsecond precision, offset by d.
+func at(d time.Duration) time.Time {
+	return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).Add(d).Truncate(time.Microsecond)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,169 @@
+package bot
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/planning"
+)
+
+// The effects a transition asks for, and how the actor carries them out.
+// Effects read the session as it is when they run (a.rec), which includes
+// what events applied by earlier effects of the same transition set.
+
+type (
+	// effSave persists the session; effSaveForGate starts that commit and
+	// lets the next gated run wait for it (a new session's first run).
+	effSave        struct{}
+	effSaveForGate struct{}
+	// effRefresh shows the session's task, mode and state on the checklist.
+	effRefresh struct{}
+	// effSetTodos shows todos on the checklist.
+	effSetTodos struct{ todos []planning.TodoItem }
+	// effSettle sends the checklist's pending edit before what follows.
+	effSettle struct{}
+	// effPostChecklist posts a new session's checklist, off the actor.
+	effPostChecklist struct{}
+	// effPost posts in the thread; effPostReview and effPostApproval also
+	// report the post (evReviewPosted; evApprovalShown or evApprovalUnseen).
+	effPost         struct{ msg render.Message }
+	effPostReview   struct{ msg render.Message }
+	effPostApproval struct{ msg render.Message }
+	// effTell answers one user privately in the thread.
+	effTell struct{ user, text string }
+	// effUpdate edits a message of the session (a review, an approval).
+	effUpdate struct {
+		ts  string
+		msg render.Message
+	}
+	effReact   struct{ ts, name string }
+	effUnreact struct{ ts, name string }
+	// effStartRun starts the session's run of req in mode; gated: its
+	// first model request waits for effSaveForGate's commit.
+	effStartRun struct {
+		req   agent.Request
+		mode  planning.PlanMode
+		gated bool
+	}
+	// effCancelRun cancels the run in flight.
+	effCancelRun struct{}
+	// effAnswerStep answers the run waiting for a step's approval;
+	// effForgetStep drops that wait (the run is ending).
+	effAnswerStep struct{ approved bool }
+	effForgetStep struct{}
+	// effCancelTodos cancels the open todos (→ evTodosCancelled or evCancelFailed).
+	effCancelTodos struct{}
+	effLog         struct {
+		msg  string
+		args []any
+	}
+)
+
+func (effSave) run(a *actor)        { a.save() }
+func (effSaveForGate) run(a *actor) { a.saveForGate() }
+func (effRefresh) run(a *actor)     { a.refresh() }
+func (e effSetTodos) run(a *actor) {
+	a.check.set(func(c *render.Checklist) { c.Todos = slices.Clone(e.todos) })
+}
+func (effSettle) run(a *actor)     { a.check.settle() }
+func (e effPost) run(a *actor)     { a.say(e.msg) }
+func (e effTell) run(a *actor)     { a.tell(e.user, e.text) }
+func (e effUpdate) run(a *actor)   { _ = a.b.api.update(a.b.bg, a.log, a.rec.Channel, e.ts, e.msg) }
+func (e effReact) run(a *actor)    { a.b.api.react(a.b.bg, a.log, a.rec.Channel, e.ts, e.name) }
+func (e effStartRun) run(a *actor) { a.launch(e) }
+func (effForgetStep) run(a *actor) { a.waiter = nil }
+
+func (effPostChecklist) run(a *actor) {
+	a.check = a.newChecklist("", a.view(nil))
+	a.check.postNow()
+}
+
+func (e effPostReview) run(a *actor) { a.apply(evReviewPosted{ts: a.say(e.msg)}) }
+
+func (e effPostApproval) run(a *actor) {
+	if ts := a.say(e.msg); ts != "" {
+		a.apply(evApprovalShown{ts: ts})
+	} else {
+		a.apply(evApprovalUnseen{}) // the user cannot see the step
+	}
+}
+
+func (e effUnreact) run(a *actor) {
+	if e.ts != "" {
+		a.b.api.unreact(a.b.bg, a.log, a.rec.Channel, e.ts, e.name)
+	}
+}
+
+func (effCancelRun) run(a *actor) {
+	if a.run != nil {
+		a.run.cancel()
+	}
+}
+
+func (e effAnswerStep) run(a *actor) {
+	if w := a.waiter; w != nil {
+		a.waiter = nil
+		w <- e.approved
+	}
+}
+
+func (effCancelTodos) run(a *actor) {
+	todos, err := a.b.cfg.Agent.CancelOpenTodos(a.b.bg, a.rec.ID)
+	if err != nil {
+		a.apply(evCancelFailed{words: err.Error()})
+		return
+	}
+	a.apply(evTodosCancelled{todos: todos})
+}
+
+func (e effLog) run(a *actor) {
+	level := slog.LevelInfo
+	if e.msg == "run failed" {
+		level = slog.LevelError
+	}
+	a.log.Log(a.b.bg, level, e.msg, e.args...)
+}
+
+// String names each effect for the transition table (machine_test.go).
+func (effSave) String() string          { return "save" }
+func (effSaveForGate) String() string   { return "save for the run's gate" }
+func (effRefresh) String() string       { return "refresh" }
+func (e effSetTodos) String() string    { return "show " + planning.Summarize(e.todos).String() }
+func (effSettle) String() string        { return "settle" }
+func (effPostChecklist) String() string { return "post the checklist" }
+func (e effPost) String() string        { return "post " + describe(e.msg) }
+func (e effPostReview) String() string  { return "post review " + describe(e.msg) }
+func (e effPostApproval) String() string {
+	return "post approval " + describe(e.msg)
+}
+func (e effTell) String() string    { return "tell " + e.user + ": " + e.text }
+func (e effUpdate) String() string  { return "update " + e.ts + " " + describe(e.msg) }
+func (e effReact) String() string   { return "react " + e.ts + " " + e.name }
+func (e effUnreact) String() string { return "unreact " + e.ts + " " + e.name }
+func (e effStartRun) String() string {
+	s := fmt.Sprintf("start %s (%s)", e.req.Intent, e.mode)
+	if e.req.Text != "" {
+		s += " " + e.req.Text
+	}
+	if e.gated {
+		s += " gated"
+	}
+	return s
+}
+func (effCancelRun) String() string    { return "cancel the run" }
+func (e effAnswerStep) String() string { return fmt.Sprintf("answer the step %t", e.approved) }
+func (effForgetStep) String() string   { return "forget the step" }
+func (effCancelTodos) String() string  { return "cancel the open todos" }
+func (e effLog) String() string        { return "log " + e.msg }
+
+// describe names a message by its first block, or by its words when it
+// has no blocks.
+func describe(m render.Message) string {
+	if len(m.Blocks) > 0 {
+		return m.Blocks[0].ID()
+	}
+	return fmt.Sprintf("%q", render.Truncate(m.Text, 80))
+}

@@ -1,0 +1,137 @@
+package bot
+
+import (
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/planning"
+)
+
+// message is what an actor's inbox carries: Slack input for the thread,
+// or news from the session's run. handle runs on the actor, after the
+// thread's session was loaded (a.rec is nil when there is none), and
+// turns the message into a state machine event where one applies.
+type message interface {
+	handle(a *actor)
+}
+
+// msgCreate: /h9 plan or /h9 run posted this thread's root message.
+type msgCreate struct {
+	team, owner, task string
+	mode              planning.PlanMode
+}
+
+func (m msgCreate) handle(a *actor) {
+	if a.rec == nil {
+		a.create(m.team, m.owner, m.task, m.mode)
+	}
+}
+
+// msgMention: "@h9 <task>" starts a session in plan mode, or is a reply in
+// the thread's session.
+type msgMention struct{ team, user, text, ts string }
+
+func (m msgMention) handle(a *actor) {
+	if a.rec == nil {
+		a.create(m.team, m.user, m.text, planning.PlanModePlan)
+		return
+	}
+	if !a.tookReply(m.ts) {
+		a.reply(m.user, m.text, m.ts)
+	}
+}
+
+// msgReply: a message in the thread.
+type msgReply struct{ user, text, ts string }
+
+func (m msgReply) handle(a *actor) {
+	if a.rec != nil && !a.tookReply(m.ts) {
+		a.reply(m.user, m.text, m.ts)
+	}
+}
+
+// reply checks who wrote and hands the reply to the machine.
+func (a *actor) reply(user, text, ts string) {
+	if why := a.b.perms.refusal(user, a.rec.Channel); why != "" {
+		a.tell(user, why)
+		return
+	}
+	if text != "" {
+		a.apply(evReply{user: user, text: text, ts: ts})
+	}
+}
+
+// msgStatus: "@h9 status" inside a thread.
+type msgStatus struct{ user string }
+
+func (m msgStatus) handle(a *actor) { a.onStatus(m.user) }
+
+// msgAction: a button click routed to this thread.
+type msgAction struct {
+	user, channel, action string
+	value                 render.ButtonValue
+}
+
+// handle checks that the session exists and the clicker may control it.
+func (m msgAction) handle(a *actor) {
+	if a.rec == nil {
+		a.log.Warn("click for an unknown session refused", "session", m.value.SessionID, "user", m.user)
+		a.b.api.ephemeral(a.b.bg, a.log, m.channel, m.user, "", text("That button belongs to a session h9 does not know, so nothing happened."))
+		return
+	}
+	if !a.b.perms.canControl(a.rec, m.user) {
+		a.tell(m.user, "Only <@"+a.rec.Owner+">, who started this session, or an h9 admin can use these buttons.")
+		return
+	}
+	a.apply(evClick{user: m.user, action: m.action, value: m.value})
+}
+
+// msgRunDone: the session's run returned.
+type msgRunDone struct {
+	run *runHandle
+	res agent.Result
+	err error
+}
+
+func (m msgRunDone) handle(a *actor) {
+	h := a.run
+	if h == nil || m.run != h {
+		return // a run this actor no longer waits for
+	}
+	a.run = nil
+	h.cancel()
+	a.apply(a.runDone(h, m.res, m.err))
+}
+
+// msgApprovalAsk: the run wants a step approved (confirm each step).
+type msgApprovalAsk struct {
+	run   *runHandle
+	req   agent.ApprovalRequest
+	reply chan bool
+}
+
+func (m msgApprovalAsk) handle(a *actor) {
+	if a.rec == nil || a.run != m.run {
+		m.reply <- false
+		return
+	}
+	a.waiter = m.reply
+	a.apply(evApprovalAsked{req: m.req})
+}
+
+// msgRecover: h9 started and found the session active.
+type msgRecover struct{}
+
+func (msgRecover) handle(a *actor) {
+	if a.rec != nil && a.run == nil {
+		a.apply(evRecover{})
+	}
+}
+
+// msgChecklistPosted: the checklist was posted, late or first.
+type msgChecklistPosted struct{ ts string }
+
+func (m msgChecklistPosted) handle(a *actor) {
+	if a.rec != nil {
+		a.apply(evChecklistPosted{ts: m.ts})
+	}
+}

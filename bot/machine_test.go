@@ -1,0 +1,166 @@
+package bot
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/planning"
+)
+
+// sess is a session in state st, shaped by opts.
+func sess(st state, opts ...func(*Session)) Session {
+	s := Session{ID: "T1/C1/1.1", Team: "T1", Channel: "C1", ThreadTS: "1.1", Owner: "U1", Task: "the task",
+		State: st, Request: agent.Request{Intent: agent.IntentTask, Text: "the task"}, ChecklistTS: "1.2"}
+	for _, o := range opts {
+		o(&s)
+	}
+	return s
+}
+
+func planMode(s *Session)    { s.Mode = planning.PlanModePlan }
+func confirmMode(s *Session) { s.Mode = planning.PlanModeAutoEdit }
+func autoRun(s *Session)     { s.AutoRun = true }
+
+func reviewOpen(s *Session) {
+	planMode(s)
+	s.Revision, s.ReviewTS = 2, "1.5"
+	s.Progress = planning.Progress{Total: 2, Active: 2}
+}
+
+func pendingStep(s *Session) {
+	confirmMode(s)
+	s.StepSeq = 1
+	s.Approval = &PendingApproval{StepID: "1", TS: "1.7", Tool: "write_file", Summary: "x.txt"}
+}
+
+func queued(s *Session) { s.Queue = []QueuedReply{{User: "U1", Text: "also b", TS: "1.9"}} }
+
+func stuck(n, prevDone int) func(*Session) {
+	return func(s *Session) { s.Stuck, s.PrevDone = n, prevDone }
+}
+
+func stoppedBy(user string) func(*Session) { return func(s *Session) { s.StoppedBy = user } }
+
+func items(statuses ...planning.TodoStatus) []planning.TodoItem {
+	out := make([]planning.TodoItem, len(statuses))
+	for i, st := range statuses {
+		out[i] = planning.TodoItem{ID: fmt.Sprint(i), Content: fmt.Sprint("todo ", i), Status: st}
+	}
+	return out
+}
+
+var (
+	pending   = planning.TodoPending
+	running   = planning.TodoInProgress
+	completed = planning.TodoCompleted
+)
+
+func click(action string, opts ...func(*render.ButtonValue)) evClick {
+	v := render.ButtonValue{SessionID: "T1/C1/1.1", Revision: 2, StepID: "1"}
+	for _, o := range opts {
+		o(&v)
+	}
+	return evClick{user: "U1", action: action, value: v}
+}
+
+func revision(n int) func(*render.ButtonValue) { return func(v *render.ButtonValue) { v.Revision = n } }
+func stepID(id string) func(*render.ButtonValue) {
+	return func(v *render.ButtonValue) { v.StepID = id }
+}
+
+// row is one transition: from a state, an event, to a state with effects.
+type row struct {
+	what    string // what the row checks
+	from    Session
+	ev      event
+	to      state
+	effects []string
+	check   func(t *testing.T, s Session) // further fields, when the row is about them
+}
+
+// eventName names an event kind for the table's pairs.
+func eventName(ev event) string {
+	switch e := ev.(type) {
+	case evClick:
+		return "click " + strings.TrimPrefix(e.action, "h9_")
+	case evRunDone:
+		return "run done"
+	}
+	return strings.TrimPrefix(reflect.TypeOf(ev).Name(), "ev")
+}
+
+func TestTransitions(t *testing.T) {
+	rows := slices.Concat(startRows, runDoneRows, reviewRows, stepRows, controlRows, replyRows, recoverRows, bookkeepingRows)
+	covered := map[string]bool{}
+	for _, r := range rows {
+		from := r.from.State
+		if from == "" {
+			from = "new"
+		}
+		pair := string(from) + " + " + eventName(r.ev)
+		covered[pair] = true
+		t.Run(pair+": "+r.what, func(t *testing.T) {
+			before := r.from.clone()
+			next, effs := transition(r.from, r.ev)
+			if !reflect.DeepEqual(r.from, before) {
+				t.Errorf("transition changed its input session")
+			}
+			if next.State != r.to {
+				t.Errorf("state = %q, want %q", next.State, r.to)
+			}
+			var got []string
+			for _, e := range effs {
+				got = append(got, e.String())
+			}
+			if diff := cmp.Diff(r.effects, got); diff != "" {
+				t.Errorf("effects (-want +got):\n%s", diff)
+			}
+			if r.check != nil {
+				r.check(t, next)
+			}
+		})
+	}
+	for _, pair := range possiblePairs {
+		if !covered[pair] {
+			t.Errorf("no row covers %s", pair)
+		}
+	}
+}
+
+// possiblePairs is every (state, event) that can happen; TestTransitions
+// fails when one has no row.
+var possiblePairs = []string{
+	"new + Create",
+	"planning + run done", "running + run done", "awaiting approval + run done",
+	"awaiting review + click approve_auto", "awaiting review + click approve_confirm",
+	"awaiting review + click keep_planning", "awaiting review + click cancel",
+	"awaiting review + TodosCancelled", "awaiting review + CancelFailed", "planning + click approve_auto",
+	"idle + click approve_auto", "awaiting review + Reply",
+	"running + ApprovalAsked", "running + ApprovalShown", "running + ApprovalUnseen",
+	"awaiting approval + click step_approve", "awaiting approval + click step_reject", "interrupted + click step_approve",
+	"running + click stop", "awaiting approval + click stop", "planning + click stop", "idle + click stop",
+	"stalled + click resume", "interrupted + click resume", "running + click resume", "done + click resume",
+	"error + click retry", "planning + click retry", "idle + click retry",
+	"planning + Reply", "running + Reply", "awaiting approval + Reply", "idle + Reply", "stalled + Reply",
+	"interrupted + Reply", "done + Reply", "cancelled + Reply", "error + Reply",
+	"planning + Recover", "running + Recover", "awaiting approval + Recover", "idle + Recover",
+	"running + ChecklistPosted", "awaiting review + ReviewPosted",
+}
+
+var startRows = []row{
+	{what: "/h9 plan: the record commits while the plan run starts, gated on it", from: Session{ID: "T1/C1/1.1"},
+		ev: evCreate{owner: "U1", task: "fix it", mode: planning.PlanModePlan}, to: statePlanning,
+		effects: []string{"log session created", "save for the run's gate", "post the checklist", "start task (plan) fix it gated"},
+		check: func(t *testing.T, s Session) {
+			if s.AutoRun || s.Owner != "U1" || s.Task != "fix it" || s.Request != (agent.Request{Intent: agent.IntentTask, Text: "fix it"}) {
+				t.Errorf("session = %+v", s)
+			}
+		}},
+}

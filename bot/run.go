@@ -1,0 +1,118 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/planning"
+)
+
+// runHandle is one agent run in flight.
+type runHandle struct {
+	seq    int
+	cancel context.CancelFunc
+	mode   planning.PlanMode
+	gate   func() error // see agent.RunOptions.Gate
+}
+
+// launch starts the run e asks for, unless one is in flight (the seed's
+// dispatch guard; the state machine never asks for a second).
+func (a *actor) launch(e effStartRun) {
+	if a.run != nil {
+		a.log.Warn("a run was asked for while one is in flight; ignored")
+		return
+	}
+	var gate func() error
+	if saved := a.saving; e.gated && saved != nil {
+		a.saving = nil
+		gate = func() error { return <-saved }
+	}
+	ctx, cancel := context.WithCancel(a.b.runCtx)
+	a.seq++
+	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: e.mode, gate: gate}
+	a.refresh()
+	go a.execute(ctx, a.rec.ID, a.run, e.req)
+}
+
+// execute runs the agent on its own goroutine and reports to the inbox.
+// It touches nothing of the actor's but its inbox and checklist.
+func (a *actor) execute(ctx context.Context, id string, h *runHandle, req agent.Request) {
+	done := msgRunDone{run: h}
+	defer func() { a.push(done) }()
+	if slots := a.b.runSlots; slots != nil {
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		case <-ctx.Done():
+			done.err = ctx.Err()
+			return
+		}
+	}
+	opts := agent.RunOptions{Mode: h.mode, Gate: h.gate, Events: a.onEvent}
+	if h.mode == planning.PlanModeAutoEdit {
+		opts.Approve = a.approver(h)
+	}
+	done.res, done.err = a.b.cfg.Agent.Run(ctx, id, req, opts)
+}
+
+// onEvent runs on the run's goroutine: it only feeds the checklist.
+func (a *actor) onEvent(ev agent.Event) {
+	switch ev.Kind {
+	case agent.EventTodos:
+		todos := slices.Clone(ev.Todos)
+		a.check.set(func(c *render.Checklist) { c.Todos = todos })
+	case agent.EventToolStarted:
+		activity := ev.Tool
+		if ev.Summary != "" {
+			activity += ": " + ev.Summary
+		}
+		a.check.set(func(c *render.Checklist) { c.Activity = activity })
+	}
+}
+
+// approver is the run's agent.Approver in confirm-each-step mode: it asks
+// the actor to post the step and waits for the click (or the run's end).
+func (a *actor) approver(h *runHandle) agent.Approver {
+	return func(ctx context.Context, req agent.ApprovalRequest) (bool, error) {
+		reply := make(chan bool, 1)
+		a.push(msgApprovalAsk{run: h, req: req, reply: reply})
+		select {
+		case ok := <-reply:
+			return ok, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// runDone is the event a finished run makes: its outcome, and the todos
+// at its end (the agent's, when the run could not say).
+func (a *actor) runDone(h *runHandle, res agent.Result, err error) evRunDone {
+	todos := res.Todos
+	if err != nil || todos == nil {
+		if t, terr := a.b.cfg.Agent.Todos(a.b.bg, a.rec.ID); terr == nil {
+			todos = t
+		}
+	}
+	ev := evRunDone{stopping: a.b.stopping.Load(), planRun: h.mode == planning.PlanModePlan, text: res.Text, todos: todos}
+	if err != nil {
+		ev.failure, ev.err = failureWords(err), err
+	}
+	return ev
+}
+
+// failureWords is what users read about a failed run: the agent's words
+// when it gave them.
+func failureWords(err error) string {
+	var re *agent.RunError
+	switch {
+	case errors.As(err, &re) && re.Text != "":
+		return re.Text
+	case errors.Is(err, context.DeadlineExceeded):
+		return "it took too long"
+	}
+	return render.Truncate(err.Error(), 500)
+}
