@@ -46,9 +46,16 @@ type env struct {
 
 func newEnv(t *testing.T, cfgFn ...func(*Config)) *env {
 	t.Helper()
+	e := prepareEnv(t, t.TempDir(), cfgFn...)
+	e.start()
+	return e
+}
+
+// prepareEnv is newEnv on the data directory dir, before the bot starts.
+func prepareEnv(t *testing.T, dir string, cfgFn ...func(*Config)) *env {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	dir := t.TempDir()
 	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +74,6 @@ func newEnv(t *testing.T, cfgFn ...func(*Config)) *env {
 		e.model.Close()
 		db.Close()
 	})
-	e.start()
 	return e
 }
 
@@ -371,30 +377,4 @@ func (e *env) planned(task string, pairs ...string) (thread string, review fakes
 	e.model.Enqueue(planReplies("Plan.", pairs...)...)
 	thread = e.startSession("plan", task)
 	return thread, e.waitMessage(thread, render.ActionApproveAuto, 1)
-}
-
-// record reads the thread's session record from the store.
-func (e *env) record(thread string) *Session {
-	e.t.Helper()
-	r, err := e.store.FindThread(e.ctx, testChannel, thread)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	s, err := decodeSession(r)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return s
-}
-
-// putRecord stores a session record as the bot would.
-func (e *env) putRecord(s *Session) {
-	e.t.Helper()
-	r, err := s.record()
-	if err == nil {
-		err = e.store.PutSession(e.ctx, r)
-	}
-	if err != nil {
-		e.t.Fatal(err)
-	}
 }

@@ -57,3 +57,38 @@ func TestMentionMessageFirstWithoutAuthTest(t *testing.T) {
 		t.Errorf("model calls = %d, want 2 (one plan run)", got)
 	}
 }
+
+// A session made while auth.test failed (so with no team in its id) still
+// gets its thread's replies, clicks and status line after a start that
+// knows the team, and one made with the team after a start that does not.
+func TestSessionsSurviveAuthTestComingAndGoing(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		failFirst, failSecond bool
+	}{
+		{"made without the team, reached with it", true, false},
+		{"made with the team, reached without it", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			restart := func(failAuth bool) {
+				if failAuth {
+					e.slack.FailNext("auth.test", "fatal_error")
+				}
+				e.restart()
+			}
+			restart(tc.failFirst)
+			thread, review := e.planned("team "+tc.name, "a:pending")
+			restart(tc.failSecond)
+
+			e.model.Enqueue(planReplies("Plan two.", "a:pending", "b:pending")...)
+			e.reply(testUser, thread, "also b")
+			e.waitMessage(thread, render.ActionApproveAuto, 2)
+			e.waitChecklist(thread, "0/2 tasks", "awaiting review")
+			e.click(testUser, review.TS, render.ActionApproveAuto) // the first review, now superseded
+			e.waitEphemeral(testChannel, testUser, "superseded")
+			e.slash(testUser, testChannel, "status")
+			e.waitEphemeral(testChannel, testUser, "team "+tc.name)
+		})
+	}
+}

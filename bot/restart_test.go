@@ -144,3 +144,29 @@ func TestRestartAdoptsChecklistWhoseTSWasNotSaved(t *testing.T) {
 		t.Error("the adopted checklist's ts was not saved")
 	}
 }
+
+// record reads the thread's session record from the store.
+func (e *env) record(thread string) *Session {
+	e.t.Helper()
+	r, err := e.store.FindThread(e.ctx, testChannel, thread)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	s, err := decodeSession(r)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}
+
+// putRecord stores a session record as the bot would.
+func (e *env) putRecord(s *Session) {
+	e.t.Helper()
+	r, err := s.record()
+	if err == nil {
+		err = e.store.PutSession(e.ctx, r)
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
