@@ -35,29 +35,7 @@ func TestAuthTestFailures(t *testing.T) {
 			defer cancel()
 			slack := fakeslack.New(fakeslack.Options{})
 			defer slack.Close()
-			model := fakemodel.New()
-			defer model.Close()
-			dir := t.TempDir()
-			db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			ws, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "ws"), Sandbox: "none"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := openStore(t, db)
-			eng, err := agent.New(agent.Config{Store: st, Model: model.Client(), ModelName: "m", Workspaces: ws})
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts := slack.Options()
-			b, err := New(Config{BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: slack.APIURL(),
-				Store: st, Agent: eng, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := bareBot(t, slack)
 			slack.FailNext("auth.test", tt.slackErr)
 			runCtx, stop := context.WithCancel(ctx)
 			done := make(chan error, 1)
@@ -79,4 +57,34 @@ func TestAuthTestFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bareBot is a Bot on slack with a real store and agent (whose model is
+// never called), not yet running.
+func bareBot(t *testing.T, slack *fakeslack.Server) *Bot {
+	t.Helper()
+	model := fakemodel.New()
+	t.Cleanup(model.Close)
+	dir := t.TempDir()
+	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ws, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "ws"), Sandbox: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t, db)
+	eng, err := agent.New(agent.Config{Store: st, Model: model.Client(), ModelName: "m", Workspaces: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := slack.Options()
+	b, err := New(Config{BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: slack.APIURL(),
+		Store: st, Agent: eng, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

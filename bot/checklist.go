@@ -177,12 +177,3 @@ func (c *checklist) send(ts string, m render.Message) {
 		c.onPosted(posted) // before the flush ends, so the actor is still there to save it
 	}
 }
-
-// onChecklistPosted records a checklist posted late, so a restart edits it
-// instead of posting another.
-func (a *actor) onChecklistPosted(ts string, exists bool) {
-	if exists && a.rec.ChecklistTS != ts {
-		a.rec.ChecklistTS = ts
-		a.save()
-	}
-}

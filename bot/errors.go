@@ -8,6 +8,11 @@ var (
 	// ErrInvalidConfig: New was given a Config missing a required field or
 	// with a malformed one.
 	ErrInvalidConfig = errors.New("invalid bot config")
-	// ErrStore: reading or writing the bot's bbolt buckets failed.
+	// ErrStore: reading or writing the bot's records failed, or one does
+	// not decode.
 	ErrStore = errors.New("bot store failed")
+
+	// errMessageLimits: a message h9 was about to send breaks Slack's
+	// limits (render.CheckLimits), so it was not sent.
+	errMessageLimits = errors.New("message breaks Slack's limits")
 )

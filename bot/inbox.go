@@ -132,6 +132,6 @@ type msgChecklistPosted struct{ ts string }
 
 func (m msgChecklistPosted) handle(a *actor) {
 	if a.rec != nil {
-		a.apply(evChecklistPosted{ts: m.ts})
+		a.apply(evChecklistPosted(m))
 	}
 }

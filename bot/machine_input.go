@@ -155,7 +155,7 @@ type evTodosCancelled struct{ todos []planning.TodoItem }
 func (e evTodosCancelled) apply(m *move) {
 	s := m.s
 	s.AutoRun, s.State, s.Progress = false, stateCancelled, planning.Summarize(e.todos)
-	m.do(effSetTodos{todos: e.todos})
+	m.do(effSetTodos(e))
 	m.settled()
 }
 

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,7 +37,7 @@ type slackAPI struct {
 	token      string       // the bot token, for those calls
 	log        *slog.Logger
 	apiURL     string
-	permalinks sync.Map // "channel/ts" → permalink
+	permalinks *linkCache
 	// noPermalinks: the endpoint answered chat.getPermalink with
 	// unknown_method; links are built instead of asked for.
 	noPermalinks atomic.Bool
@@ -65,7 +63,7 @@ func slackTransport() *http.Transport {
 func newSlackAPI(botToken, appToken, apiURL string, log *slog.Logger) *slackAPI {
 	hc := &http.Client{Transport: slackTransport()}
 	c := slack.New(botToken, slack.OptionAppLevelToken(appToken), slack.OptionAPIURL(apiURL), slack.OptionHTTPClient(hc))
-	return &slackAPI{c: c, http: hc, token: botToken, log: log, apiURL: apiURL}
+	return &slackAPI{c: c, http: hc, token: botToken, log: log, apiURL: apiURL, permalinks: newLinkCache(maxPermalinks)}
 }
 
 // call runs f, waiting out rate limits, and logs a final failure.
@@ -160,6 +158,10 @@ func (s *slackAPI) ephemeral(ctx context.Context, log *slog.Logger, channel, use
 }
 
 func (s *slackAPI) postEphemeral(ctx context.Context, log *slog.Logger, channel, user, threadTS string, m render.Message) error {
+	if err := checkLimits(m); err != nil {
+		log.Error("slack call failed", "method", "chat.postEphemeral", "err", err)
+		return err
+	}
 	opts := msgOptions(m)
 	if threadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(threadTS))
@@ -233,38 +235,6 @@ func (s *slackAPI) react(ctx context.Context, log *slog.Logger, channel, ts, nam
 		}
 		return err
 	})
-}
-
-// permalink returns a link to a message, cached; when Slack cannot say, a
-// link built from the API URL that Slack redirects to the message.
-func (s *slackAPI) permalink(ctx context.Context, log *slog.Logger, channel, ts string) string {
-	key := channel + "/" + ts
-	if v, ok := s.permalinks.Load(key); ok {
-		return v.(string)
-	}
-	if s.noPermalinks.Load() {
-		return builtPermalink(s.apiURL, channel, ts)
-	}
-	var link string
-	err := s.call(ctx, log, "chat.getPermalink", func(ctx context.Context) error {
-		var err error
-		link, err = s.c.GetPermalinkContext(ctx, &slack.PermalinkParameters{Channel: channel, Ts: ts})
-		return err
-	})
-	if slackErrorIs(err, "unknown_method") {
-		s.noPermalinks.Store(true) // this endpoint will never have it
-	}
-	if err != nil || link == "" {
-		return builtPermalink(s.apiURL, channel, ts)
-	}
-	s.permalinks.Store(key, link)
-	return link
-}
-
-// builtPermalink is Slack's archive URL shape: /archives/C…/p<ts without dot>.
-func builtPermalink(apiURL, channel, ts string) string {
-	base := strings.TrimSuffix(strings.TrimSuffix(apiURL, "/"), "/api")
-	return base + "/archives/" + channel + "/p" + strings.ReplaceAll(ts, ".", "")
 }
 
 // text is a plain message: a mrkdwn string, no blocks.

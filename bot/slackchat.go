@@ -37,6 +37,9 @@ type chatResponse struct {
 // (SlackErrorResponse, *RateLimitedError, StatusCodeError), so call's
 // retries apply unchanged.
 func (s *slackAPI) chatSend(ctx context.Context, channel, threadTS, ts string, m render.Message) (string, error) {
+	if err := checkLimits(m); err != nil {
+		return "", err
+	}
 	method := "chat.postMessage"
 	form := url.Values{"token": {s.token}, "channel": {channel}, "text": {m.Text}}
 	if threadTS != "" {
@@ -93,4 +96,14 @@ func (s *slackAPI) postForm(ctx context.Context, endpoint string, form url.Value
 		return chatResponse{}, fmt.Errorf("decoding Slack's answer: %w", err)
 	}
 	return r, nil
+}
+
+// checkLimits refuses a message Slack would refuse, before sending it and
+// with what breaks which limit. render promises that none does; this keeps
+// the promise checked in production too, not only in tests.
+func checkLimits(m render.Message) error {
+	if err := render.CheckLimits(m); err != nil {
+		return fmt.Errorf("%w: %w", errMessageLimits, err)
+	}
+	return nil
 }

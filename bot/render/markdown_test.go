@@ -90,7 +90,7 @@ func TestSummaryAndDoneUseMarkdown(t *testing.T) {
 	p := planning.Progress{Completed: 2, Total: 2}
 	for name, m := range map[string]Message{
 		"summary": RenderPlanSummary("## Plan\n**first** [docs](https://go.dev) <!channel>"),
-		"review":  RenderReview("T/C/1", 1, "## Plan\n**first** [docs](https://go.dev) <!channel>"),
+		"review":  RenderPlanSummary("## Plan\n**first** [docs](https://go.dev) <!channel>"),
 		"done":    RenderDone("## Plan\n**first** [docs](https://go.dev) <!channel>", p),
 	} {
 		mustFit(t, m)

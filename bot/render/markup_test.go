@@ -21,7 +21,7 @@ func TestNoForgedMarkup(t *testing.T) {
 	for name, m := range map[string]Message{
 		"checklist":         RenderChecklist(Checklist{SessionID: hostile, Task: hostile, Todos: todos, Activity: hostile, Running: true, Unsandboxed: true}),
 		"root":              RenderRoot("U1", hostile, planning.PlanModePlan),
-		"review":            RenderReview(hostile, 1, hostile),
+		"review":            RenderReviewAsk(hostile, 1),
 		"plan summary":      RenderPlanSummary(hostile),
 		"review decided":    RenderReviewDecided("U1", hostile),
 		"approval":          RenderApproval(hostile, hostile, hostile, hostile, hostile),
@@ -30,7 +30,6 @@ func TestNoForgedMarkup(t *testing.T) {
 		"done":              RenderDone(hostile, planning.Progress{}),
 		"error":             RenderError(hostile, hostile),
 		"interrupted":       RenderInterrupted(hostile, hostile),
-		"notice":            RenderNotice(hostile),
 		"usage":             RenderUsage(hostile),
 		"status":            RenderStatus([]StatusRow{{Task: hostile, Permalink: "https://ok.slack.com/p1", Updated: time.Unix(1, 0)}, {Task: hostile, Permalink: hostile}}),
 		"decided bad user":  RenderReviewDecided(hostile, LabelCancel),

@@ -64,15 +64,6 @@ func RenderInterrupted(sessionID, what string) Message {
 	}
 }
 
-// RenderNotice is a plain message (e.g. an ephemeral refusal); s is escaped.
-func RenderNotice(s string) Message {
-	t := safeText(s, MaxSectionText)
-	if t == "" {
-		t = "…"
-	}
-	return Message{Text: t, Blocks: blocks(section("h9_notice", t))}
-}
-
 func whatText(what, fallback string) string {
 	if w := safeText(what, maxWhat); w != "" {
 		return w

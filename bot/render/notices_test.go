@@ -24,8 +24,6 @@ func TestRenderNotices(t *testing.T) {
 		{"error empty", RenderError("s2", ""), []string{"unknown error"}, ActionRetry, "s2"},
 		{"error huge", RenderError("s2", huge), []string{"&lt;!channel&gt;"}, ActionRetry, "s2"},
 		{"interrupted", RenderInterrupted("s3", "h9 restarted while waiting for a step approval"), []string{"Interrupted", "waiting for a step approval", "Resume"}, ActionResume, "s3"},
-		{"notice", RenderNotice("Only <@U1> can review this plan."), []string{"Only &lt;@U1&gt; can review"}, "", ""},
-		{"notice empty", RenderNotice(""), []string{"…"}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mustFit(t, tc.m)

@@ -9,17 +9,10 @@ import (
 // summarySections caps a plan summary at 4 sections (12,000 units).
 const summarySections = 4
 
-// RenderReview is the seed's four-option dialog: the plan summary (capped)
-// and exactly four buttons, each carrying the session and plan revision.
-func RenderReview(sessionID string, revision int, summary string) Message {
-	ask := RenderReviewAsk(sessionID, revision)
-	ask.Blocks = append(summaryBlocks("h9_review_summary", summary), ask.Blocks...)
-	return ask
-}
-
-// RenderReviewAsk is the review without the summary: for a bot that posts
-// the summary as its own message (RenderPlanSummary), so the summary stays
-// in the thread when the decision replaces this one.
+// RenderReviewAsk is the seed's four-option dialog: exactly four buttons,
+// each carrying the session and plan revision. The plan's summary is its
+// own message (RenderPlanSummary), so it stays in the thread when the
+// decision replaces this one.
 func RenderReviewAsk(sessionID string, revision int) Message {
 	v := ButtonValue{SessionID: sessionID, Revision: revision}
 	return Message{
@@ -37,8 +30,7 @@ func RenderReviewAsk(sessionID string, revision int) Message {
 	}
 }
 
-// RenderPlanSummary is the plan summary alone, for a bot that wants it to
-// stay in the thread after the review message is replaced by the decision.
+// RenderPlanSummary is the plan summary (capped), posted before the review.
 func RenderPlanSummary(summary string) Message {
 	return Message{Text: "Plan: " + safeLine(summary, 300), Blocks: summaryBlocks("h9_plan_summary", summary)}
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/slack-go/slack"
 )
 
+// The review as the bot posts it: the plan summary, then the ask with
+// exactly four buttons.
 func TestRenderReview(t *testing.T) {
 	for _, tc := range []struct {
 		name, summary string
@@ -18,10 +20,11 @@ func TestRenderReview(t *testing.T) {
 		{"one huge line", strings.Repeat("é", 50000), []string{"…"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := RenderReview("sess-1", 3, tc.summary)
+			summary, m := RenderPlanSummary(tc.summary), RenderReviewAsk("sess-1", 3)
+			mustFit(t, summary)
 			mustFit(t, m)
 			for _, w := range tc.want {
-				if !strings.Contains(allText(m), w) {
+				if !strings.Contains(allText(summary)+allText(m), w) {
 					t.Errorf("missing %q", w)
 				}
 			}

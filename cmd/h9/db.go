@@ -9,6 +9,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/h9-app/h9/agent/store/boltstore"
 )
 
 const (
@@ -32,4 +34,18 @@ func openDB(dataDir string, timeout time.Duration) (*bolt.DB, error) {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// openStore opens h9.db and the store on it (migrating an older file).
+func openStore(dataDir string) (*bolt.DB, *boltstore.Store, error) {
+	db, err := openDB(dataDir, dbLockTimeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := boltstore.New(db)
+	if err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("store: %w", err)
+	}
+	return db, st, nil
 }

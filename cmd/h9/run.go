@@ -10,7 +10,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/h9-app/h9/agent"
-	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/bot"
 	"github.com/h9-app/h9/workspace"
 )
@@ -23,15 +22,11 @@ const workspacesDir = "workspaces"
 // before it touches Slack. One store serves the agent and the bot.
 func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel, secretsOf(cfg))
-	db, err := openDB(cfg.DataDir, dbLockTimeout)
+	db, st, err := openStore(cfg.DataDir)
 	if err != nil {
 		return err
 	}
 	defer closeDB(db, log)
-	st, err := boltstore.New(db)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
 
 	ws, err := workspace.NewManager(workspace.Config{
 		Root:     filepath.Join(cfg.DataDir, workspacesDir),
