@@ -35,16 +35,7 @@ func TestConfirmEachStepApproveAndReject(t *testing.T) {
 	e.click(testUser, first.TS, render.ActionStepApprove)
 
 	// The write is replaced by its decision; the bash step is the next one asking.
-	var second fakeslack.Message
-	e.waitFor("the bash step", func() bool {
-		for _, m := range e.botMessages(thread, render.ActionStepReject) {
-			if m.TS != first.TS {
-				second = m
-				return true
-			}
-		}
-		return false
-	})
+	second := e.nextStep(thread, first.TS)
 	if !strings.Contains(string(second.Blocks), "rm hello.txt") {
 		t.Errorf("approval does not show the command: %s", second.Blocks)
 	}
@@ -61,19 +52,40 @@ func TestConfirmEachStepApproveAndReject(t *testing.T) {
 	if !fileUnder(t, e.wsRoot, "hello.txt") {
 		t.Error("the approved write did not happen, or the rejected rm ran")
 	}
-	// The model saw the rejection as the bash call's result.
-	rejected := false
-	reqs := e.model.Requests()
-	for _, m := range reqs[len(reqs)-1].Messages {
-		rejected = rejected || (m.Role == "tool" && strings.Contains(strings.ToLower(m.Content), "reject"))
-	}
-	if !rejected {
+	if !e.modelReadRejection() {
 		t.Error("the model did not get the rejection as a tool result")
 	}
 	// A second click on a decided step is explained, not acted on.
 	e.clickValue(testUser, first.TS, render.ActionStepApprove, render.BlockApprovalActions,
 		render.ButtonValue{SessionID: newSessionID(testTeam, testChannel, thread), StepID: "1"})
 	e.waitEphemeral(testChannel, testUser, "no longer waiting")
+}
+
+// nextStep waits for a step approval in thread other than the one at ts.
+func (e *env) nextStep(thread, ts string) fakeslack.Message {
+	e.t.Helper()
+	var next fakeslack.Message
+	e.waitFor("the next step", func() bool {
+		for _, m := range e.botMessages(thread, render.ActionStepReject) {
+			if m.TS != ts {
+				next = m
+				return true
+			}
+		}
+		return false
+	})
+	return next
+}
+
+// modelReadRejection: the last request holds a tool result saying the user rejected the call.
+func (e *env) modelReadRejection() bool {
+	reqs := e.model.Requests()
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "tool" && strings.Contains(strings.ToLower(m.Content), "reject") {
+			return true
+		}
+	}
+	return false
 }
 
 func fileUnder(t *testing.T, root, name string) bool {

@@ -18,6 +18,12 @@ func (e evReply) apply(m *move) {
 		m.do(effSave{}, effReact{ts: e.ts, name: reactionQueued})
 		return
 	}
+	m.runReply(e.text)
+}
+
+// runReply starts the run of a reply taken now (fresh, or from the queue).
+func (m *move) runReply(text string) {
+	s := m.s
 	switch {
 	case s.Mode == planning.PlanModePlan:
 		// A new plan revision: the review on screen, if any, is superseded
@@ -28,7 +34,7 @@ func (e evReply) apply(m *move) {
 	case s.State == stateInterrupted:
 		s.Approval = nil
 	}
-	m.startRun(agent.Request{Intent: agent.IntentReply, Text: e.text})
+	m.startRun(agent.Request{Intent: agent.IntentReply, Text: text})
 }
 
 // evClick is a button press by a user allowed to control the session.

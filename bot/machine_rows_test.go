@@ -67,6 +67,14 @@ var runDoneRows = []row{
 		effects: []string{"show 0/0 tasks", "forget the step", "settle", "post h9_reply_0",
 			"unreact 1.9 hourglass_flowing_sand", "react 1.9 eyes", "save", "start reply (default) also b"},
 		check: func(t *testing.T, s Session) { wantInt(t, "queue", len(s.Queue), 0) }},
+	{what: "a queued reply goes before auto-run's next run", from: sess(stateRunning, autoRun, queued),
+		ev: evRunDone{todos: items(completed, pending)}, to: stateRunning,
+		effects: []string{"show 1/2 tasks", "forget the step", "settle",
+			"unreact 1.9 hourglass_flowing_sand", "react 1.9 eyes", "save", "start reply (default) also b"},
+		check: func(t *testing.T, s Session) {
+			wantInt(t, "queue", len(s.Queue), 0)
+			wantBool(t, "auto-run", s.AutoRun, true)
+		}},
 	{what: "h9 stopping keeps a pending approval, reported at the next start", from: sess(stateAwaitingApproval, pendingStep),
 		ev: evRunDone{stopping: true, failure: "Cancelled."}, to: stateAwaitingApproval,
 		effects: []string{"show 0/0 tasks", "forget the step", "save", "refresh"},

@@ -55,11 +55,11 @@ func (e evRunDone) apply(m *move) {
 	s.Approval = nil
 	m.do(effSettle{}) // the outcome below is posted after the checklist shows its todos
 	next := e.outcome(m)
-	if len(s.Queue) > 0 {
+	if len(s.Queue) > 0 { // a queued reply goes before auto-run's next run
 		q := s.Queue[0]
 		s.Queue = slices.Delete(s.Queue, 0, 1)
 		m.do(effUnreact{ts: q.TS, name: reactionQueued}, effReact{ts: q.TS, name: reactionPickedUp})
-		evReply{user: q.User, text: q.Text, ts: q.TS}.apply(m)
+		m.runReply(q.Text)
 		return
 	}
 	if next != nil {

@@ -55,10 +55,7 @@ func postForm(t *testing.T, s *fakeslack.Server, method string, form url.Values)
 func TestLimits(t *testing.T) {
 	long := func(n int) string { return strings.Repeat("é", n) } // characters, not bytes
 	ctx := `{"type":"context","elements":[` + strings.Join(repeat(11, `{"type":"mrkdwn","text":"x"}`), ",") + `]}`
-	cases := []struct {
-		name, text, blocks string
-		wantErr, wantIn    string
-	}{
+	cases := []limitsCase{
 		{"plain text", "hi", "", "", ""},
 		{"full but legal", long(40000), blocks(append(repeat(49, section(long(3000))),
 			`{"type":"header","text":{"type":"plain_text","text":"`+long(150)+`"}}`)...), "", ""},
@@ -84,33 +81,41 @@ func TestLimits(t *testing.T) {
 		{"malformed blocks", "x", `{"type":"section"}`, "invalid_blocks_format", "not a JSON array"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			s := newServer(t, fakeslack.Options{})
-			form := url.Values{"channel": {"C1"}}
-			if tc.text != "" {
-				form.Set("text", tc.text)
-			}
-			if tc.blocks != "" {
-				form.Set("blocks", tc.blocks)
-			}
-			gotErr, _ := postForm(t, s, "chat.postMessage", form)
-			if gotErr != tc.wantErr {
-				t.Errorf("error = %q, want %q", gotErr, tc.wantErr)
-			}
-			v := s.Violations()
-			if tc.wantErr == "" {
-				if len(v) != 0 || len(s.Messages("C1")) != 1 {
-					t.Errorf("violations %q, %d messages", v, len(s.Messages("C1")))
-				}
-				return
-			}
-			if len(v) == 0 || !strings.Contains(strings.Join(v, "\n"), tc.wantIn) || !strings.HasPrefix(v[0], "chat.postMessage C1: ") {
-				t.Errorf("violations %q, want one containing %q", v, tc.wantIn)
-			}
-			if n := len(s.Messages("C1")); n != 0 {
-				t.Errorf("%d messages stored despite the violation", n)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkLimitsCase(t, tc) })
+	}
+}
+
+// limitsCase is a message posted, and the error and violation it must get.
+type limitsCase struct {
+	name, text, blocks string
+	wantErr, wantIn    string
+}
+
+func checkLimitsCase(t *testing.T, tc limitsCase) {
+	s := newServer(t, fakeslack.Options{})
+	form := url.Values{"channel": {"C1"}}
+	if tc.text != "" {
+		form.Set("text", tc.text)
+	}
+	if tc.blocks != "" {
+		form.Set("blocks", tc.blocks)
+	}
+	gotErr, _ := postForm(t, s, "chat.postMessage", form)
+	if gotErr != tc.wantErr {
+		t.Errorf("error = %q, want %q", gotErr, tc.wantErr)
+	}
+	v := s.Violations()
+	if tc.wantErr == "" {
+		if len(v) != 0 || len(s.Messages("C1")) != 1 {
+			t.Errorf("violations %q, %d messages", v, len(s.Messages("C1")))
+		}
+		return
+	}
+	if len(v) == 0 || !strings.Contains(strings.Join(v, "\n"), tc.wantIn) || !strings.HasPrefix(v[0], "chat.postMessage C1: ") {
+		t.Errorf("violations %q, want one containing %q", v, tc.wantIn)
+	}
+	if n := len(s.Messages("C1")); n != 0 {
+		t.Errorf("%d messages stored despite the violation", n)
 	}
 }
 

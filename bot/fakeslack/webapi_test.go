@@ -57,6 +57,13 @@ func TestWebAPIMessageLifecycle(t *testing.T) {
 	if err != nil || more || len(msgs) != 2 || msgs[1].Text != "checklist 1/2 tasks" || msgs[0].ReplyCount != 1 {
 		t.Errorf("replies = %+v more=%v err=%v", msgs, more, err)
 	}
+	checkOtherCalls(t, s, api, root, reply)
+}
+
+// checkOtherCalls: ephemerals, delete, conversations.info, users.info and
+// the call log, after TestWebAPIMessageLifecycle's posts.
+func checkOtherCalls(t *testing.T, s *fakeslack.Server, api *slack.Client, root, reply string) {
+	ctx := testCtx(t)
 	if _, err := api.PostEphemeralContext(ctx, "C1", "U1", slack.MsgOptionText("only you", false)); err != nil {
 		t.Fatal(err)
 	}

@@ -13,43 +13,50 @@ func todo(id, content string, s planning.TodoStatus) planning.TodoItem {
 	return planning.TodoItem{ID: id, Content: content, Status: s}
 }
 
+// checklistCase is one checklist and what its message must (not) say.
+type checklistCase struct {
+	name    string
+	c       Checklist
+	want    []string // substrings of the blocks' text
+	notWant []string
+	stop    bool
+}
+
+// checklistMixed has a todo of each status.
+var checklistMixed = []planning.TodoItem{
+	todo("1", "read the code", planning.TodoCompleted),
+	todo("2", "write the test", planning.TodoInProgress),
+	todo("3", "fix the bug", planning.TodoPending),
+	todo("4", "rewrite everything", planning.TodoCancelled),
+}
+
+var checklistCases = []checklistCase{
+	{
+		name: "planning", c: Checklist{SessionID: "s", Task: "fix flaky test", Mode: planning.PlanModePlan, State: "planning", Todos: checklistMixed},
+		want:    []string{"fix flaky test", "planning", "1/4 tasks", "✔ read the code", "▶ write the test", "○ fix the bug", "⊘ rewrite everything"},
+		notWant: []string{"Now:", "NOT sandboxed", "more"},
+	},
+	{
+		name: "running", c: Checklist{SessionID: "s", Task: "t", Mode: planning.PlanModeDefault, State: "running", Todos: checklistMixed, Activity: "bash: go test ./...", Running: true},
+		want: []string{"executing", "running", "*Now:* `bash: go test ./...`"}, stop: true,
+	},
+	{
+		name: "confirm each step, unsandboxed", c: Checklist{SessionID: "s", Mode: planning.PlanModeAutoEdit, State: "awaiting approval", Unsandboxed: true, Running: true},
+		want: []string{"confirm-each-step", "awaiting approval", "NOT sandboxed", "0/0 tasks", "No todos yet", "working…", "untitled task"}, stop: true,
+	},
+	{
+		name: "done counts completed only", c: Checklist{SessionID: "s", Task: "t", State: "done", Todos: []planning.TodoItem{
+			todo("1", "a", planning.TodoCompleted), todo("2", "b", planning.TodoInProgress), todo("3", "c", planning.TodoCancelled)}},
+		want: []string{"1/3 tasks", "done"},
+	},
+	{
+		name: "no state reads idle", c: Checklist{SessionID: "s", Task: "t"},
+		want: []string{"idle"},
+	},
+}
+
 func TestRenderChecklist(t *testing.T) {
-	mixed := []planning.TodoItem{
-		todo("1", "read the code", planning.TodoCompleted),
-		todo("2", "write the test", planning.TodoInProgress),
-		todo("3", "fix the bug", planning.TodoPending),
-		todo("4", "rewrite everything", planning.TodoCancelled),
-	}
-	for _, tc := range []struct {
-		name    string
-		c       Checklist
-		want    []string // substrings of the blocks' text
-		notWant []string
-		stop    bool
-	}{
-		{
-			name: "planning", c: Checklist{SessionID: "s", Task: "fix flaky test", Mode: planning.PlanModePlan, State: "planning", Todos: mixed},
-			want:    []string{"fix flaky test", "planning", "1/4 tasks", "✔ read the code", "▶ write the test", "○ fix the bug", "⊘ rewrite everything"},
-			notWant: []string{"Now:", "NOT sandboxed", "more"},
-		},
-		{
-			name: "running", c: Checklist{SessionID: "s", Task: "t", Mode: planning.PlanModeDefault, State: "running", Todos: mixed, Activity: "bash: go test ./...", Running: true},
-			want: []string{"executing", "running", "*Now:* `bash: go test ./...`"}, stop: true,
-		},
-		{
-			name: "confirm each step, unsandboxed", c: Checklist{SessionID: "s", Mode: planning.PlanModeAutoEdit, State: "awaiting approval", Unsandboxed: true, Running: true},
-			want: []string{"confirm-each-step", "awaiting approval", "NOT sandboxed", "0/0 tasks", "No todos yet", "working…", "untitled task"}, stop: true,
-		},
-		{
-			name: "done counts completed only", c: Checklist{SessionID: "s", Task: "t", State: "done", Todos: []planning.TodoItem{
-				todo("1", "a", planning.TodoCompleted), todo("2", "b", planning.TodoInProgress), todo("3", "c", planning.TodoCancelled)}},
-			want: []string{"1/3 tasks", "done"},
-		},
-		{
-			name: "no state reads idle", c: Checklist{SessionID: "s", Task: "t"},
-			want: []string{"idle"},
-		},
-	} {
+	for _, tc := range checklistCases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := RenderChecklist(tc.c)
 			mustFit(t, m)

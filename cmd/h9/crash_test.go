@@ -28,7 +28,16 @@ const restartedWords = "h9 restarted"
 func TestBinaryCrashAndRestart(t *testing.T) {
 	e := newBinEnv(t)
 	e.start()
+	one := crashWhilePlanningAndReviewing(t, e)
+	two := crashMidAutoRun(t, e)
+	three := crashAfterStall(e)
+	checkAfterCrashes(t, e, one, two, three)
+	e.stop()
+}
 
+// crashWhilePlanningAndReviewing kills h9 during planning, while the
+// review waits and while a step approval waits (cases 1–3).
+func crashWhilePlanningAndReviewing(t *testing.T, e *binEnv) string {
 	// 1. Killed during planning (the model request in flight): the new
 	//    process says so in the thread and plans again.
 	e.model.Enqueue(blocked())
@@ -69,6 +78,11 @@ func TestBinaryCrashAndRestart(t *testing.T) {
 		t.Error("the write whose approval was interrupted happened")
 	}
 
+	return one
+}
+
+// crashMidAutoRun kills h9 while an auto-run's second request is in flight.
+func crashMidAutoRun(t *testing.T, e *binEnv) string {
 	// 4. Killed mid auto-run: the second run's request is in flight. The new
 	//    process resumes by itself with the continue prompt and the history.
 	calls := e.model.Calls()
@@ -98,7 +112,11 @@ func TestBinaryCrashAndRestart(t *testing.T) {
 		}
 	}
 
-	// 5. Killed after a stall: the stall message's Resume still works.
+	return two
+}
+
+// crashAfterStall kills h9 after a stall: its Resume still works.
+func crashAfterStall(e *binEnv) string {
 	e.model.Enqueue(fakemodel.ToolCall("todo_write", todoArgs("a:pending")), fakemodel.Text("r1"), fakemodel.Text("r2"), fakemodel.Text("r3"))
 	three := e.slash("run crash three")
 	stalled := e.waitMsg(three, "stalled", 1)
@@ -108,7 +126,12 @@ func TestBinaryCrashAndRestart(t *testing.T) {
 	e.click(stalled.TS, render.ActionResume)
 	e.waitChecklist(three, "1/1 tasks", "done")
 
-	// /h9 status after all of it lists every session with its count.
+	return three
+}
+
+// checkAfterCrashes: /h9 status lists every session with its count, each
+// thread has one root and one checklist, and nothing ran twice.
+func checkAfterCrashes(t *testing.T, e *binEnv, one, two, three string) {
 	e.slash("status")
 	e.waitEphemeral("crash one", "crash two", "crash three", "2/2 tasks", "1/1 tasks")
 	if n := len(e.roots()); n != 3 {
@@ -125,7 +148,6 @@ func TestBinaryCrashAndRestart(t *testing.T) {
 	if n := e.model.Unscripted(); n != 0 {
 		t.Errorf("%d unscripted model requests (a run was repeated)", n)
 	}
-	e.stop()
 }
 
 // The running h9's /proc/<pid>/environ carries no token or key (it re-exec'd

@@ -15,12 +15,13 @@ import (
 	"github.com/h9-app/h9/bot/fakeslack"
 )
 
+const e2eBotToken, e2eAppToken, e2eAPIKey = "xoxb-e2e-bot-secret", "xapp-e2e-app-secret", "sk-e2e-model-secret"
+
 // TestBinaryServesAgainstFakes starts the real binary against the fake Slack and the fake
 // model: it must connect, carry a /h9 run through the agent to Slack, stop cleanly on
 // SIGTERM with the database closed, and never print a secret.
 func TestBinaryServesAgainstFakes(t *testing.T) {
-	const botToken, appToken, apiKey = "xoxb-e2e-bot-secret", "xapp-e2e-app-secret", "sk-e2e-model-secret"
-	slack := fakeslack.New(fakeslack.Options{BotToken: botToken, AppToken: appToken, Logf: t.Logf})
+	slack := fakeslack.New(fakeslack.Options{BotToken: e2eBotToken, AppToken: e2eAppToken, Logf: t.Logf})
 	defer slack.Close()
 	slack.AddChannel("C1", "general")
 	slack.AddUser("U1", "alice")
@@ -29,27 +30,7 @@ func TestBinaryServesAgainstFakes(t *testing.T) {
 	model.Enqueue(fakemodel.Text("hello from the fake model"))
 
 	dataDir := filepath.Join(t.TempDir(), "data")
-	cmd := exec.Command(h9Binary(t))
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
-		"SLACK_BOT_TOKEN=" + botToken, "SLACK_APP_TOKEN=" + appToken, "SLACK_API_URL=" + slack.APIURL(),
-		"OPENAI_BASE_URL=" + model.URL(), "OPENAI_API_KEY=" + apiKey, "H9_MODEL=gpt-e2e",
-		"H9_DATA_DIR=" + dataDir, "H9_SANDBOX=none", "H9_LOG_LEVEL=debug",
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-exited
-		}
-		t.Logf("h9 stderr:\n%s", stderr.String())
-	}()
+	cmd, exited, stdout, stderr := startE2E(t, slack, model, dataDir)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
@@ -88,20 +69,53 @@ func TestBinaryServesAgainstFakes(t *testing.T) {
 		t.Fatal("h9 did not stop after SIGTERM")
 	}
 
+	checkAfterSIGTERM(t, dataDir, stderr.String()+stdout.String(), slack)
+}
+
+// startE2E runs the binary on the fakes; it is killed at the test's end
+// unless it exited, and its stderr is logged.
+func startE2E(t *testing.T, slack *fakeslack.Server, model *fakemodel.Server, dataDir string) (*exec.Cmd, chan error, *bytes.Buffer, *bytes.Buffer) {
+	cmd := exec.Command(h9Binary(t))
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
+		"SLACK_BOT_TOKEN=" + e2eBotToken, "SLACK_APP_TOKEN=" + e2eAppToken, "SLACK_API_URL=" + slack.APIURL(),
+		"OPENAI_BASE_URL=" + model.URL(), "OPENAI_API_KEY=" + e2eAPIKey, "H9_MODEL=gpt-e2e",
+		"H9_DATA_DIR=" + dataDir, "H9_SANDBOX=none", "H9_LOG_LEVEL=debug",
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+		t.Logf("h9 stderr:\n%s", stderr.String())
+	})
+	return cmd, exited, &stdout, &stderr
+}
+
+// checkAfterSIGTERM: h9 closed its database, logged its start and stop,
+// printed no secret and broke no Slack limit.
+func checkAfterSIGTERM(t *testing.T, dataDir, output string, slack *fakeslack.Server) {
 	db, err := openDB(dataDir, time.Second) // the lock is released: h9 closed its database
 	if err != nil {
 		t.Fatalf("reopening the data directory: %v", err)
 	}
 	db.Close()
 
-	logs := stderr.String()
+	logs := output
 	for _, want := range []string{"h9 starting", "SANDBOX OFF", "h9 stopped"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("log lacks %q", want)
 		}
 	}
-	for _, secret := range []string{botToken, appToken, apiKey} {
-		if strings.Contains(logs, secret) || strings.Contains(stdout.String(), secret) {
+	for _, secret := range []string{e2eBotToken, e2eAppToken, e2eAPIKey} {
+		if strings.Contains(logs, secret) {
 			t.Errorf("h9 printed the secret %q", secret)
 		}
 	}

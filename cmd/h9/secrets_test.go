@@ -36,6 +36,13 @@ func TestBinarySecretsNeverLeak(t *testing.T) {
 	e.waitMsg(down, "Back up.", 1)
 	e.stop()
 
+	checkNoSecrets(t, e)
+	checkSessionLogLines(t, e.logs.String())
+}
+
+// checkNoSecrets: no token or key in anything Slack received, anything the
+// model was sent, or the log.
+func checkNoSecrets(t *testing.T, e *binEnv) {
 	reqs, _ := json.Marshal(e.model.Requests())
 	if !strings.Contains(string(reqs), "H9_DATA_DIR=") && !strings.Contains(string(reqs), "PATH=") {
 		t.Fatal("bash never printed an environment: the scan below would prove nothing")
@@ -54,7 +61,11 @@ func TestBinarySecretsNeverLeak(t *testing.T) {
 			t.Errorf("the log carries %s", secret)
 		}
 	}
+}
 
+// checkSessionLogLines: every JSON log line about a session names its
+// channel and thread, the agent's lines too.
+func checkSessionLogLines(t *testing.T, logs string) {
 	sessionLines, agentLines := 0, 0
 	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
 		var m map[string]any
