@@ -10,9 +10,8 @@ import (
 // event it returns the session's next value and the effects to carry out,
 // in order; the actor executes them (effects.go) and nothing else changes
 // a session. An effect whose outcome matters (a post's ts, a refused
-// cancellation) reports it as another event, applied at once. The states
-// and their transitions are drawn in state.go; machine_test.go covers
-// every pair.
+// cancellation) reports it as another event, applied at once.
+// machine_test.go covers every (state, event) pair that can happen.
 
 // event is something that happened to a session.
 type event interface {
@@ -42,6 +41,58 @@ func transition(s Session, ev event) (Session, []effect) {
 	m := &move{s: &next}
 	ev.apply(m)
 	return next, m.effs
+}
+
+// state is where a session is in its lifecycle, stored as the word users
+// read on the checklist and in /h9 status. The transitions:
+//
+//	/h9 plan, @h9 ─► planning ──run ends, todos──► awaiting review ──Approve & auto-run──► running
+//	                  ▲   │                          │ │ │ │        Approve & confirm each step
+//	                  │   └─run ends, no todos─► idle │ │ │ └────────────────────────────► running (auto-edit)
+//	                  │                               │ │ └─Keep planning─► idle
+//	                  └────────reply (revise)─────────┘ └─Cancel─► cancelled
+//
+//	/h9 run ─► running ──a step to confirm──► awaiting approval ──Approve, Reject──► running
+//	             │ ▲                                  └──restart──► interrupted ──Resume, reply──► running
+//	             │ └─auto-run: todos open and one completed within 3 runs (continue)
+//	             ├──auto-run: 3 runs in a row without one──► stalled ──Resume, reply──► running
+//	             ├──every todo completed──► done
+//	             └──not auto-run, todos open──► idle
+//
+//	any run ──fails──► error ──Retry──► the same request again
+//	any run ──Stop──► (the run ends) idle
+//	idle, done, cancelled, error ──reply──► planning (plan mode) or running
+//	planning, running, awaiting approval ──reply──► queued, taken when the run ends
+//	planning, running ──restart──► the same (planning: the same request; running: continue)
+//
+// A run is in flight in planning, running and awaiting approval: these are
+// what a restart acts on (the record's active flag, see evRecover).
+type state string
+
+const (
+	stateIdle             state = "idle"
+	statePlanning         state = "planning"
+	stateAwaitingReview   state = "awaiting review"
+	stateRunning          state = "running"
+	stateAwaitingApproval state = "awaiting approval"
+	stateStalled          state = "stalled"
+	stateInterrupted      state = "interrupted"
+	stateDone             state = "done"
+	stateCancelled        state = "cancelled"
+	stateError            state = "error"
+)
+
+// inFlight: a run is going on (or was, when h9 stopped).
+func (s state) inFlight() bool {
+	return s == statePlanning || s == stateRunning || s == stateAwaitingApproval
+}
+
+// label is the state as users read it; a record without one is idle.
+func (s state) label() string {
+	if s == "" {
+		return string(stateIdle)
+	}
+	return string(s)
 }
 
 // stallLimit is the seed's threshold: this many runs in a row without a

@@ -25,10 +25,10 @@ var runDoneRows = []row{
 			say("No plan yet: the agent wrote no todo list. Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning."),
 			"save", "refresh"}},
 	{what: "a failed run posts its words with Retry", from: sess(statePlanning, planMode),
-		ev: evRunDone{planRun: true, failure: "The model endpoint is down."}, to: stateError,
+		ev: evRunDone{planRun: true, err: &agent.RunError{Text: "The model endpoint is down.", Err: agent.ErrModel}}, to: stateError,
 		effects: []string{"show 0/0 tasks", "forget the step", "settle", "log run failed", "post h9_error", "save", "refresh"}},
 	{what: "h9 stopping keeps the run in flight for the next start", from: sess(statePlanning, planMode),
-		ev: evRunDone{stopping: true, planRun: true, failure: "Cancelled."}, to: statePlanning,
+		ev: evRunDone{stopping: true, planRun: true, err: agent.ErrCancelled}, to: statePlanning,
 		effects: []string{"show 0/0 tasks", "forget the step", "save", "refresh"}},
 	{what: "auto-run: a todo completed, more open: the next run continues, counter reset", from: sess(stateRunning, autoRun, stuck(1, 0)),
 		ev: evRunDone{todos: items(completed, running)}, to: stateRunning,
@@ -59,7 +59,7 @@ var runDoneRows = []row{
 		ev: evRunDone{}, to: stateIdle,
 		effects: []string{"show 0/0 tasks", "forget the step", "settle", "save", "refresh"}},
 	{what: "a stopped run says who stopped it", from: sess(stateRunning, stoppedBy("U2")),
-		ev: evRunDone{failure: "Cancelled.", todos: items(running)}, to: stateIdle,
+		ev: evRunDone{err: agent.ErrCancelled, todos: items(running)}, to: stateIdle,
 		effects: []string{"show 0/1 tasks", "forget the step", "settle", say(stoppedWords), "save", "refresh"},
 		check:   func(t *testing.T, s Session) { wantString(t, "stopped by", s.StoppedBy, "") }},
 	{what: "a queued reply runs next, its hourglass turned to eyes", from: sess(stateRunning, queued),
@@ -76,7 +76,7 @@ var runDoneRows = []row{
 			wantBool(t, "auto-run", s.AutoRun, true)
 		}},
 	{what: "h9 stopping keeps a pending approval, reported at the next start", from: sess(stateAwaitingApproval, pendingStep),
-		ev: evRunDone{stopping: true, failure: "Cancelled."}, to: stateAwaitingApproval,
+		ev: evRunDone{stopping: true, err: agent.ErrCancelled}, to: stateAwaitingApproval,
 		effects: []string{"show 0/0 tasks", "forget the step", "save", "refresh"},
 		check: func(t *testing.T, s Session) {
 			if s.Approval == nil {

@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,8 +37,7 @@ func (e evCreate) apply(m *move) {
 // decided here.
 type evRunDone struct {
 	stopping bool   // h9 is shutting down: the next start resumes the run
-	failure  string // the user-facing words of a failed run ("" = it succeeded)
-	err      error  // and its cause, for the log
+	err      error  // why the run failed (nil: it succeeded)
 	planRun  bool   // the run was in plan mode
 	text     string // its final answer
 	todos    []planning.TodoItem
@@ -76,10 +77,10 @@ func (e evRunDone) outcome(m *move) *agent.Request {
 	switch {
 	case s.StoppedBy != "":
 		m.stopped()
-	case e.failure != "":
+	case e.err != nil:
 		s.State = stateError
 		m.log("run failed", "err", e.err)
-		m.say(render.RenderError(s.ID, "The run failed: "+e.failure))
+		m.say(render.RenderError(s.ID, "The run failed: "+failureWords(e.err)))
 	case e.planRun:
 		m.afterPlan(e.text)
 	case s.AutoRun:
@@ -88,6 +89,19 @@ func (e evRunDone) outcome(m *move) *agent.Request {
 		m.afterFollowUp(e.text)
 	}
 	return nil
+}
+
+// failureWords is what users read about a failed run: the agent's words
+// when it gave them.
+func failureWords(err error) string {
+	var re *agent.RunError
+	switch {
+	case errors.As(err, &re) && re.Text != "":
+		return re.Text
+	case errors.Is(err, context.DeadlineExceeded):
+		return "it took too long"
+	}
+	return render.Truncate(err.Error(), 500)
 }
 
 // stopped ends a run the user stopped.

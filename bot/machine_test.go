@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -163,4 +165,20 @@ var startRows = []row{
 				t.Errorf("session = %+v", s)
 			}
 		}},
+}
+
+// A failed run's message gives the agent's words for it when there are some.
+func TestFailureWords(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&agent.RunError{Text: "The model endpoint is down.", Err: agent.ErrModel}, "The model endpoint is down."},
+		{fmt.Errorf("waiting: %w", context.DeadlineExceeded), "it took too long"},
+		{errors.New(strings.Repeat("x", 600)), strings.Repeat("x", 499) + "…"},
+	} {
+		if got := failureWords(tc.err); got != tc.want {
+			t.Errorf("failureWords(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
 }

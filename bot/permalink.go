@@ -51,12 +51,13 @@ func builtPermalink(apiURL, channel, ts string) string {
 type linkCache struct {
 	mu    sync.Mutex
 	links map[string]string
-	ring  []string // keys in insertion order, for eviction
+	ring  []string // keys in insertion order, for eviction; grows to max
 	next  int
+	max   int
 }
 
 func newLinkCache(n int) *linkCache {
-	return &linkCache{links: make(map[string]string, n), ring: make([]string, n)}
+	return &linkCache{links: make(map[string]string), max: n}
 }
 
 func (c *linkCache) get(key string) (string, bool) {
@@ -73,10 +74,12 @@ func (c *linkCache) put(key, link string) {
 		c.links[key] = link
 		return
 	}
-	if old := c.ring[c.next]; old != "" {
-		delete(c.links, old)
-	}
-	c.ring[c.next] = key
-	c.next = (c.next + 1) % len(c.ring)
 	c.links[key] = link
+	if len(c.ring) < c.max {
+		c.ring = append(c.ring, key)
+		return
+	}
+	delete(c.links, c.ring[c.next])
+	c.ring[c.next] = key
+	c.next = (c.next + 1) % c.max
 }

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/h9-app/h9/agent"
@@ -97,22 +96,5 @@ func (a *actor) runDone(h *runHandle, res agent.Result, err error) evRunDone {
 			todos = t
 		}
 	}
-	ev := evRunDone{stopping: a.b.stopping.Load(), planRun: h.mode == planning.PlanModePlan, text: res.Text, todos: todos}
-	if err != nil {
-		ev.failure, ev.err = failureWords(err), err
-	}
-	return ev
-}
-
-// failureWords is what users read about a failed run: the agent's words
-// when it gave them.
-func failureWords(err error) string {
-	var re *agent.RunError
-	switch {
-	case errors.As(err, &re) && re.Text != "":
-		return re.Text
-	case errors.Is(err, context.DeadlineExceeded):
-		return "it took too long"
-	}
-	return render.Truncate(err.Error(), 500)
+	return evRunDone{stopping: a.b.stopping.Load(), planRun: h.mode == planning.PlanModePlan, text: res.Text, todos: todos, err: err}
 }

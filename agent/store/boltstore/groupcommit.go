@@ -65,6 +65,7 @@ func (g *group) lead() {
 	g.queue = g.queue[n:]
 	g.mu.Unlock()
 	g.commit(batch)
+	clear(batch) // the queue's old slots: let the calls (and what they wrote) go
 	g.mu.Lock()
 	if len(g.queue) > 0 {
 		close(g.queue[0].lead)
