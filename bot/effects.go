@@ -11,8 +11,9 @@ import (
 )
 
 // The effects a transition asks for, and how the actor carries them out.
-// Effects read the session as it is when they run (a.rec), which includes
-// what events applied by earlier effects of the same transition set.
+// An effect reads the session as it is when it runs (a.rec): an earlier
+// effect of the same transition may have applied an event to it (a post's
+// ts), which a later save then stores.
 
 type (
 	// effSave persists the session; effSaveForGate starts that commit and
@@ -56,9 +57,11 @@ type (
 	effForgetStep struct{}
 	// effCancelTodos cancels the open todos (→ evTodosCancelled or evCancelFailed).
 	effCancelTodos struct{}
-	effLog         struct {
-		msg  string
-		args []any
+	// effLog writes a line to the session's log.
+	effLog struct {
+		level slog.Level
+		msg   string
+		args  []any
 	}
 )
 
@@ -119,13 +122,7 @@ func (effCancelTodos) run(a *actor) {
 	a.apply(evTodosCancelled{todos: todos})
 }
 
-func (e effLog) run(a *actor) {
-	level := slog.LevelInfo
-	if e.msg == "run failed" {
-		level = slog.LevelError
-	}
-	a.log.Log(a.b.bg, level, e.msg, e.args...)
-}
+func (e effLog) run(a *actor) { a.log.Log(a.b.bg, e.level, e.msg, e.args...) }
 
 // String names each effect for the transition table (machine_test.go).
 func (effSave) String() string          { return "save" }

@@ -1,6 +1,11 @@
 package bot
 
 import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
@@ -11,7 +16,11 @@ import (
 // in order; the actor executes them (effects.go) and nothing else changes
 // a session. An effect whose outcome matters (a post's ts, a refused
 // cancellation) reports it as another event, applied at once.
-// machine_test.go covers every (state, event) pair that can happen.
+//
+// This file holds the states and what a finished run leads to;
+// machine_run.go the other events of a run's life, machine_input.go what
+// users do. machine_test.go covers every (state, event) pair that can
+// happen.
 
 // event is something that happened to a session.
 type event interface {
@@ -46,24 +55,25 @@ func transition(s Session, ev event) (Session, []effect) {
 // state is where a session is in its lifecycle, stored as the word users
 // read on the checklist and in /h9 status. The transitions:
 //
-//	/h9 plan, @h9 ─► planning ──run ends, todos──► awaiting review ──Approve & auto-run──► running
-//	                  ▲   │                          │ │ │ │        Approve & confirm each step
-//	                  │   └─run ends, no todos─► idle │ │ │ └────────────────────────────► running (auto-edit)
-//	                  │                               │ │ └─Keep planning─► idle
-//	                  └────────reply (revise)─────────┘ └─Cancel─► cancelled
+//	/h9 plan, @h9 ─► planning ─ run ends with todos ─► awaiting review ─┬─ Approve & auto-run ─────────► running
+//	                  ▲   │                                             ├─ Approve & confirm each step ─► running (confirm each step)
+//	                  │   └─ run ends without todos ─► idle             ├─ Keep planning ─► idle
+//	                  │                                                 ├─ Cancel ─► cancelled
+//	                  └─────────────────── reply (revise the plan) ─────┘
 //
-//	/h9 run ─► running ──a step to confirm──► awaiting approval ──Approve, Reject──► running
-//	             │ ▲                                  └──restart──► interrupted ──Resume, reply──► running
-//	             │ └─auto-run: todos open and one completed within 3 runs (continue)
-//	             ├──auto-run: 3 runs in a row without one──► stalled ──Resume, reply──► running
-//	             ├──every todo completed──► done
-//	             └──not auto-run, todos open──► idle
+//	/h9 run ─► running ─┬─ a step to confirm ─► awaiting approval ─┬─ Approve, Reject ─► running
+//	             ▲      │                                          └─ restart ─► interrupted ─ Resume, reply ─► running
+//	             │      ├─ auto-run, todos open, one completed in the last 3 runs ─┐
+//	             └──────┼──────────────────────────────────── continue ─────────────┘
+//	                    ├─ auto-run, 3 runs in a row without one ─► stalled ─ Resume, reply ─► running
+//	                    ├─ every todo completed ─► done
+//	                    └─ not auto-run, todos open ─► idle
 //
-//	any run ──fails──► error ──Retry──► the same request again
-//	any run ──Stop──► (the run ends) idle
-//	idle, done, cancelled, error ──reply──► planning (plan mode) or running
-//	planning, running, awaiting approval ──reply──► queued, taken when the run ends
-//	planning, running ──restart──► the same (planning: the same request; running: continue)
+//	any run ─ fails ─► error ─ Retry ─► the same request again
+//	any run ─ Stop ─► (when the run ends) idle
+//	idle, done, cancelled, error ─ reply ─► planning (plan mode) or running
+//	planning, running, awaiting approval ─ reply ─► queued, taken when the run ends
+//	planning, running ─ restart ─► the same (planning: the same request; running: continue)
 //
 // A run is in flight in planning, running and awaiting approval: these are
 // what a restart acts on (the record's active flag, see evRecover).
@@ -131,4 +141,115 @@ func (m *move) say(msg render.Message) { m.do(effPost{msg: msg}) }
 
 func (m *move) tell(user, words string) { m.do(effTell{user: user, text: words}) }
 
-func (m *move) log(msg string, args ...any) { m.do(effLog{msg: msg, args: args}) }
+func (m *move) log(msg string, args ...any) {
+	m.do(effLog{level: slog.LevelInfo, msg: msg, args: args})
+}
+
+func (m *move) logError(msg string, args ...any) {
+	m.do(effLog{level: slog.LevelError, msg: msg, args: args})
+}
+
+// outcome sets the state a finished run leads to and posts about it; it
+// returns the next run auto-run asks for, if any.
+func (e evRunDone) outcome(m *move) *agent.Request {
+	s := m.s
+	switch {
+	case s.StoppedBy != "":
+		m.stopped()
+	case e.err != nil:
+		s.State = stateError
+		m.logError("run failed", "err", e.err)
+		m.say(render.RenderError(s.ID, "The run failed: "+failureWords(e.err)))
+	case e.planRun:
+		m.afterPlan(e.text)
+	case s.AutoRun:
+		return m.afterAutoRun(e.text)
+	default:
+		m.afterFollowUp(e.text)
+	}
+	return nil
+}
+
+// failureWords is what users read about a failed run: the agent's words
+// when it gave them.
+func failureWords(err error) string {
+	var re *agent.RunError
+	switch {
+	case errors.As(err, &re) && re.Text != "":
+		return re.Text
+	case errors.Is(err, context.DeadlineExceeded):
+		return "it took too long"
+	}
+	return render.Truncate(err.Error(), 500)
+}
+
+// stopped ends a run the user stopped.
+func (m *move) stopped() {
+	s := m.s
+	s.AutoRun, s.State = false, stateIdle
+	m.say(text("Stopped by <@" + s.StoppedBy + ">. Reply in this thread to continue."))
+	s.StoppedBy = ""
+}
+
+// afterPlan follows a plan-mode run: the review with its four buttons when
+// there is a plan, otherwise the agent's words and how to go on.
+func (m *move) afterPlan(finalText string) {
+	s := m.s
+	if s.Progress.Total == 0 {
+		s.State = stateIdle
+		msg := "No plan yet: the agent wrote no todo list."
+		if finalText != "" {
+			msg = render.Escape(render.Truncate(finalText, 3000)) + "\n\n" + msg
+		}
+		m.say(text(msg + " Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning."))
+		return
+	}
+	s.Revision++
+	s.State = stateAwaitingReview
+	// The summary is its own message so it stays when the decision replaces
+	// the buttons; without one, the checklist is the plan.
+	if strings.TrimSpace(finalText) != "" {
+		m.say(render.RenderPlanSummary(finalText))
+	}
+	m.do(effPostReview{msg: render.RenderReviewAsk(s.ID, s.Revision)})
+}
+
+// afterAutoRun is the seed's auto-run decision: the next run while todos
+// are open and one was completed within stallLimit runs, else done or
+// stalled.
+func (m *move) afterAutoRun(finalText string) *agent.Request {
+	s := m.s
+	p := s.Progress
+	if p.Active == 0 {
+		s.AutoRun, s.State = false, stateDone
+		m.say(render.RenderDone(finalText, p))
+		return nil
+	}
+	if p.Completed > s.PrevDone {
+		s.Stuck = 0
+	} else {
+		s.Stuck++
+	}
+	if s.Stuck < stallLimit {
+		s.PrevDone = p.Completed
+		return &agent.Request{Intent: agent.IntentContinue}
+	}
+	s.AutoRun, s.State = false, stateStalled
+	m.log("auto-run stalled", "runs", s.Stuck, "progress", p.String())
+	m.say(render.RenderStalled(s.ID, s.Stuck))
+	return nil
+}
+
+// afterFollowUp reports a run outside auto-run.
+func (m *move) afterFollowUp(finalText string) {
+	s := m.s
+	if p := s.Progress; p.Total > 0 && p.Active == 0 {
+		s.State = stateDone
+		m.say(render.RenderDone(finalText, p))
+		return
+	}
+	s.State = stateIdle
+	if finalText != "" {
+		m.say(render.RenderAgentText(finalText))
+	}
+}

@@ -1,11 +1,8 @@
 package bot
 
 import (
-	"context"
-	"errors"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/h9-app/h9/agent"
@@ -68,111 +65,6 @@ func (e evRunDone) apply(m *move) {
 		return
 	}
 	m.settled()
-}
-
-// outcome sets the state a finished run leads to and posts about it; it
-// returns the next run auto-run asks for, if any.
-func (e evRunDone) outcome(m *move) *agent.Request {
-	s := m.s
-	switch {
-	case s.StoppedBy != "":
-		m.stopped()
-	case e.err != nil:
-		s.State = stateError
-		m.log("run failed", "err", e.err)
-		m.say(render.RenderError(s.ID, "The run failed: "+failureWords(e.err)))
-	case e.planRun:
-		m.afterPlan(e.text)
-	case s.AutoRun:
-		return m.afterAutoRun(e.text)
-	default:
-		m.afterFollowUp(e.text)
-	}
-	return nil
-}
-
-// failureWords is what users read about a failed run: the agent's words
-// when it gave them.
-func failureWords(err error) string {
-	var re *agent.RunError
-	switch {
-	case errors.As(err, &re) && re.Text != "":
-		return re.Text
-	case errors.Is(err, context.DeadlineExceeded):
-		return "it took too long"
-	}
-	return render.Truncate(err.Error(), 500)
-}
-
-// stopped ends a run the user stopped.
-func (m *move) stopped() {
-	s := m.s
-	s.AutoRun, s.State = false, stateIdle
-	m.say(text("Stopped by <@" + s.StoppedBy + ">. Reply in this thread to continue."))
-	s.StoppedBy = ""
-}
-
-// afterPlan follows a plan-mode run: the review with its four buttons when
-// there is a plan, otherwise the agent's words and how to go on.
-func (m *move) afterPlan(finalText string) {
-	s := m.s
-	if s.Progress.Total == 0 {
-		s.State = stateIdle
-		msg := "No plan yet: the agent wrote no todo list."
-		if finalText != "" {
-			msg = render.Escape(render.Truncate(finalText, 3000)) + "\n\n" + msg
-		}
-		m.say(text(msg + " Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning."))
-		return
-	}
-	s.Revision++
-	s.State = stateAwaitingReview
-	// The summary is its own message so it stays when the decision replaces
-	// the buttons; without one, the checklist is the plan.
-	if strings.TrimSpace(finalText) != "" {
-		m.say(render.RenderPlanSummary(finalText))
-	}
-	m.do(effPostReview{msg: render.RenderReviewAsk(s.ID, s.Revision)})
-}
-
-// afterAutoRun is the seed's auto-run decision: the next run while todos
-// are open and one was completed within stallLimit runs, else done or
-// stalled.
-func (m *move) afterAutoRun(finalText string) *agent.Request {
-	s := m.s
-	p := s.Progress
-	if p.Active == 0 {
-		s.AutoRun, s.State = false, stateDone
-		m.say(render.RenderDone(finalText, p))
-		return nil
-	}
-	if p.Completed > s.PrevDone {
-		s.Stuck = 0
-	} else {
-		s.Stuck++
-	}
-	if s.Stuck < stallLimit {
-		s.PrevDone = p.Completed
-		return &agent.Request{Intent: agent.IntentContinue}
-	}
-	s.AutoRun, s.State = false, stateStalled
-	m.log("auto-run stalled", "runs", s.Stuck, "progress", p.String())
-	m.say(render.RenderStalled(s.ID, s.Stuck))
-	return nil
-}
-
-// afterFollowUp reports a run outside auto-run.
-func (m *move) afterFollowUp(finalText string) {
-	s := m.s
-	if p := s.Progress; p.Total > 0 && p.Active == 0 {
-		s.State = stateDone
-		m.say(render.RenderDone(finalText, p))
-		return
-	}
-	s.State = stateIdle
-	if finalText != "" {
-		m.say(render.RenderAgentText(finalText))
-	}
 }
 
 // evRecover: h9 started and found the session active. A step approval
