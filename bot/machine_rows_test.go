@@ -134,6 +134,10 @@ var stepRows = []row{
 				t.Errorf("approval = %+v, want step 2 for bash, not yet posted", a)
 			}
 		}},
+	{what: "a step asked for while Stop is ending the run is refused unseen", from: sess(stateRunning, confirmMode, stoppedBy("U1")),
+		ev: evApprovalAsked{req: agent.ApprovalRequest{Tool: "bash", Summary: "go test"}}, to: stateRunning,
+		effects: []string{"answer the step false"},
+		check:   func(t *testing.T, s Session) { wantNoApproval(t, s) }},
 	{what: "the approval posted, the step waits for a click", from: sess(stateRunning, pendingStep, func(s *Session) { s.Approval.TS = "" }),
 		ev: evApprovalShown{ts: "1.7"}, to: stateAwaitingApproval,
 		effects: []string{"save", "refresh"},

@@ -115,6 +115,10 @@ type evApprovalAsked struct{ req agent.ApprovalRequest }
 
 func (e evApprovalAsked) apply(m *move) {
 	s := m.s
+	if s.StoppedBy != "" { // asked while its run was being stopped: the step will not run
+		m.do(effAnswerStep{approved: false})
+		return
+	}
 	s.StepSeq++
 	step := strconv.Itoa(s.StepSeq)
 	// Saved before the post: a crash right after posting must find the
