@@ -25,21 +25,18 @@ type instantModel struct {
 	calls  atomic.Int64
 }
 
-func (m *instantModel) CreateChatCompletion(context.Context, openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-	msg := openai.ChatCompletionMessage{Role: "assistant"}
+func (m *instantModel) Complete(context.Context, ModelRequest) (Answer, error) {
+	msg := Message{Role: RoleAssistant}
 	if n := m.calls.Add(1); n <= m.steps {
 		args := `{}`
 		if m.writes {
 			args = fmt.Sprintf(`{"todos":[{"id":"1","content":"step %d","status":"pending"}]}`, n)
 		}
-		msg.ToolCalls = []openai.ToolCall{{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: todoWriteName, Arguments: args}}}
+		msg.ToolCalls = []ToolCall{{ID: "call_1", Type: "function", Function: FunctionCall{Name: todoWriteName, Arguments: args}}}
 	} else {
 		msg.Content = "done"
 	}
-	return openai.ChatCompletionResponse{
-		Choices: []openai.ChatCompletionChoice{{Message: msg}},
-		Usage:   openai.Usage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110},
-	}, nil
+	return Answer{Message: msg, Usage: Usage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110}}, nil
 }
 
 // measure runs f and reports µs and allocations per step.
@@ -93,7 +90,7 @@ func BenchmarkStep(b *testing.B) {
 			return fakemodel.Text("done")
 		}))
 		b.Cleanup(h.srv.Close)
-		h.cfg.Model = NewOpenAIModel(h.srv.URL(), "k", nil)
+		h.cfg.Model = newTestModel(b, h.srv.URL(), "k")
 		h.reopen()
 		runs := (b.N + perRun - 1) / perRun
 		measure(b, runs*(perRun+1), func() {
@@ -123,16 +120,16 @@ func BenchmarkPersistStep(b *testing.B) {
 
 // benchPersist encodes and commits each step as a run's persist does.
 func benchPersist(b *testing.B, st Store, prefill int) {
-	one := []openai.ChatCompletionMessage{
-		{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "bash", Arguments: `{"command":"go test ./..."}`}}}},
+	one := []Message{
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "call_1", Type: "function", Function: FunctionCall{Name: "bash", Arguments: `{"command":"go test ./..."}`}}}},
 		{Role: "tool", ToolCallID: "call_1", Content: "ok  \tgithub.com/example/pkg\t0.012s\n[exit code 0]"},
 	}
-	var history []openai.ChatCompletionMessage
+	var history []Message
 	for len(history) < prefill {
 		history = append(history, one...)
 	}
 	ctx := context.Background()
-	commit := func(first int, msgs []openai.ChatCompletionMessage, u sessionState) error {
+	commit := func(first int, msgs []Message, u sessionState) error {
 		enc, err := encodeMessages(msgs)
 		if err != nil {
 			return err

@@ -2,17 +2,16 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 const (
 	// compactThresholdPercent of the context window, measured on the
-	// prompt_tokens the endpoint reported for the last call, triggers compaction.
+	// prompt_tokens the endpoint reported for the last call plus an estimate
+	// of what was added since, triggers compaction.
 	compactThresholdPercent = 80
 	// keepRecentMessages are kept verbatim after the summary (moved back so
 	// that a tool result is never separated from its call).
@@ -51,47 +50,43 @@ type compactor struct {
 	window    int // context window in tokens
 }
 
-// due reports whether the last prompt size calls for compaction.
-func (c compactor) due(lastPromptTokens int) bool {
-	return lastPromptTokens > 0 && lastPromptTokens >= c.window*compactThresholdPercent/100
+// due reports whether a prompt of this size calls for compaction.
+func (c compactor) due(promptTokens int) bool {
+	return promptTokens > 0 && promptTokens >= c.window*compactThresholdPercent/100
 }
 
-// estimateCharsPerToken is the bytes-per-token guess used when an endpoint
-// reports no usage; low (English is about 4), so compaction comes early
-// rather than after the window is already exceeded.
-const estimateCharsPerToken = 3
+// compacted is a compaction's outcome: the new history, how many messages
+// the summary replaced and how many tool outputs were shortened.
+type compacted struct {
+	msgs               []Message
+	summarised, capped int
+}
 
-// estimatePromptTokens guesses a request's prompt size from its messages
-// and tool definitions.
-func estimatePromptTokens(req openai.ChatCompletionRequest) int {
-	n := 0
-	for _, m := range req.Messages {
-		n += len(m.Content) + len(m.Name) + len(m.ToolCallID) + 8
-		for _, tc := range m.ToolCalls {
-			n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
-		}
+func (c compacted) note(why string) string {
+	switch {
+	case c.summarised > 0 && c.capped > 0:
+		return fmt.Sprintf("Summarised %d older messages and shortened %d long tool outputs %s.", c.summarised, c.capped, why)
+	case c.capped > 0:
+		return fmt.Sprintf("Shortened %d long tool outputs %s.", c.capped, why)
 	}
-	for _, t := range req.Tools {
-		if t.Function != nil {
-			n += len(t.Function.Name) + len(t.Function.Description)
-			if b, err := json.Marshal(t.Function.Parameters); err == nil {
-				n += len(b)
-			}
-		}
-	}
-	return n / estimateCharsPerToken
+	return fmt.Sprintf("Summarised %d older messages %s.", c.summarised, why)
 }
 
 // compact returns the new history: the summary, then the recent messages
-// unchanged. On error the caller keeps msgs as they were.
-func (c compactor) compact(ctx context.Context, msgs []openai.ChatCompletionMessage, todos TodoInjector) ([]openai.ChatCompletionMessage, Usage, error) {
+// unchanged, except that with toolCap > 0 their tool outputs are cut to
+// that many bytes. On error the caller keeps msgs as they were.
+func (c compactor) compact(ctx context.Context, msgs []Message, todos TodoInjector, toolCap int) (compacted, Usage, error) {
 	cut := splitPoint(msgs, keepRecentMessages)
+	kept, capped := capToolOutputs(msgs[cut:], toolCap)
 	if cut == 0 {
-		return nil, Usage{}, errNothingToCompact
+		if capped == 0 {
+			return compacted{}, Usage{}, errNothingToCompact
+		}
+		return compacted{msgs: kept, capped: capped}, Usage{}, nil
 	}
 	summary, used, err := c.summarise(ctx, msgs[:cut])
 	if err != nil {
-		return nil, used, err
+		return compacted{}, used, err
 	}
 	content := summaryMarker + "\n" + summary
 	if todos != nil {
@@ -99,17 +94,41 @@ func (c compactor) compact(ctx context.Context, msgs []openai.ChatCompletionMess
 			content += activeTasksHeading + active
 		}
 	}
-	out := make([]openai.ChatCompletionMessage, 0, 1+len(msgs)-cut)
-	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: content})
-	return append(out, msgs[cut:]...), used, nil
+	out := make([]Message, 0, 1+len(kept))
+	out = append(out, userMessage(content))
+	return compacted{msgs: append(out, kept...), summarised: cut, capped: capped}, used, nil
+}
+
+// capToolOutputs returns msgs with every tool output longer than limit
+// bytes cut to its head and tail (a copy when any is cut), and how many.
+func capToolOutputs(msgs []Message, limit int) ([]Message, int) {
+	if limit <= 0 {
+		return msgs, 0
+	}
+	var out []Message
+	n := 0
+	for i, m := range msgs {
+		if m.Role != RoleTool || len(m.Content) <= limit {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(msgs)
+		}
+		out[i].Content = capText(m.Content, limit)
+		n++
+	}
+	if out == nil {
+		return msgs, 0
+	}
+	return out, n
 }
 
 // splitPoint is the index of the first kept message: about keep messages
 // from the end, moved back while it would start on a tool result, so an
 // assistant's tool calls and their results stay together.
-func splitPoint(msgs []openai.ChatCompletionMessage, keep int) int {
+func splitPoint(msgs []Message, keep int) int {
 	cut := max(len(msgs)-keep, 0)
-	for cut > 0 && msgs[cut].Role == openai.ChatMessageRoleTool {
+	for cut > 0 && msgs[cut].Role == RoleTool {
 		cut--
 	}
 	return cut
@@ -117,31 +136,26 @@ func splitPoint(msgs []openai.ChatCompletionMessage, keep int) int {
 
 // summarise asks the model for the summary; the tokens it cost are
 // returned so the run's usage includes them.
-func (c compactor) summarise(ctx context.Context, old []openai.ChatCompletionMessage) (string, Usage, error) {
-	req := openai.ChatCompletionRequest{
+func (c compactor) summarise(ctx context.Context, old []Message) (string, Usage, error) {
+	req := ModelRequest{
 		Model: c.modelName,
 		User:  c.user,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: summarySystemPrompt},
-			{Role: openai.ChatMessageRoleUser, Content: transcript(old, c.window*transcriptCharsPerToken)},
+		Messages: []Message{
+			systemMessage(summarySystemPrompt),
+			userMessage(transcript(old, c.window*transcriptCharsPerToken)),
 		},
 	}
-	resp, err := c.model.CreateChatCompletion(ctx, req)
+	ans, err := c.model.Complete(ctx, req) // checked: an empty summary is an error
 	if err != nil {
 		return "", Usage{}, err
 	}
-	used := usageOf(resp.Usage)
-	text := strings.TrimSpace(resp.Choices[0].Message.Content)
-	if text == "" {
-		return "", used, ErrEmptyReply
-	}
-	return text, used, nil
+	return strings.TrimSpace(ans.Message.Content), usageOrEstimate(ans.Usage, req, ans.Message), nil
 }
 
 // transcript renders messages as plain text for the summariser. Each
 // message is capped; when the whole is still too long the middle goes,
 // keeping the start (the goal) and the end (the latest state).
-func transcript(msgs []openai.ChatCompletionMessage, limit int) string {
+func transcript(msgs []Message, limit int) string {
 	parts := make([]string, len(msgs))
 	total := 0
 	for i, m := range msgs {
@@ -163,7 +177,7 @@ func transcript(msgs []openai.ChatCompletionMessage, limit int) string {
 	return "Summarise this conversation:\n\n" + strings.Join(parts, "\n\n")
 }
 
-func renderMessage(m openai.ChatCompletionMessage) string {
+func renderMessage(m Message) string {
 	var b strings.Builder
 	b.WriteString(m.Role)
 	b.WriteString(": ")

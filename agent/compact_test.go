@@ -116,18 +116,18 @@ func checkPairs(t *testing.T, msgs []openai.ChatCompletionMessage) {
 }
 
 func TestSplitPoint(t *testing.T) {
-	msg := func(role string) openai.ChatCompletionMessage { return openai.ChatCompletionMessage{Role: role} }
+	msg := func(role string) Message { return Message{Role: role} }
 	u, a, tl := msg("user"), msg("assistant"), msg("tool")
 	tests := []struct {
 		name string
-		msgs []openai.ChatCompletionMessage
+		msgs []Message
 		keep int
 		want int
 	}{
-		{"short history", []openai.ChatCompletionMessage{u, a}, 8, 0},
-		{"lands on assistant", []openai.ChatCompletionMessage{u, a, tl, a, tl, a}, 3, 3},
-		{"lands on tool", []openai.ChatCompletionMessage{u, a, tl, tl, tl, a}, 3, 1},
-		{"only tools back to start", []openai.ChatCompletionMessage{a, tl, tl}, 2, 0},
+		{"short history", []Message{u, a}, 8, 0},
+		{"lands on assistant", []Message{u, a, tl, a, tl, a}, 3, 3},
+		{"lands on tool", []Message{u, a, tl, tl, tl, a}, 3, 1},
+		{"only tools back to start", []Message{a, tl, tl}, 2, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

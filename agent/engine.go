@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/h9-app/h9/agent/store"
@@ -20,10 +21,9 @@ import (
 
 // Defaults for zero Config fields.
 const (
-	DefaultMaxSteps       = 50
-	DefaultContextWindow  = 128000
-	DefaultRequestTimeout = 120 * time.Second
-	DefaultMaxRetries     = 4
+	DefaultMaxSteps      = 50
+	DefaultContextWindow = 128000
+	DefaultMaxRetries    = 4
 )
 
 // Config holds the engine's dependencies and limits.
@@ -35,7 +35,6 @@ type Config struct {
 	SkillsDir      string             // optional global skills ($H9_SKILLS_DIR)
 	MaxSteps       int                // model calls per run; 0 = 50
 	ContextWindow  int                // tokens; 0 = 128000; compaction at 80%
-	RequestTimeout time.Duration      // per model request; 0 = 120s
 	MaxRetries     int                // tries per model request in total; 0 = 4
 	RetryBaseDelay time.Duration      // first backoff before jitter; 0 = 500ms
 	Logger         *slog.Logger       // nil = discard
@@ -49,6 +48,9 @@ type Engine struct {
 	model     Model // cfg.Model behind retries
 	compactor compactor
 	log       *slog.Logger
+	// window is the context window in force: the configured one, or less
+	// once an endpoint has said that a prompt did not fit (learnWindow).
+	window atomic.Int64
 
 	mu   sync.Mutex
 	live map[string]*liveSession // sessions with a Run in progress
@@ -72,12 +74,11 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("%w: ModelName is required", ErrInvalidConfig)
 	case cfg.Workspaces == nil:
 		return nil, fmt.Errorf("%w: Workspaces is required", ErrInvalidConfig)
-	case cfg.MaxSteps < 0 || cfg.ContextWindow < 0 || cfg.RequestTimeout < 0 || cfg.MaxRetries < 0 || cfg.RetryBaseDelay < 0:
+	case cfg.MaxSteps < 0 || cfg.ContextWindow < 0 || cfg.MaxRetries < 0 || cfg.RetryBaseDelay < 0:
 		return nil, fmt.Errorf("%w: limits must not be negative", ErrInvalidConfig)
 	}
 	cfg.MaxSteps = cmp.Or(cfg.MaxSteps, DefaultMaxSteps)
 	cfg.ContextWindow = cmp.Or(cfg.ContextWindow, DefaultContextWindow)
-	cfg.RequestTimeout = cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout)
 	cfg.MaxRetries = cmp.Or(cfg.MaxRetries, DefaultMaxRetries)
 	cfg.RetryBaseDelay = cmp.Or(cfg.RetryBaseDelay, defaultRetryBase)
 	if cfg.Logger == nil {
@@ -86,12 +87,27 @@ func New(cfg Config) (*Engine, error) {
 	e := &Engine{
 		cfg:   cfg,
 		store: cfg.Store,
-		model: retryModel{model: cfg.Model, tries: cfg.MaxRetries, timeout: cfg.RequestTimeout, base: cfg.RetryBaseDelay},
+		model: retryModel{model: cfg.Model, tries: cfg.MaxRetries, base: cfg.RetryBaseDelay},
 		log:   cfg.Logger,
 		live:  map[string]*liveSession{},
 	}
-	e.compactor = compactor{model: e.model, modelName: cfg.ModelName, window: cfg.ContextWindow}
+	e.compactor = compactor{model: e.model, modelName: cfg.ModelName}
+	e.window.Store(int64(cfg.ContextWindow))
 	return e, nil
+}
+
+// contextWindow is the context window compaction aims at.
+func (e *Engine) contextWindow() int { return int(e.window.Load()) }
+
+// learnWindow lowers the context window to what an endpoint said it is;
+// it never raises it.
+func (e *Engine) learnWindow(tokens int) {
+	for {
+		cur := e.window.Load()
+		if tokens <= 0 || int64(tokens) >= cur || e.window.CompareAndSwap(cur, int64(tokens)) {
+			return
+		}
+	}
 }
 
 // SandboxLevel is the sandbox actually in force for bash.

@@ -16,8 +16,13 @@ var (
 	// ErrModel: the model endpoint failed after retries or answered
 	// something unusable.
 	ErrModel = errors.New("model request failed")
-	// ErrEmptyReply: the endpoint answered 200 with no choices.
-	ErrEmptyReply = errors.New("model returned no choices")
+	// ErrEmptyReply: the endpoint answered with neither text nor tool
+	// calls, twice; the answer was not stored.
+	ErrEmptyReply = errors.New("model returned an empty answer")
+	// ErrAnswerCut: the final answer stopped at the model's output limit
+	// (finish_reason "length"). It is stored and is the run's Result.Text,
+	// but incomplete.
+	ErrAnswerCut = errors.New("answer cut off at the output limit")
 	// ErrStore: reading or writing the session store failed (the store's
 	// own sentinel, from agent/store, is wrapped too).
 	ErrStore = errors.New("session store failed")

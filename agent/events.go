@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/h9-app/h9/planning"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // EventKind says what happened in a run.
@@ -73,19 +72,20 @@ type Event struct {
 	Err       error               // Error, CompactFailed
 }
 
-// Usage counts tokens as reported by the endpoint.
+// Usage counts tokens: the endpoint's usage report, or h9's estimate for
+// an answer that came without one.
 type Usage struct {
 	PromptTokens, CompletionTokens, TotalTokens int
-}
-
-func usageOf(u openai.Usage) Usage {
-	return Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	// Estimated: some of these tokens are h9's estimate (bytes / 3), as
+	// the endpoint reported no usage for them.
+	Estimated bool `json:",omitempty"`
 }
 
 func (u *Usage) add(o Usage) {
 	u.PromptTokens += o.PromptTokens
 	u.CompletionTokens += o.CompletionTokens
 	u.TotalTokens += o.TotalTokens
+	u.Estimated = u.Estimated || o.Estimated
 }
 
 // eventOutputLimit bounds Event.Output and Event.Summary: they are for a

@@ -1,33 +1,116 @@
 package agent
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
 // Model is the one call the agent makes to a chat-completions endpoint.
-// *openai.Client satisfies it.
+// *OpenAIModel is the real one; tests may script their own.
 type Model interface {
-	CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
+	Complete(ctx context.Context, req ModelRequest) (Answer, error)
 }
 
-// NewOpenAIModel builds a go-openai client for any OpenAI-compatible
-// endpoint. baseURL is e.g. "https://api.openai.com/v1"; apiKey may be empty
-// for local servers; httpClient nil means a default client (the engine
-// applies its own per-request timeout through the context).
-func NewOpenAIModel(baseURL, apiKey string, httpClient *http.Client) *openai.Client {
-	cfg := openai.DefaultConfig(apiKey)
-	if baseURL != "" {
-		cfg.BaseURL = strings.TrimRight(baseURL, "/")
+// ModelRequest is one chat completion to ask the model for (not to be
+// confused with Request, what a caller asks a run to do).
+type ModelRequest struct {
+	Model    string
+	Messages []Message
+	Tools    []openai.Tool
+	User     string // the session id, for the endpoint's abuse monitoring
+}
+
+// Answer is the endpoint's reply, streamed or not, in one form.
+type Answer struct {
+	Message      Message // role assistant; Content is the text parts only
+	FinishReason string  // "stop", "tool_calls", "length", "content_filter", "error", …
+	Refusal      string  // the model's refusal, when it sent one
+	// Usage is what the endpoint reported; zero when it reported nothing
+	// (the agent then estimates).
+	Usage Usage
+	// ProviderError is an error object the endpoint sent with a 200
+	// (OpenRouter, with finish_reason "error").
+	ProviderError *EndpointError
+}
+
+// ModelConfig configures an OpenAI-compatible endpoint.
+type ModelConfig struct {
+	// BaseURL is e.g. "https://api.openai.com/v1", an Azure deployment URL
+	// ("https://R.openai.azure.com/openai/deployments/D?api-version=V"), or
+	// Azure's "https://R.openai.azure.com/openai/v1".
+	BaseURL string
+	APIKey  string // sent as a bearer token, or as api-key to Azure; may be empty
+	// Stream asks for server-sent events, so a long answer keeps the
+	// connection busy and the idle timeout applies between chunks.
+	Stream bool
+	// IdleTimeout bounds each wait for the endpoint: for the first byte of
+	// the answer, then between two reads of its body. 0 = DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	HTTPClient  *http.Client // nil = a client with many idle connections
+}
+
+// DefaultIdleTimeout is ModelConfig.IdleTimeout's default.
+const DefaultIdleTimeout = 120 * time.Second
+
+// OpenAIModel talks to one OpenAI-compatible endpoint. Safe for
+// concurrent use.
+type OpenAIModel struct {
+	ep     endpoint
+	key    string
+	stream bool
+	idle   time.Duration
+	client *http.Client
+	// dropped holds the optional request fields the endpoint refused.
+	dropped atomic.Int32
+}
+
+// NewOpenAIModel checks cfg and builds the model.
+func NewOpenAIModel(cfg ModelConfig) (*OpenAIModel, error) {
+	ep, err := parseEndpoint(cfg.BaseURL)
+	if err != nil {
+		return nil, err
 	}
-	if httpClient == nil {
-		httpClient = &http.Client{Transport: modelTransport()}
+	m := &OpenAIModel{ep: ep, key: cfg.APIKey, stream: cfg.Stream, idle: cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout), client: cfg.HTTPClient}
+	if m.client == nil {
+		m.client = &http.Client{Transport: modelTransport()}
 	}
-	cfg.HTTPClient = httpClient
-	return openai.NewClientWithConfig(cfg)
+	return m, nil
+}
+
+// ListModels lists the endpoint's model ids through go-openai, configured
+// for Azure when the endpoint is Azure.
+func (m *OpenAIModel) ListModels(ctx context.Context) ([]string, error) {
+	list, err := openai.NewClientWithConfig(m.ep.goOpenAIConfig(m.key, m.client)).ListModels(ctx)
+	if err != nil {
+		return nil, m.scrub(fromGoOpenAI(err))
+	}
+	ids := make([]string, len(list.Models))
+	for i, md := range list.Models {
+		ids[i] = md.ID
+	}
+	return ids, nil
+}
+
+// fromGoOpenAI turns go-openai's HTTP errors into an EndpointError, so
+// that they are classified, worded and scrubbed like the agent's own.
+func fromGoOpenAI(err error) error {
+	var ae *openai.APIError
+	var re *openai.RequestError
+	switch {
+	case errors.As(err, &ae):
+		return &EndpointError{Status: ae.HTTPStatusCode, Code: strings.Trim(fmt.Sprint(cmp.Or[any](ae.Code, "")), `"`), Type: ae.Type, Message: ae.Message}
+	case errors.As(err, &re):
+		return decodeErrorBody(re.HTTPStatusCode, re.Body, nil)
+	}
+	return err
 }
 
 // modelIdleConns is how many idle keep-alive connections to the endpoint

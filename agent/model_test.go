@@ -52,7 +52,7 @@ func TestModelFailuresEndInErrorEvent(t *testing.T) {
 		{"persistent 429", []fakemodel.Reply{fakemodel.RateLimited(0), fakemodel.RateLimited(0), fakemodel.RateLimited(0), fakemodel.RateLimited(0)}, 4, "rate limiting"},
 		{"401 is not retried", []fakemodel.Reply{fakemodel.Status(401)}, 1, "OPENAI_API_KEY"},
 		{"invalid JSON body", []fakemodel.Reply{fakemodel.InvalidJSON()}, 1, "could not understand"},
-		{"empty choices", []fakemodel.Reply{fakemodel.EmptyChoices(), fakemodel.EmptyChoices(), fakemodel.EmptyChoices(), fakemodel.EmptyChoices()}, 4, "empty answer"},
+		{"empty choices, retried once", []fakemodel.Reply{fakemodel.EmptyChoices(), fakemodel.EmptyChoices()}, 2, "empty answer twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestEmptyChoicesThenSuccessIsRetried(t *testing.T) {
 }
 
 func TestRequestTimeoutIsRetried(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.RequestTimeout = 200 * time.Millisecond })
+	h := newHarness(t, func(c *Config) { c.Model.(*OpenAIModel).idle = 200 * time.Millisecond })
 	h.srv.Enqueue(fakemodel.Text("slow").WithLatency(10*time.Second), fakemodel.Text("fast"))
 	if res, _ := h.mustRun("s", "hi"); res.Text != "fast" {
 		t.Errorf("text = %q, want the retried answer", res.Text)

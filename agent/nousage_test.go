@@ -39,7 +39,7 @@ func TestCompactionWithoutReportedUsage(t *testing.T) {
 	defer srv.Close()
 	h := newHarness(t, func(c *Config) {
 		c.ContextWindow = 1000
-		c.Model = NewOpenAIModel(srv.URL+"/v1", "", nil)
+		c.Model = newTestModel(t, srv.URL+"/v1", "") // it ignores "stream": JSON either way
 	})
 	res, rec := h.mustRun("s", "make some output")
 	if !summarised.Load() || len(rec.of(EventCompacted)) == 0 {

@@ -82,13 +82,15 @@ func (r *run) loop(ctx context.Context, prompt string) (string, error) {
 			return "", r.persistAnd(fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx)))
 		}
 		r.maybeCompact(ctx)
-		reply, err := r.ask(ctx)
+		ans, err := r.ask(ctx)
 		if err != nil {
 			return "", r.persistAnd(err)
 		}
+		reply := ans.Message
 		r.append(reply)
 		if len(reply.ToolCalls) == 0 {
-			return reply.Content, r.persist(true)
+			text, err := finalText(ans)
+			return text, r.persistAnd(err)
 		}
 		if reply.Content != "" {
 			r.emit(Event{Kind: EventText, Text: reply.Content})

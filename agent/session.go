@@ -8,7 +8,6 @@ import (
 
 	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/planning"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // run is the state of one Run of one session.
@@ -24,13 +23,16 @@ type run struct {
 
 	// msgs[0] is the system prompt, rebuilt every run and never stored;
 	// msgs[1:saved] are in the store, msgs[saved:] are not yet.
-	msgs  []openai.ChatCompletionMessage
+	msgs  []Message
 	saved int
+	// askedLen is len(msgs) when the last request was sent: what came
+	// after is not in the endpoint's last prompt count.
+	askedLen int
 
 	usage         sessionState // the session's running totals
 	runUsage      Usage        // this run only
 	compactFailed bool         // do not retry a failed compaction within the run
-	req           openai.ChatCompletionRequest
+	req           ModelRequest
 
 	// An accepted todo_write leaves its snapshot pending: the list is
 	// stored with the step's commit (or before the step's next tool call),
@@ -76,16 +78,16 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 	sys := systemPrompt(promptInfo{
 		WorkspaceDir: dir, Mode: r.mode, Sandbox: wsm.Level(), Skills: skills, AgentsMD: readAgentsMD(dir),
 	})
-	r.msgs = make([]openai.ChatCompletionMessage, 0, len(history)+32)
-	r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: sys})
+	r.msgs = make([]Message, 0, len(history)+32)
+	r.msgs = append(r.msgs, systemMessage(sys))
 	r.msgs = append(r.msgs, history...)
-	r.saved = len(r.msgs)
+	r.saved, r.askedLen = len(r.msgs), len(r.msgs)
 	var approve Approver
 	if r.mode == planning.PlanModeAutoEdit {
 		approve = opts.Approve
 	}
 	r.tools = newToolset(r.mode, approve)
-	r.req = openai.ChatCompletionRequest{Model: e.cfg.ModelName, Tools: r.tools.defs, User: id}
+	r.req = ModelRequest{Model: e.cfg.ModelName, Tools: r.tools.defs, User: id}
 	return r, nil
 }
 
@@ -112,7 +114,7 @@ func (r *run) emit(ev Event) {
 	}
 }
 
-func (r *run) append(msgs ...openai.ChatCompletionMessage) { r.msgs = append(r.msgs, msgs...) }
+func (r *run) append(msgs ...Message) { r.msgs = append(r.msgs, msgs...) }
 
 // persist appends the messages not yet stored, with the usage and the
 // pending todos, in one transaction, then emits the pending todo snapshot.
@@ -152,7 +154,7 @@ func (r *run) nextStep() (store.Step, error) {
 }
 
 // replaceHistory stores the compacted conversation and the state in one commit.
-func (r *run) replaceHistory(msgs []openai.ChatCompletionMessage, u sessionState) error {
+func (r *run) replaceHistory(msgs []Message, u sessionState) error {
 	enc, err := encodeMessages(msgs)
 	if err != nil {
 		return err
@@ -215,8 +217,10 @@ func failureText(err error, maxSteps int) string {
 		return "Cancelled."
 	case errors.Is(err, ErrStepLimit):
 		return fmt.Sprintf("Stopped after %d steps without a final answer (the step limit). Reply to let it continue.", maxSteps)
+	case errors.Is(err, ErrAnswerCut):
+		return "The model's answer was cut off at its output limit (finish_reason: length), so it is incomplete. Reply to let it continue."
 	case errors.Is(err, ErrModel):
-		return modelFailureText(err)
+		return DescribeModelError(err)
 	case errors.Is(err, ErrWorkspace):
 		return "h9 could not open this thread's workspace."
 	case errors.Is(err, ErrStore):
@@ -225,8 +229,4 @@ func failureText(err error, maxSteps int) string {
 		return "This session is already running."
 	}
 	return "h9 failed unexpectedly; the error is in the logs."
-}
-
-func userMessage(content string) openai.ChatCompletionMessage {
-	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: content}
 }

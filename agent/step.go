@@ -6,38 +6,36 @@ import (
 	"fmt"
 
 	"github.com/h9-app/h9/planning"
-	openai "github.com/sashabaranov/go-openai"
 )
 
-// ask sends the conversation to the model and returns its reply, with
-// tool-call ids filled in when an endpoint leaves them empty.
-func (r *run) ask(ctx context.Context) (openai.ChatCompletionMessage, error) {
-	r.req.Messages = r.msgs
-	resp, err := r.e.model.CreateChatCompletion(ctx, r.req)
+// ask sends the conversation to the model and returns its checked answer
+// (see checkAnswer). When the endpoint says the prompt does not fit, the
+// history is shrunk once and the request sent again.
+func (r *run) ask(ctx context.Context) (Answer, error) {
+	ans, err := r.askOnce(ctx)
+	if err != nil && ctx.Err() == nil && r.shrinkAfterOverflow(ctx, err) {
+		ans, err = r.askOnce(ctx)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return openai.ChatCompletionMessage{}, fmt.Errorf("%w: %v", ErrCancelled, context.Cause(ctx))
+			return Answer{}, fmt.Errorf("%w: %v", ErrCancelled, context.Cause(ctx))
 		}
-		return openai.ChatCompletionMessage{}, fmt.Errorf("session %s: %w", r.id, err)
+		return Answer{}, fmt.Errorf("session %s: %w", r.id, err)
 	}
-	u := usageOf(resp.Usage)
+	return ans, nil
+}
+
+func (r *run) askOnce(ctx context.Context) (Answer, error) {
+	r.req.Messages = r.msgs
+	r.askedLen = len(r.msgs)
+	ans, err := r.e.model.Complete(ctx, r.req)
+	if err != nil {
+		return Answer{}, err
+	}
+	u := usageOrEstimate(ans.Usage, r.req, ans.Message)
 	r.count(u)
 	r.usage.LastPrompt = u.PromptTokens
-	if u.PromptTokens == 0 {
-		// The endpoint reported no usage (some local servers and proxies
-		// omit it): without an estimate the history would never compact.
-		r.usage.LastPrompt = estimatePromptTokens(r.req)
-	}
-	msg := resp.Choices[0].Message
-	msg.Role, msg.MultiContent, msg.FunctionCall = openai.ChatMessageRoleAssistant, nil, nil
-	for i := range msg.ToolCalls {
-		tc := &msg.ToolCalls[i]
-		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%d_%d", len(r.msgs), i)
-		}
-		tc.Type, tc.Index = openai.ToolTypeFunction, nil
-	}
-	return msg, nil
+	return ans, nil
 }
 
 // count adds tokens to the run's and the session's totals.
@@ -46,25 +44,41 @@ func (r *run) count(u Usage) {
 	r.usage.Total.add(u)
 }
 
+// finalText is what a run that ends with ans says: the text, marked when
+// it is a refusal; a text cut at the output limit is an ErrAnswerCut too.
+func finalText(ans Answer) (string, error) {
+	text := ans.Message.Content
+	switch {
+	case ans.refused():
+		return "The model refused: " + text, nil
+	case ans.cut():
+		return text, ErrAnswerCut
+	}
+	return text, nil
+}
+
 // runTools executes the calls in order and answers each with its id. Once
 // the context is cancelled the remaining calls are answered "not run", so
 // the stored history stays valid for the next run.
-func (r *run) runTools(ctx context.Context, calls []openai.ToolCall) []openai.ChatCompletionMessage {
-	out := make([]openai.ChatCompletionMessage, 0, len(calls))
+func (r *run) runTools(ctx context.Context, calls []ToolCall) []Message {
+	out := make([]Message, 0, len(calls))
 	for _, c := range calls {
 		res := fail(errNotRun)
 		if ctx.Err() == nil {
 			r.flushTodos() // an earlier todo_write of this step shows before this call runs
 			res = r.runTool(ctx, c)
 		}
-		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, Content: res.Output, ToolCallID: c.ID})
+		if res.Output == "" {
+			res.Output = "(no output)" // endpoints reject a tool message without content
+		}
+		out = append(out, toolMessage(c.ID, res.Output))
 	}
 	return out
 }
 
 var errNotRun = errors.New("not run: the run was cancelled")
 
-func (r *run) runTool(ctx context.Context, c openai.ToolCall) toolResult {
+func (r *run) runTool(ctx context.Context, c ToolCall) toolResult {
 	name, args := c.Function.Name, c.Function.Arguments
 	r.emit(Event{Kind: EventToolStarted, Tool: name, Summary: r.tools.summary(name, args)})
 	res := r.tools.call(ctx, r.env, name, args)
@@ -78,33 +92,4 @@ func (r *run) runTool(ctx context.Context, c openai.ToolCall) toolResult {
 		}
 	}
 	return res
-}
-
-// maybeCompact summarises old messages when the last prompt passed the
-// threshold. Failures keep the history and are reported, once per run.
-func (r *run) maybeCompact(ctx context.Context) {
-	if r.compactFailed || !r.e.compactor.due(r.usage.LastPrompt) {
-		return
-	}
-	c := r.e.compactor
-	c.user = r.id
-	compacted, used, err := c.compact(ctx, r.msgs[1:], r.todos)
-	r.count(used)
-	if errors.Is(err, errNothingToCompact) {
-		return
-	}
-	if err == nil {
-		u := r.usage
-		u.LastPrompt = 0 // unknown until the next call; avoids compacting again at once
-		if err = r.replaceHistory(compacted, u); err == nil {
-			dropped := len(r.msgs) - len(compacted) // the summarised ones: msgs[1:] minus those kept
-			r.msgs = append(r.msgs[:1], compacted...)
-			r.saved, r.usage = len(r.msgs), u
-			r.emit(Event{Kind: EventCompacted, Text: fmt.Sprintf("Summarised %d older messages to stay within the context window.", dropped)})
-			return
-		}
-	}
-	r.compactFailed = true
-	r.e.log.Warn("compaction failed", "session", r.id, "err", err)
-	r.emit(Event{Kind: EventCompactFailed, Text: "Could not summarise the conversation; continuing with the full history.", Err: err})
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/planning"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // Store is the storage the engine needs, per session: the conversation,
@@ -45,8 +44,10 @@ func storeError(err error) error {
 }
 
 // encodeMessages turns messages into what the store keeps, one JSON
-// value each. Encoding happens before the commit, keeping it short.
-func encodeMessages(msgs []openai.ChatCompletionMessage) ([]json.RawMessage, error) {
+// value each (a Message's chat-completions JSON, which the store keeps as
+// it is: provider fields such as extra_content must come back). Encoding
+// happens before the commit, keeping it short.
+func encodeMessages(msgs []Message) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(msgs))
 	for i, m := range msgs {
 		data, err := json.Marshal(m)
@@ -58,8 +59,10 @@ func encodeMessages(msgs []openai.ChatCompletionMessage) ([]json.RawMessage, err
 	return out, nil
 }
 
-func decodeMessages(raw []json.RawMessage) ([]openai.ChatCompletionMessage, error) {
-	out := make([]openai.ChatCompletionMessage, len(raw))
+// decodeMessages reads stored messages; go-openai's JSON, which older
+// versions stored, reads as Messages too.
+func decodeMessages(raw []json.RawMessage) ([]Message, error) {
+	out := make([]Message, len(raw))
 	for i, data := range raw {
 		if err := json.Unmarshal(data, &out[i]); err != nil {
 			return nil, fmt.Errorf("%w: %w: message %d: %w", ErrStore, store.ErrCorrupt, i, err)

@@ -231,11 +231,14 @@ func summaryOf(args, key string) string {
 // the tail are kept, since errors tend to be at the end of output.
 const maxToolOutput = 30000
 
-func capOutput(s string) string {
-	if len(s) <= maxToolOutput {
+func capOutput(s string) string { return capText(s, maxToolOutput) }
+
+// capText cuts s to about limit bytes, keeping its head and its tail.
+func capText(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	half := maxToolOutput / 2
+	half := limit / 2
 	// Cutting may split a rune at either edge: drop the broken bytes.
 	head := strings.ToValidUTF8(s[:half], "")
 	tail := strings.ToValidUTF8(s[len(s)-half:], "")

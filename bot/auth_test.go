@@ -76,7 +76,7 @@ func bareBot(t *testing.T, slack *fakeslack.Server) *Bot {
 		t.Fatal(err)
 	}
 	st := openStore(t, db)
-	eng, err := agent.New(agent.Config{Store: st, Model: model.Client(), ModelName: "m", Workspaces: ws})
+	eng, err := agent.New(agent.Config{Store: st, Model: modelAt(t, model.URL()), ModelName: "m", Workspaces: ws})
 	if err != nil {
 		t.Fatal(err)
 	}

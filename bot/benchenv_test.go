@@ -68,7 +68,7 @@ func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	st := openStore(tb, db)
 	eng, err := agent.New(agent.Config{
-		Store: st, Model: agent.NewOpenAIModel(e.model.URL(), "k", nil), ModelName: "fake-model",
+		Store: st, Model: modelAt(tb, e.model.URL()), ModelName: "fake-model",
 		Workspaces: ws, MaxRetries: 1, MaxSteps: 200, Logger: logger,
 	})
 	if err != nil {

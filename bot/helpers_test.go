@@ -101,7 +101,7 @@ func (e *env) newBot() *Bot {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	eng, err := agent.New(agent.Config{
-		Store: e.store, Model: agent.NewOpenAIModel(e.model.URL(), "test-key", nil), ModelName: "fake-model",
+		Store: e.store, Model: modelAt(e.t, e.model.URL()), ModelName: "fake-model",
 		Workspaces: ws, MaxRetries: 1, RetryBaseDelay: time.Millisecond, Logger: logger,
 	})
 	if err != nil {

@@ -1,15 +1,17 @@
 package fakemodel
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// chat serves POST /v1/chat/completions.
+// chat serves POST /v1/chat/completions (and Azure's routes).
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -21,7 +23,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "", "fakemodel: request body is not a chat request: "+err.Error())
 		return
 	}
-	reply, latency, ok := s.next(req)
+	s.received(req, body, r.Header)
+	if fault, refused := s.check(r, body, &req); refused {
+		s.serve(w, r, req, fault)
+		return
+	}
+	reply, latency, ok := s.next(req.ChatCompletionRequest)
 	if !ok {
 		writeError(w, http.StatusBadRequest, "", "fakemodel: no scripted reply left")
 		return
@@ -29,61 +36,82 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if !wait(r, latency+reply.Latency) {
 		return
 	}
+	s.serve(w, r, req, reply)
+}
+
+// serve sends a reply: a fault, a stream or one completion.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, req request, reply Reply) {
 	for k, vs := range reply.Header {
 		w.Header()[k] = vs
 	}
 	switch {
+	case reply.Drop == DropBeforeResponse:
+		closeConn(w)
 	case reply.RawBody != "":
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(max(reply.Status, http.StatusOK))
-		_, _ = w.Write([]byte(reply.RawBody))
+		if reply.RetryAfter != "" {
+			w.Header().Set("Retry-After", reply.RetryAfter)
+		}
+		writeMaybeCut(w, max(reply.Status, http.StatusOK), []byte(reply.RawBody), reply.Drop == DropMidBody)
 	case reply.Status >= 400:
 		writeError(w, reply.Status, reply.RetryAfter, http.StatusText(reply.Status)+" (scripted fault)")
+	case req.Stream:
+		s.stream(w, r, req, reply)
 	default:
-		writeJSON(w, s.response(req, reply))
+		data, _ := json.Marshal(s.response(req, reply))
+		writeMaybeCut(w, http.StatusOK, append(data, '\n'), reply.Drop == DropMidBody)
 	}
 }
 
-// response builds the completion body for a normal reply.
-func (s *Server) response(req openai.ChatCompletionRequest, reply Reply) openai.ChatCompletionResponse {
-	prompt := reply.PromptTokens
-	if prompt == 0 {
-		prompt = estimateTokens(req)
+// writeMaybeCut writes a JSON body, or, when cut, its first half under a
+// Content-Length for all of it, then closes the connection.
+func writeMaybeCut(w http.ResponseWriter, status int, body []byte, cut bool) {
+	w.Header().Set("Content-Type", "application/json")
+	if !cut {
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+		return
 	}
-	completion := reply.CompletionTokens
-	if completion == 0 {
-		completion = 1 + len(reply.Content)/4
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body[:len(body)/2])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
 	}
-	resp := openai.ChatCompletionResponse{
-		ID:      "chatcmpl-fake",
-		Object:  "chat.completion",
-		Created: time.Now().Unix(),
-		Model:   req.Model,
-		Usage:   openai.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion},
+	panic(http.ErrAbortHandler)
+}
+
+// closeConn drops the connection without a response.
+func closeConn(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
 	}
-	if reply.EmptyChoices {
-		resp.Choices = []openai.ChatCompletionChoice{}
-		return resp
+	conn, _, err := hj.Hijack()
+	if err == nil {
+		conn.Close()
 	}
-	msg := reply.message(s.nextID)
-	finish := openai.FinishReasonStop
-	if len(msg.ToolCalls) > 0 {
-		finish = openai.FinishReasonToolCalls
-	}
-	resp.Choices = []openai.ChatCompletionChoice{{Message: msg, FinishReason: finish}}
-	return resp
 }
 
 // listModels serves GET /v1/models.
-func (s *Server) listModels(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	ids := append([]string(nil), s.models...)
+	ids, key := append([]string(nil), s.models...), s.apiKey
 	s.mu.Unlock()
+	if ids == nil {
+		http.NotFound(w, r)
+		return
+	}
+	if fault, refused := checkAuth(r, key); refused {
+		writeBody(w, fault.Status, fault.RawBody)
+		return
+	}
 	list := openai.ModelsList{}
 	for _, id := range ids {
 		list.Models = append(list.Models, openai.Model{ID: id, Object: "model", OwnedBy: "fakemodel"})
 	}
-	writeJSON(w, list)
+	var buf bytes.Buffer
+	_ = json.NewEncoder(&buf).Encode(list)
+	writeBody(w, http.StatusOK, buf.String())
 }
 
 // wait sleeps d unless the client goes away first.
@@ -99,32 +127,4 @@ func wait(r *http.Request, d time.Duration) bool {
 	case <-r.Context().Done():
 		return false
 	}
-}
-
-// estimateTokens approximates prompt tokens as characters / 4.
-func estimateTokens(req openai.ChatCompletionRequest) int {
-	n := 0
-	for _, m := range req.Messages {
-		n += len(m.Content) + len(m.ToolCallID)
-		for _, c := range m.ToolCalls {
-			n += len(c.Function.Name) + len(c.Function.Arguments)
-		}
-	}
-	return 1 + n/4
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// writeError answers with OpenAI's error shape, so go-openai returns an *openai.APIError.
-func writeError(w http.ResponseWriter, status int, retryAfter, msg string) {
-	if retryAfter != "" {
-		w.Header().Set("Retry-After", retryAfter)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	body := map[string]any{"error": map[string]any{"message": msg, "type": "fakemodel_error", "code": status}}
-	_ = json.NewEncoder(w).Encode(body)
 }

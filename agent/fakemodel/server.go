@@ -11,6 +11,17 @@
 // Replies come from the queue first, then from Handler; with neither, the
 // server answers 400 "fakemodel: no scripted reply left", which a client
 // does not retry, so an under-scripted test fails loudly.
+//
+// It behaves as the endpoints h9 meets do: it streams when asked
+// (server-sent events, tool calls in pieces by index, the usage chunk
+// only with stream_options.include_usage), refuses the histories OpenAI
+// refuses (null content, unanswered or stray tool calls, repeated ids),
+// Gemini's calls without their thought signature and DeepSeek's without
+// their reasoning; options add a context window (WithContextLimit),
+// credentials (WithAPIKey, also on Azure's deployment and /openai/v1
+// routes), Mistral's strict fields (WithStrictFields) and a server without
+// a tool-call parser (WithoutToolParser); replies script the rest (see
+// Reply and the constructors in faults.go).
 package fakemodel
 
 import (
@@ -36,11 +47,22 @@ type Server struct {
 	latency    time.Duration
 	record     bool
 	requests   []openai.ChatCompletionRequest
+	bodies     [][]byte
+	headers    []http.Header
 	calls      int
 	seq        int
 	models     []string
 	unscripted int
+	issued     map[string]issuedCall // call id → what must come back with it
+
+	apiKey       string
+	strict       bool
+	parser       ToolParser
+	contextLimit int
 }
+
+// issuedCall is what the server expects back with a call it made.
+type issuedCall struct{ signature, reasoning string }
 
 // Option configures a Server.
 type Option func(*Server)
@@ -57,21 +79,56 @@ func WithoutRecording() Option { return func(s *Server) { s.record = false } }
 // WithModels sets the ids /v1/models lists (default "fake-model").
 func WithModels(ids ...string) Option { return func(s *Server) { s.models = ids } }
 
+// WithoutModelsList makes /v1/models answer 404, as some local servers do.
+func WithoutModelsList() Option { return func(s *Server) { s.models = nil } }
+
+// WithAPIKey makes the server require key: as a bearer token on /v1, as
+// the api-key header on Azure's deployment routes, either on /openai/v1.
+func WithAPIKey(key string) Option { return func(s *Server) { s.apiKey = key } }
+
+// WithStrictFields makes the server refuse, as Mistral does (422
+// extra_forbidden), any request field it does not know (stream_options,
+// user) and reasoning_content on messages.
+func WithStrictFields() Option { return func(s *Server) { s.strict = true } }
+
+// WithoutToolParser makes every request with tools fail as that server
+// does when started without its tool-call parser.
+func WithoutToolParser(p ToolParser) Option { return func(s *Server) { s.parser = p } }
+
+// WithContextLimit refuses (400 context_length_exceeded) any prompt over
+// tokens, estimated as characters / 4.
+func WithContextLimit(tokens int) Option { return func(s *Server) { s.contextLimit = tokens } }
+
 // New starts a server.
 func New(opts ...Option) *Server {
-	s := &Server{record: true, models: []string{"fake-model"}}
+	s := &Server{record: true, models: []string{"fake-model"}, issued: map[string]issuedCall{}}
 	for _, o := range opts {
 		o(s)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /openai/v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /openai/deployments/{deployment}/chat/completions", s.chat)
 	mux.HandleFunc("GET /v1/models", s.listModels)
+	mux.HandleFunc("GET /openai/v1/models", s.listModels)
 	s.srv = httptest.NewServer(mux)
 	return s
 }
 
 // URL is the base URL to configure a client with; it ends in /v1.
 func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// AzureDeploymentURL is an Azure OpenAI deployment URL on this server.
+func (s *Server) AzureDeploymentURL(deployment, apiVersion string) string {
+	return s.srv.URL + "/openai/deployments/" + deployment + "?api-version=" + apiVersion
+}
+
+// AzureV1URL is Azure OpenAI's /openai/v1 base URL on this server.
+func (s *Server) AzureV1URL() string { return s.srv.URL + "/openai/v1" }
+
+// Addr is the server's host:port, for a client that dials it under
+// another name (an Azure host name, say).
+func (s *Server) Addr() string { return s.srv.Listener.Addr().String() }
 
 // Close shuts the server down; in-flight latencies are cut short.
 func (s *Server) Close() {
@@ -115,6 +172,20 @@ func (s *Server) Requests() []openai.ChatCompletionRequest {
 	return append([]openai.ChatCompletionRequest(nil), s.requests...)
 }
 
+// Bodies returns a copy of every chat request body as it arrived.
+func (s *Server) Bodies() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.bodies...)
+}
+
+// Headers returns the headers of every chat request received so far.
+func (s *Server) Headers() []http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]http.Header(nil), s.headers...)
+}
+
 // Calls is the number of chat requests received (recorded or not).
 func (s *Server) Calls() int {
 	s.mu.Lock()
@@ -136,13 +207,21 @@ func (s *Server) Unscripted() int {
 	return s.unscripted
 }
 
-// next records req and picks its reply; ok is false when nothing is scripted.
-func (s *Server) next(req openai.ChatCompletionRequest) (r Reply, latency time.Duration, ok bool) {
+// received counts and records a request.
+func (s *Server) received(req request, body []byte, h http.Header) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.calls++
 	if s.record {
-		s.requests = append(s.requests, req)
+		s.requests = append(s.requests, req.ChatCompletionRequest)
+		s.bodies = append(s.bodies, body)
+		s.headers = append(s.headers, h.Clone())
 	}
+}
+
+// next picks the reply to req; ok is false when nothing is scripted.
+func (s *Server) next(req openai.ChatCompletionRequest) (r Reply, latency time.Duration, ok bool) {
+	s.mu.Lock()
 	latency = s.latency
 	if len(s.queue) > 0 {
 		r, s.queue = s.queue[0], s.queue[1:]
@@ -158,6 +237,16 @@ func (s *Server) next(req openai.ChatCompletionRequest) (r Reply, latency time.D
 		return Reply{}, latency, false
 	}
 	return h(req), latency, true
+}
+
+// remember notes what a call must carry when it comes back.
+func (s *Server) remember(id, signature, reasoning string) {
+	if signature == "" && reasoning == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.issued[id] = issuedCall{signature: signature, reasoning: reasoning}
 }
 
 // nextID numbers generated tool-call ids across the server's life.

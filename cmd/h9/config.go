@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
+
+	"github.com/h9-app/h9/agent"
 )
 
 // envPrefix is the prefix of h9's own settings. Settings with an explicit envconfig tag
@@ -19,7 +21,7 @@ type Config struct {
 	SlackBotToken string `envconfig:"SLACK_BOT_TOKEN" required:"true" desc:"bot token (xoxb-…) from OAuth & Permissions"`
 	SlackAppToken string `envconfig:"SLACK_APP_TOKEN" required:"true" desc:"app-level token (xapp-…) with connections:write, for Socket Mode"`
 	SlackAPIURL   string `envconfig:"SLACK_API_URL" default:"https://slack.com/api/" desc:"Slack Web API base URL (GovSlack, tests); must end in /"`
-	OpenAIBaseURL string `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"any OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, LiteLLM)"`
+	OpenAIBaseURL string `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp, LiteLLM, OpenRouter, Gemini, Mistral, …); Azure: …/openai/deployments/NAME?api-version=V or …/openai/v1"`
 	OpenAIAPIKey  string `envconfig:"OPENAI_API_KEY" desc:"key for that endpoint (local servers need none)"`
 
 	Model             string        `split_words:"true" default:"gpt-4.1" desc:"model name sent to the endpoint"`
@@ -32,7 +34,8 @@ type Config struct {
 	Admins            []string      `split_words:"true" desc:"comma-separated Slack user IDs who may act on any session (empty: none)"`
 	MaxSteps          int           `split_words:"true" default:"50" desc:"model steps per run before it stops"`
 	ContextWindow     int           `split_words:"true" default:"128000" desc:"model context window in tokens; history is compacted at 80%"`
-	ModelTimeout      time.Duration `split_words:"true" default:"2m" desc:"timeout of one model request"`
+	ModelStream       bool          `split_words:"true" default:"true" desc:"stream model answers (server-sent events); false sends plain requests"`
+	ModelTimeout      time.Duration `split_words:"true" default:"2m" desc:"longest wait for the model endpoint to send anything: the answer's first byte, then between two chunks (plain requests: the whole answer)"`
 	ModelRetries      int           `split_words:"true" default:"4" desc:"tries per model request before the run fails"`
 	CoalesceInterval  time.Duration `split_words:"true" default:"1s" desc:"minimum time between edits of one checklist message"`
 	MaxConcurrentRuns int           `split_words:"true" default:"0" desc:"agent runs at once across all threads; 0 = no limit (others wait their turn)"`
@@ -74,6 +77,8 @@ func kindName(goType string) string {
 		return "whole number"
 	case "time.Duration":
 		return "duration (e.g. 90s, 2m)"
+	case "bool":
+		return "boolean (true or false)"
 	}
 	return goType
 }
@@ -90,7 +95,7 @@ func (c *Config) validate() error {
 		func() error { return requireToken("SLACK_BOT_TOKEN", c.SlackBotToken, "xoxb-") },
 		func() error { return requireToken("SLACK_APP_TOKEN", c.SlackAppToken, "xapp-") },
 		func() error { return checkSlackAPIURL(c.SlackAPIURL) },
-		func() error { return checkHTTPURL("OPENAI_BASE_URL", c.OpenAIBaseURL) },
+		func() error { return checkModelURL(c.OpenAIBaseURL) },
 		func() error { return nonEmpty("H9_MODEL", c.Model) },
 		func() error { return nonEmpty("H9_DATA_DIR", c.DataDir) },
 		func() error { return oneOf("H9_SANDBOX", c.Sandbox, "auto", "bwrap", "none") },
@@ -131,6 +136,18 @@ func checkSlackAPIURL(v string) error {
 	}
 	if !strings.HasSuffix(v, "/") {
 		return invalid("SLACK_API_URL must end in / (got %q)", v)
+	}
+	return nil
+}
+
+// checkModelURL is checkHTTPURL plus the agent's own reading of the URL
+// (an Azure deployment URL needs its api-version).
+func checkModelURL(v string) error {
+	if err := checkHTTPURL("OPENAI_BASE_URL", v); err != nil {
+		return err
+	}
+	if err := agent.CheckBaseURL(v); err != nil {
+		return invalid("OPENAI_BASE_URL: %v", err)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ func TestConfigDefaults(t *testing.T) {
 		Sandbox:          "auto",
 		MaxSteps:         50,
 		ContextWindow:    128000,
+		ModelStream:      true,
 		ModelTimeout:     2 * time.Minute,
 		ModelRetries:     4,
 		CoalesceInterval: time.Second,
@@ -59,6 +60,8 @@ func TestConfigNames(t *testing.T) {
 		{"admins", []string{"H9_ADMINS", "UA"}, func(c Config) any { return c.Admins }, []string{"UA"}},
 		{"max steps", []string{"H9_MAX_STEPS", "7"}, func(c Config) any { return c.MaxSteps }, 7},
 		{"timeout", []string{"H9_MODEL_TIMEOUT", "90s"}, func(c Config) any { return c.ModelTimeout }, 90 * time.Second},
+		{"plain requests", []string{"H9_MODEL_STREAM", "false"}, func(c Config) any { return c.ModelStream }, false},
+		{"Azure deployment URL", []string{"OPENAI_BASE_URL", "https://r.openai.azure.com/openai/deployments/gpt4o?api-version=2024-10-21"}, func(c Config) any { return c.OpenAIBaseURL }, "https://r.openai.azure.com/openai/deployments/gpt4o?api-version=2024-10-21"},
 		{"coalesce zero", []string{"H9_COALESCE_INTERVAL", "0s"}, func(c Config) any { return c.CoalesceInterval }, time.Duration(0)},
 		{"json logs", []string{"H9_LOG_FORMAT", "JSON"}, func(c Config) any { return c.LogFormat }, "json"},
 	}
@@ -99,6 +102,9 @@ func TestConfigErrors(t *testing.T) {
 		{"max steps not a number", []string{"H9_MAX_STEPS", "many"}, nil, ErrInvalidSetting, `H9_MAX_STEPS="many" is not a valid whole number`},
 		{"max steps zero", []string{"H9_MAX_STEPS", "0"}, nil, ErrInvalidSetting, `H9_MAX_STEPS must be greater than 0 (got 0)`},
 		{"timeout not a duration", []string{"H9_MODEL_TIMEOUT", "2"}, nil, ErrInvalidSetting, `H9_MODEL_TIMEOUT="2" is not a valid duration (e.g. 90s, 2m)`},
+		{"stream not a boolean", []string{"H9_MODEL_STREAM", "sometimes"}, nil, ErrInvalidSetting, `H9_MODEL_STREAM="sometimes" is not a valid boolean (true or false)`},
+		{"Azure deployment without api-version", []string{"OPENAI_BASE_URL", "https://r.openai.azure.com/openai/deployments/gpt4o"}, nil, ErrInvalidSetting,
+			`OPENAI_BASE_URL: "https://r.openai.azure.com/openai/deployments/gpt4o" is an Azure deployment URL without ?api-version=… (e.g. ?api-version=2024-10-21)`},
 		{"empty model", []string{"H9_MODEL", " "}, nil, ErrInvalidSetting, `H9_MODEL must not be empty`},
 		{"empty data dir", []string{"H9_DATA_DIR", ""}, nil, ErrInvalidSetting, `H9_DATA_DIR must not be empty`},
 	}

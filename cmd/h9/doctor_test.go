@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
@@ -19,7 +19,9 @@ func doctorEnv(t *testing.T, modelOpts ...fakemodel.Option) (*fakeslack.Server, 
 	t.Helper()
 	slack := fakeslack.New(fakeslack.Options{BotToken: "xoxb-doctor-bot-token", AppToken: "xapp-doctor-app-token"})
 	t.Cleanup(slack.Close)
-	model := fakemodel.New(append([]fakemodel.Option{fakemodel.WithModels("other", "gpt-test")}, modelOpts...)...)
+	opts := []fakemodel.Option{fakemodel.WithModels("other", "gpt-test"), fakemodel.WithHandler(callsFirstTool),
+		fakemodel.WithAPIKey("sk-doctor-secret-key")}
+	model := fakemodel.New(append(opts, modelOpts...)...)
 	t.Cleanup(model.Close)
 	setEnv(t,
 		"SLACK_BOT_TOKEN", "xoxb-doctor-bot-token",
@@ -32,6 +34,18 @@ func doctorEnv(t *testing.T, modelOpts ...fakemodel.Option) (*fakeslack.Server, 
 		"H9_SANDBOX", "auto",
 	)
 	return slack, model
+}
+
+// callsFirstTool plays a model that calls tools: it calls the first tool
+// offered, then answers the tool's result in words.
+func callsFirstTool(req openai.ChatCompletionRequest) fakemodel.Reply {
+	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == openai.ChatMessageRoleTool {
+		return fakemodel.Text("The word is " + req.Messages[n-1].Content)
+	}
+	if len(req.Tools) == 0 {
+		return fakemodel.Text("OK")
+	}
+	return fakemodel.ToolCall(req.Tools[0].Function.Name, `{}`)
 }
 
 // doctorLines runs doctor and returns its lines keyed by check name.
@@ -83,7 +97,7 @@ func TestDoctorAllGood(t *testing.T) {
 	wantMark(t, lines, "configuration", "✓", "gpt-test")
 	wantMark(t, lines, "Slack bot token", "✓", "auth.test ok", "UBOT")
 	wantMark(t, lines, "Slack app token", "✓", "apps.connections.open ok")
-	wantMark(t, lines, "model endpoint", "✓", "lists model gpt-test")
+	wantMark(t, lines, "model endpoint", "✓", "lists model gpt-test", "tool-calling round trip with it works")
 	wantMark(t, lines, "data directory", "✓", "writable", "not locked")
 	// bwrap or not depends on the machine; either way it is not a failure under auto.
 	if l := lines["sandbox"]; !strings.HasPrefix(l, "✓ ") && !strings.Contains(l, "⚠ sandbox: UNSANDBOXED") {
@@ -102,8 +116,7 @@ func TestDoctorFailures(t *testing.T) {
 		{"wrong app token", []string{"SLACK_APP_TOKEN", "xapp-wrong"}, "Slack app token", []string{"invalid_auth", "hint: SLACK_APP_TOKEN", "connections:write"}},
 		{"Slack unreachable", []string{"SLACK_API_URL", "http://127.0.0.1:1/api/"}, "Slack bot token", []string{"cannot reach SLACK_API_URL"}},
 		{"model unreachable", []string{"OPENAI_BASE_URL", "http://127.0.0.1:1/v1"}, "model endpoint", []string{"hint: cannot reach OPENAI_BASE_URL"}},
-		// Not listed, and the fake has no scripted completion: it answers 400.
-		{"unknown model", []string{"H9_MODEL", "gpt-missing"}, "model endpoint", []string{"test completion with gpt-missing failed", "hint: check H9_MODEL=gpt-missing"}},
+		{"wrong key", []string{"OPENAI_API_KEY", "sk-doctor-wrong-key"}, "model endpoint", []string{"HTTP 401", "hint: check OPENAI_API_KEY"}},
 		{"data dir is a file", []string{"H9_DATA_DIR", "/dev/null/h9"}, "data directory", []string{"cannot create /dev/null/h9", "hint: set H9_DATA_DIR"}},
 		{"missing template", []string{"H9_WORKSPACE_TEMPLATE", "/nonexistent/template"}, "configuration", []string{"H9_WORKSPACE_TEMPLATE=\"/nonexistent/template\" is not a directory"}},
 	}
@@ -123,34 +136,94 @@ func TestDoctorFailures(t *testing.T) {
 }
 
 func TestDoctorModelNotListedButServed(t *testing.T) {
-	_, model := doctorEnv(t)
+	doctorEnv(t)
 	t.Setenv("H9_MODEL", "alias-model")
-	model.Enqueue(fakemodel.Text("OK"))
 	lines, err := doctorLines(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantMark(t, lines, "model endpoint", "✓", "answered a test completion with alias-model")
+	wantMark(t, lines, "model endpoint", "✓", "answered a tool-calling round trip with alias-model", "not in its models list")
+}
+
+// The commonest set-up mistake: a local server started without its
+// tool-call parser. doctor names the flag; a models list could not show it.
+func TestDoctorNamesTheToolParserFix(t *testing.T) {
+	tests := []struct {
+		name   string
+		parser fakemodel.ToolParser
+		want   []string
+	}{
+		{"llama.cpp without --jinja", fakemodel.LlamaCpp, []string{"HTTP 500", "tools param requires --jinja flag", "Fix: start llama-server with --jinja", "hint: start vLLM with --enable-auto-tool-choice"}},
+		{"vLLM without --enable-auto-tool-choice", fakemodel.VLLM, []string{"HTTP 400", "Fix: start vLLM with --enable-auto-tool-choice and the --tool-call-parser"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doctorEnv(t, fakemodel.WithoutToolParser(tt.parser))
+			lines, err := doctorLines(t)
+			if !errors.Is(err, ErrDoctorFailed) {
+				t.Fatalf("err = %v, want ErrDoctorFailed", err)
+			}
+			wantMark(t, lines, "model endpoint", "✗", tt.want...)
+		})
+	}
+}
+
+// A server that parses no tool calls lets the model write the call as text.
+func TestDoctorToolCallWrittenAsText(t *testing.T) {
+	_, model := doctorEnv(t)
+	model.Enqueue(fakemodel.Text(`<tool_call>{"name": "get_magic_word", "arguments": {}}</tool_call>`))
+	lines, err := doctorLines(t)
+	if !errors.Is(err, ErrDoctorFailed) {
+		t.Fatalf("err = %v, want ErrDoctorFailed", err)
+	}
+	wantMark(t, lines, "model endpoint", "✗", "wrote its tool call as text", "--enable-auto-tool-choice", "--jinja")
+}
+
+// A model that answers without calling the tool works, but h9 needs calls.
+func TestDoctorModelThatCallsNoTool(t *testing.T) {
+	_, model := doctorEnv(t)
+	model.Enqueue(fakemodel.Text("I do not know any magic word."))
+	lines, err := doctorLines(t)
+	if err != nil {
+		t.Fatalf("doctor failed: %v", err)
+	}
+	wantMark(t, lines, "model endpoint", "⚠", "without calling the tool", "hint: h9 needs a model that calls tools")
+}
+
+// The round trip runs as configured: streamed by default, plain with
+// H9_MODEL_STREAM=false.
+func TestDoctorRoundTripStreamsAsConfigured(t *testing.T) {
+	for _, stream := range []string{"true", "false"} {
+		t.Run("stream="+stream, func(t *testing.T) {
+			_, model := doctorEnv(t)
+			t.Setenv("H9_MODEL_STREAM", stream)
+			lines, err := doctorLines(t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantMark(t, lines, "model endpoint", "✓", "round trip")
+			reqs := model.Requests()
+			if len(reqs) != 2 || reqs[1].Messages[2].Role != openai.ChatMessageRoleTool {
+				t.Fatalf("requests = %+v, want the tool call and then its result", reqs)
+			}
+			for _, r := range reqs {
+				if r.Stream != (stream == "true") {
+					t.Errorf("stream = %v in a request, want %s", r.Stream, stream)
+				}
+			}
+		})
+	}
 }
 
 func TestDoctorModelListingUnsupported(t *testing.T) {
 	doctorEnv(t)
 	// A server with chat completions but no /models route, like some local servers.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/chat/completions" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"OK"},"finish_reason":"stop"}]}`))
-	}))
-	t.Cleanup(srv.Close)
-	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	doctorEnv(t, fakemodel.WithoutModelsList())
 	lines, err := doctorLines(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantMark(t, lines, "model endpoint", "✓", "answered a test completion")
+	wantMark(t, lines, "model endpoint", "✓", "answered a tool-calling round trip")
 }
 
 func TestDoctorDataDirLocked(t *testing.T) {

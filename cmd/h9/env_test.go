@@ -25,6 +25,7 @@ var allSettings = []setting{
 	{"H9_ADMINS", ""},
 	{"H9_MAX_STEPS", "50"},
 	{"H9_CONTEXT_WINDOW", "128000"},
+	{"H9_MODEL_STREAM", "true"},
 	{"H9_MODEL_TIMEOUT", "2m"},
 	{"H9_MODEL_RETRIES", "4"},
 	{"H9_COALESCE_INTERVAL", "1s"},

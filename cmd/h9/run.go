@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -38,17 +39,20 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	warnIfUnsandboxed(log, cfg, ws)
 
+	model, err := newModel(cfg, cfg.ModelTimeout)
+	if err != nil {
+		return err
+	}
 	engine, err := agent.New(agent.Config{
-		Store:          st,
-		Model:          agent.NewOpenAIModel(cfg.OpenAIBaseURL, cfg.OpenAIAPIKey, nil),
-		ModelName:      cfg.Model,
-		Workspaces:     ws,
-		SkillsDir:      cfg.SkillsDir,
-		MaxSteps:       cfg.MaxSteps,
-		ContextWindow:  cfg.ContextWindow,
-		RequestTimeout: cfg.ModelTimeout,
-		MaxRetries:     cfg.ModelRetries,
-		Logger:         log.With("component", "agent"),
+		Store:         st,
+		Model:         model,
+		ModelName:     cfg.Model,
+		Workspaces:    ws,
+		SkillsDir:     cfg.SkillsDir,
+		MaxSteps:      cfg.MaxSteps,
+		ContextWindow: cfg.ContextWindow,
+		MaxRetries:    cfg.ModelRetries,
+		Logger:        log.With("component", "agent"),
 	})
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
@@ -73,12 +77,23 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 
 	log.Info("h9 starting", "data_dir", cfg.DataDir, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
-		"slack_api", cfg.SlackAPIURL, "sandbox", ws.Level())
+		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level())
 	if err := b.Run(ctx); err != nil {
 		return err
 	}
 	log.Info("h9 stopped")
 	return nil
+}
+
+// newModel is the model endpoint as configured; idle bounds each wait for it.
+func newModel(cfg Config, idle time.Duration) (*agent.OpenAIModel, error) {
+	m, err := agent.NewOpenAIModel(agent.ModelConfig{
+		BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Stream: cfg.ModelStream, IdleTimeout: idle,
+	})
+	if err != nil {
+		return nil, invalid("OPENAI_BASE_URL: %v", err)
+	}
+	return m, nil
 }
 
 // warnIfUnsandboxed makes running without bubblewrap impossible to miss in the log.

@@ -1,0 +1,60 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// watchdog cancels a request once the endpoint has sent nothing for its
+// idle time: before the first byte, or between two reads of the body. A
+// streamed answer that keeps coming may take as long as it needs, which
+// one timeout over the whole request could not allow.
+type watchdog struct {
+	idle   time.Duration
+	timer  *time.Timer
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+func watch(ctx context.Context, idle time.Duration) (context.Context, *watchdog) {
+	wctx, cancel := context.WithCancelCause(ctx)
+	d := &watchdog{idle: idle, ctx: wctx, cancel: cancel}
+	d.timer = time.AfterFunc(idle, func() { cancel(&idleError{after: idle}) })
+	return wctx, d
+}
+
+func (d *watchdog) stop() {
+	d.timer.Stop()
+	d.cancel(nil)
+}
+
+// reader resets the timer on every read that brings data.
+func (d *watchdog) reader(r io.Reader) io.Reader { return &kickReader{r: r, d: d} }
+
+type kickReader struct {
+	r io.Reader
+	d *watchdog
+}
+
+func (k *kickReader) Read(p []byte) (int, error) {
+	n, err := k.r.Read(p)
+	if n > 0 {
+		k.d.timer.Reset(k.d.idle)
+	}
+	return n, err
+}
+
+// explain turns the cancellation the watchdog caused into its idleError;
+// a cancellation of the caller's own context stays what it was.
+func (d *watchdog) explain(parent context.Context, err error) error {
+	if err == nil || parent.Err() != nil {
+		return err
+	}
+	var ie *idleError
+	if errors.As(context.Cause(d.ctx), &ie) {
+		return ie
+	}
+	return err
+}

@@ -1,0 +1,229 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// readStream reads a chat completion sent as server-sent events: comment
+// lines (": OPENROUTER PROCESSING") are skipped, an event's data lines are
+// joined, each event is one chunk, "[DONE]" ends the stream. A stream that
+// ends before a finish reason or [DONE] was cut: a dropped connection.
+func readStream(r io.Reader) (Answer, error) {
+	br := bufio.NewReaderSize(r, 16<<10)
+	var (
+		a    assembler
+		data []byte
+		line []byte
+	)
+	for {
+		var err error
+		line, err = readLine(br, line[:0])
+		if len(line) > 0 || err == nil {
+			if ended, derr := a.line(line, &data); derr != nil || ended {
+				return a.answer(), derr
+			}
+		}
+		if err == io.EOF {
+			if _, derr := a.line(nil, &data); derr != nil { // the last event may lack its blank line
+				return Answer{}, derr
+			}
+			if a.finish == "" {
+				return Answer{}, &droppedError{err: fmt.Errorf("the stream ended before the answer did: %w", io.ErrUnexpectedEOF)}
+			}
+			return a.answer(), nil
+		}
+		if err != nil {
+			return Answer{}, &droppedError{err: err}
+		}
+	}
+}
+
+// readLine reads one line without its line ending into buf.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			buf = bytes.TrimRight(buf, "\r\n")
+			return buf, err
+		}
+	}
+}
+
+// line takes one SSE line; a blank one dispatches the event gathered in
+// data. ended is true after [DONE].
+func (a *assembler) line(line []byte, data *[]byte) (ended bool, err error) {
+	if len(line) == 0 {
+		if len(*data) == 0 {
+			return false, nil
+		}
+		ended, err = a.event(*data)
+		*data = (*data)[:0]
+		return ended, err
+	}
+	if line[0] == ':' {
+		return false, nil
+	}
+	field, value, _ := bytes.Cut(line, []byte(":"))
+	if string(field) != "data" {
+		return false, nil // event:, id:, retry: say nothing h9 needs
+	}
+	value = bytes.TrimPrefix(value, []byte(" "))
+	if len(*data) > 0 {
+		*data = append(*data, '\n')
+	}
+	*data = append(*data, value...)
+	return false, nil
+}
+
+// event decodes one chunk into the answer.
+func (a *assembler) event(data []byte) (ended bool, err error) {
+	if string(bytes.TrimSpace(data)) == "[DONE]" {
+		if a.finish == "" {
+			a.finish = "stop" // some servers send [DONE] without a finish reason
+		}
+		return true, nil
+	}
+	var chunk wireResponse
+	if err := json.Unmarshal(data, &chunk); err != nil {
+		return false, fmt.Errorf("decoding a streamed chunk: %w", err)
+	}
+	if chunk.Object == "error" {
+		return false, decodeErrorBody(0, data, nil)
+	}
+	if pe := providerError(chunk.Error); pe != nil {
+		return false, pe // a provider failing mid-stream (OpenRouter, LiteLLM, vLLM)
+	}
+	a.addChunk(&chunk)
+	return false, nil
+}
+
+// assembler builds one Answer from a completion or from a stream's chunks.
+// Tool calls arrive in pieces keyed by index; endpoints that send no index
+// send each call whole, with its id.
+type assembler struct {
+	content, refusal, reasoning strings.Builder
+	calls                       []ToolCall
+	keys                        []int // the stream index of each call
+	finish                      string
+	usage                       *wireUsage
+	provider                    *EndpointError
+}
+
+// addWhole takes a completion's first choice.
+func (a *assembler) addWhole(w *wireResponse) {
+	a.usage = w.Usage
+	c := &w.Choices[0]
+	a.addMessage(&c.Message)
+	a.finishWith(c)
+	if a.provider == nil {
+		a.provider = providerError(w.Error)
+	}
+}
+
+func (a *assembler) addChunk(w *wireResponse) {
+	if w.Usage != nil {
+		a.usage = w.Usage
+	}
+	for i := range w.Choices {
+		c := &w.Choices[i]
+		if c.Index != 0 {
+			continue // h9 asks for one choice
+		}
+		a.addMessage(&c.Delta)
+		a.addMessage(&c.Message) // a proxy or two send whole messages in chunks
+		a.finishWith(c)
+	}
+}
+
+func (a *assembler) finishWith(c *wireChoice) {
+	if c.FinishReason != "" {
+		a.finish = c.FinishReason
+	}
+	if pe := providerError(c.Error); pe != nil {
+		a.provider = pe
+	}
+}
+
+func (a *assembler) addMessage(m *wireMessage) {
+	a.content.WriteString(string(m.Content))
+	a.refusal.WriteString(m.Refusal)
+	a.reasoning.WriteString(m.ReasoningContent)
+	for i := range m.ToolCalls {
+		a.addCall(i, &m.ToolCalls[i])
+	}
+}
+
+// addCall merges one tool-call piece into the call it belongs to.
+func (a *assembler) addCall(pos int, d *wireToolCall) {
+	i := -1
+	switch {
+	case d.Index != nil:
+		i = indexOf(a.keys, *d.Index)
+		pos = *d.Index
+		if i >= 0 && d.ID != "" && a.calls[i].ID != "" && a.calls[i].ID != d.ID {
+			i = -1 // a server that numbers every call 0 still gives each its own id
+		}
+	case d.ID != "":
+		i = a.callWithID(d.ID)
+		pos = len(a.calls) + 1000 // a key no indexed piece can have
+	case len(a.calls) > 0:
+		i = len(a.calls) - 1
+	}
+	if i < 0 {
+		a.calls = append(a.calls, ToolCall{Type: toolTypeFunction})
+		a.keys = append(a.keys, pos)
+		i = len(a.calls) - 1
+	}
+	c := &a.calls[i]
+	if c.ID == "" {
+		c.ID = d.ID
+	}
+	if c.Function.Name == "" {
+		c.Function.Name = d.Function.Name
+	}
+	c.Function.Arguments += string(d.Function.Arguments)
+	if len(d.ExtraContent) > 0 && string(d.ExtraContent) != "null" {
+		c.ExtraContent = append(json.RawMessage(nil), d.ExtraContent...)
+	}
+}
+
+func (a *assembler) callWithID(id string) int {
+	for i, c := range a.calls {
+		if c.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// indexOf is the last call with stream index k.
+func indexOf(keys []int, k int) int {
+	for i := len(keys) - 1; i >= 0; i-- {
+		if keys[i] == k {
+			return i
+		}
+	}
+	return -1
+}
+
+func (a *assembler) answer() Answer {
+	ans := Answer{
+		Message: Message{
+			Role: RoleAssistant, Content: a.content.String(), ToolCalls: a.calls, Reasoning: a.reasoning.String(),
+		},
+		FinishReason:  a.finish,
+		Refusal:       a.refusal.String(),
+		ProviderError: a.provider,
+	}
+	if u := a.usage; u != nil {
+		ans.Usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	}
+	return ans
+}

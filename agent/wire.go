@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// wireRequest is the chat-completions request body h9 sends. The tool
+// definitions are go-openai's type; the messages are the agent's own.
+type wireRequest struct {
+	Model         string                `json:"model"`
+	Messages      []Message             `json:"messages"`
+	Tools         []openai.Tool         `json:"tools,omitempty"`
+	Stream        bool                  `json:"stream,omitempty"`
+	StreamOptions *openai.StreamOptions `json:"stream_options,omitempty"`
+	User          string                `json:"user,omitempty"`
+}
+
+// wireMessages is the history as an endpoint accepts it. Stored messages
+// are never changed; when something would be rejected, a copy is:
+//   - consecutive user messages (a failed run's prompt, then the next one)
+//     become one, since strict chat templates demand alternating roles;
+//   - an assistant message with neither text nor tool calls (stored by
+//     older versions) is left out;
+//   - reasoning goes back only on messages with tool calls;
+//   - a tool call without a result gets one, so the history stays valid.
+func wireMessages(msgs []Message) []Message {
+	if wireReady(msgs) {
+		return msgs
+	}
+	out := make([]Message, 0, len(msgs))
+	for i, m := range msgs {
+		switch {
+		case m.Role == RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0:
+			continue
+		case m.Role == RoleUser && len(out) > 0 && out[len(out)-1].Role == RoleUser:
+			out[len(out)-1].Content += "\n\n" + m.Content
+			continue
+		}
+		if len(m.ToolCalls) == 0 {
+			m.Reasoning = ""
+		}
+		out = append(out, m)
+		if len(m.ToolCalls) > 0 {
+			out = append(out, missingResults(m.ToolCalls, msgs[i+1:])...)
+		}
+	}
+	return out
+}
+
+// wireReady reports whether msgs can be sent as they are, without a copy:
+// the common case, checked without allocating.
+func wireReady(msgs []Message) bool {
+	for i, m := range msgs {
+		switch {
+		case m.Role == RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0,
+			m.Role == RoleUser && i > 0 && msgs[i-1].Role == RoleUser,
+			m.Reasoning != "" && len(m.ToolCalls) == 0:
+			return false
+		case len(m.ToolCalls) > 0 && len(missingResults(m.ToolCalls, msgs[i+1:])) > 0:
+			return false
+		}
+	}
+	return true
+}
+
+// missingResults answers, as not run, the calls that the tool messages
+// right after them do not answer.
+func missingResults(calls []ToolCall, after []Message) []Message {
+	var missing []Message
+	for _, c := range calls {
+		if !answered(c.ID, after) {
+			missing = append(missing, toolMessage(c.ID, fail(errNotRun).Output))
+		}
+	}
+	return missing
+}
+
+func answered(id string, after []Message) bool {
+	for _, m := range after {
+		if m.Role != RoleTool {
+			return false
+		}
+		if m.ToolCallID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// optionalField is a request field h9 can do without. An endpoint that
+// rejects one by name (Mistral refuses stream_options and unknown fields,
+// older Azure api-versions stream_options) gets the request again without
+// it, and never again for the life of the process.
+type optionalField int
+
+const (
+	fieldStreamOptions optionalField = 1 << iota
+	fieldUser
+)
+
+func (f optionalField) name() string {
+	if f == fieldUser {
+		return "user"
+	}
+	return "stream_options"
+}
+
+// rejectionMarkers are how endpoints say "this field is not allowed".
+var rejectionMarkers = []string{
+	"extra_forbidden", "extra inputs are not permitted", "unrecognized request argument",
+	"unknown field", "unknown parameter", "unrecognized field", "unsupported parameter", "not permitted",
+}
+
+// rejectedField is the optional field an error message refuses, if any.
+func rejectedField(msg string) (optionalField, bool) {
+	low := strings.ToLower(msg)
+	marked := false
+	for _, m := range rejectionMarkers {
+		marked = marked || strings.Contains(low, m)
+	}
+	if !marked {
+		return 0, false
+	}
+	low = quoteless.Replace(low)
+	switch {
+	case strings.Contains(low, "stream_options"):
+		return fieldStreamOptions, true
+	case namesUser(low):
+		return fieldUser, true
+	}
+	return 0, false
+}
+
+// quoteless drops the quoting that differs between endpoints' messages.
+var quoteless = strings.NewReplacer(`"`, "", "'", "", "`", "", `\`, "")
+
+// namesUser reports whether a quote-free message names the top-level
+// "user" field (pydantic's body,user], "argument supplied: user"), not a
+// user message such as body,messages,0,user,name].
+func namesUser(msg string) bool {
+	for _, form := range []string{"body,user]", "body.user", ": user", "parameter user", "field user"} {
+		for i := 0; ; {
+			j := strings.Index(msg[i:], form)
+			if j < 0 {
+				break
+			}
+			end := i + j + len(form)
+			if end == len(msg) || !isWordByte(msg[end]) {
+				return true
+			}
+			i = end
+		}
+	}
+	return false
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9'
+}
