@@ -78,28 +78,48 @@ func BenchmarkStep(b *testing.B) {
 		}
 	}
 	// Over HTTP each request carries the whole conversation, so runs are
-	// kept to 10 tool steps plus the final answer, on fresh sessions.
-	b.Run("http/db=disk", func(b *testing.B) {
-		const perRun = 10
-		h := newHarness(b)
-		h.srv.Close()
-		h.srv = fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithHandler(func(req openai.ChatCompletionRequest) fakemodel.Reply {
-			if len(toolMessages(req)) < perRun {
-				return fakemodel.ToolCall(todoWriteName, `{}`)
+	// kept to 10 tool steps plus the final answer, on fresh sessions. The
+	// same fake answers plain and streamed, so the two differ only in the
+	// wire format and its reading.
+	// http-stream-flushed sends each event in a write of its own, as an
+	// endpoint generating tokens does: it adds a wake-up per event on both
+	// sides of the loopback, on the same two cores.
+	for _, mode := range []struct {
+		name     string
+		stream   bool
+		fakeOpts []fakemodel.Option
+	}{
+		{"http-plain", false, nil},
+		{"http-stream", true, []fakemodel.Option{fakemodel.WithBufferedStreams()}},
+		{"http-stream-flushed", true, nil},
+	} {
+		for _, where := range dbPlaces() {
+			b.Run(mode.name+"/db="+where.name, func(b *testing.B) { benchHTTPStep(b, mode.stream, mode.fakeOpts, where) })
+		}
+	}
+}
+
+func benchHTTPStep(b *testing.B, stream bool, fakeOpts []fakemodel.Option, where dbPlace) {
+	const perRun = 10
+	opts := append([]fakemodel.Option{fakemodel.WithoutRecording()}, fakeOpts...)
+	srv := fakemodel.New(append(opts, fakemodel.WithHandler(func(req openai.ChatCompletionRequest) fakemodel.Reply {
+		if len(toolMessages(req)) < perRun {
+			return fakemodel.ToolCall(todoWriteName, `{}`)
+		}
+		return fakemodel.Text("done")
+	}))...)
+	b.Cleanup(srv.Close)
+	model := newTestModel(b, srv.URL(), "k")
+	model.stream = stream
+	h := newHarness(b, func(c *Config) { c.Model = model })
+	h.moveDB(where.dir(b))
+	runs := (b.N + perRun - 1) / perRun
+	measure(b, runs*(perRun+1), func() {
+		for i := range runs {
+			if _, err := h.eng.Run(context.Background(), fmt.Sprintf("bench-%d", i), task("go"), RunOptions{}); err != nil {
+				b.Fatal(err)
 			}
-			return fakemodel.Text("done")
-		}))
-		b.Cleanup(h.srv.Close)
-		h.cfg.Model = newTestModel(b, h.srv.URL(), "k")
-		h.reopen()
-		runs := (b.N + perRun - 1) / perRun
-		measure(b, runs*(perRun+1), func() {
-			for i := range runs {
-				if _, err := h.eng.Run(context.Background(), fmt.Sprintf("bench-%d", i), task("go"), RunOptions{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		}
 	})
 }
 

@@ -137,3 +137,27 @@ func TestSplitPoint(t *testing.T) {
 		})
 	}
 }
+
+// The prompt about to be sent is the last one the endpoint counted plus
+// what came since: one large tool output takes it over the threshold and
+// compaction runs before the request, not after a refusal. Before, only
+// the last counted prompt (here 40% of the window) was looked at.
+func TestCompactionCountsWhatCameSinceTheLastPrompt(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.ContextWindow = 1000 })
+	h.srv.Enqueue(
+		fakemodel.ToolCall("bash", `{"command":"echo one"}`).WithUsage(100, 10),
+		fakemodel.ToolCall("bash", `{"command":"echo two"}`).WithUsage(200, 10),
+		fakemodel.ToolCall("bash", `{"command":"echo three"}`).WithUsage(300, 10),
+		fakemodel.ToolCall("bash", `{"command":"echo four"}`).WithUsage(350, 10),
+		fakemodel.ToolCall("bash", `{"command":"head -c 1500 /dev/zero | tr '\\0' a"}`).WithUsage(400, 10),
+		fakemodel.Text(testSummary),
+		fakemodel.Text("finished"),
+	)
+	_, rec := h.mustRun("s", "build the server")
+	if got := rec.of(EventCompacted); len(got) != 1 {
+		t.Fatalf("compacted events = %d, want 1", len(got))
+	}
+	if reqs := h.srv.Requests(); reqs[5].Messages[0].Content != summarySystemPrompt {
+		t.Errorf("request 6 is not the summariser: %.60q", reqs[5].Messages[0].Content)
+	}
+}

@@ -45,7 +45,7 @@ func parseEndpoint(base string) (endpoint, error) {
 	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), chatSuffix)
 	u.RawPath, u.Fragment = "", ""
 	ep := endpoint{apiVersion: u.Query().Get("api-version")}
-	prefix, deployment, isDeployment := strings.Cut(u.Path, azureDeployDir)
+	prefix, deployment, isDeployment := strings.Cut(u.Path+"/", azureDeployDir)
 	if isDeployment {
 		deployment = strings.Trim(deployment, "/")
 		if deployment == "" || strings.Contains(deployment, "/") {

@@ -19,7 +19,7 @@ func DescribeModelError(err error) string {
 	tries := 1
 	var me *modelError
 	if errors.As(err, &me) {
-		tries = me.tries
+		tries, err = me.tries, me.err
 	}
 	var ee *EndpointError
 	errors.As(err, &ee)

@@ -73,16 +73,6 @@ func newTestModel(t testing.TB, url, key string) *OpenAIModel {
 	return m
 }
 
-// plainRequests makes the harness's model send plain (not streamed) requests.
-func plainRequests(c *Config) { c.Model.(*OpenAIModel).stream = false }
-
-// streamModes runs f once streaming and once with plain requests: every
-// endpoint behaviour must hold both ways.
-func streamModes(t *testing.T, f func(t *testing.T, tune func(*Config))) {
-	t.Run("stream", func(t *testing.T) { f(t, func(*Config) {}) })
-	t.Run("plain", func(t *testing.T) { f(t, plainRequests) })
-}
-
 // open (re)opens the DB file and builds a fresh Engine on it.
 func (h *harness) open() {
 	h.t.Helper()
@@ -203,20 +193,6 @@ func (h *harness) wsDir(session string) string {
 	}
 	defer ws.Close()
 	return ws.Dir()
-}
-
-// storedHistory is the session's stored conversation.
-func (h *harness) storedHistory(session string) []Message {
-	h.t.Helper()
-	sess, err := h.store.LoadSession(context.Background(), session)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	msgs, err := decodeMessages(sess.Messages)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return msgs
 }
 
 // toolMessages returns the tool results of the conversation sent in req.

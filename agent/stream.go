@@ -15,7 +15,10 @@ import (
 // joined, each event is one chunk, "[DONE]" ends the stream. A stream that
 // ends before a finish reason or [DONE] was cut: a dropped connection.
 func readStream(r io.Reader) (Answer, error) {
-	br := bufio.NewReaderSize(r, 16<<10)
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
 	var (
 		a    assembler
 		data []byte
@@ -98,7 +101,10 @@ func (a *assembler) event(data []byte) (ended bool, err error) {
 		return false, decodeErrorBody(0, data, nil)
 	}
 	if pe := providerError(chunk.Error); pe != nil {
-		return false, pe // a provider failing mid-stream (OpenRouter, LiteLLM, vLLM)
+		if len(chunk.Choices) == 0 {
+			return false, pe // a provider failing mid-stream (LiteLLM, vLLM)
+		}
+		a.provider = pe // OpenRouter's, with finish_reason "error"
 	}
 	a.addChunk(&chunk)
 	return false, nil
@@ -120,7 +126,7 @@ type assembler struct {
 func (a *assembler) addWhole(w *wireResponse) {
 	a.usage = w.Usage
 	c := &w.Choices[0]
-	a.addMessage(&c.Message)
+	a.addMessage(&c.Message, true)
 	a.finishWith(c)
 	if a.provider == nil {
 		a.provider = providerError(w.Error)
@@ -136,8 +142,8 @@ func (a *assembler) addChunk(w *wireResponse) {
 		if c.Index != 0 {
 			continue // h9 asks for one choice
 		}
-		a.addMessage(&c.Delta)
-		a.addMessage(&c.Message) // a proxy or two send whole messages in chunks
+		a.addMessage(&c.Delta, false)
+		a.addMessage(&c.Message, true) // a proxy or two send whole messages in chunks
 		a.finishWith(c)
 	}
 }
@@ -151,19 +157,28 @@ func (a *assembler) finishWith(c *wireChoice) {
 	}
 }
 
-func (a *assembler) addMessage(m *wireMessage) {
+// addMessage takes a message or a delta; a whole message's calls are
+// each a call of their own, a delta's are pieces to merge.
+func (a *assembler) addMessage(m *wireMessage, whole bool) {
 	a.content.WriteString(string(m.Content))
 	a.refusal.WriteString(m.Refusal)
 	a.reasoning.WriteString(m.ReasoningContent)
 	for i := range m.ToolCalls {
-		a.addCall(i, &m.ToolCalls[i])
+		if whole {
+			a.calls = append(a.calls, ToolCall{Type: toolTypeFunction})
+			a.keys = append(a.keys, -1-i)
+		}
+		a.addCall(i, &m.ToolCalls[i], whole)
 	}
 }
 
-// addCall merges one tool-call piece into the call it belongs to.
-func (a *assembler) addCall(pos int, d *wireToolCall) {
+// addCall merges one tool-call piece into the call it belongs to (into
+// the last call, for a whole message's).
+func (a *assembler) addCall(pos int, d *wireToolCall, whole bool) {
 	i := -1
 	switch {
+	case whole:
+		i = len(a.calls) - 1
 	case d.Index != nil:
 		i = indexOf(a.keys, *d.Index)
 		pos = *d.Index

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -24,29 +25,35 @@ type wireRequest struct {
 //   - an assistant message with neither text nor tool calls (stored by
 //     older versions) is left out;
 //   - reasoning goes back only on messages with tool calls;
-//   - a tool call without a result gets one, so the history stays valid.
+//   - a tool call without a result gets one ("not run"), so the history
+//     stays valid.
 func wireMessages(msgs []Message) []Message {
 	if wireReady(msgs) {
 		return msgs
 	}
 	out := make([]Message, 0, len(msgs))
-	for i, m := range msgs {
+	var open []ToolCall // the last assistant's calls not yet answered
+	for _, m := range msgs {
+		if m.Role != RoleTool {
+			out = append(out, notRun(open)...)
+			open = nil
+		}
 		switch {
 		case m.Role == RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0:
 			continue
 		case m.Role == RoleUser && len(out) > 0 && out[len(out)-1].Role == RoleUser:
 			out[len(out)-1].Content += "\n\n" + m.Content
 			continue
-		}
-		if len(m.ToolCalls) == 0 {
+		case m.Role == RoleTool:
+			open = slices.DeleteFunc(open, func(c ToolCall) bool { return c.ID == m.ToolCallID })
+		case len(m.ToolCalls) > 0:
+			open = slices.Clone(m.ToolCalls)
+		default:
 			m.Reasoning = ""
 		}
 		out = append(out, m)
-		if len(m.ToolCalls) > 0 {
-			out = append(out, missingResults(m.ToolCalls, msgs[i+1:])...)
-		}
 	}
-	return out
+	return append(out, notRun(open)...)
 }
 
 // wireReady reports whether msgs can be sent as they are, without a copy:
@@ -58,35 +65,38 @@ func wireReady(msgs []Message) bool {
 			m.Role == RoleUser && i > 0 && msgs[i-1].Role == RoleUser,
 			m.Reasoning != "" && len(m.ToolCalls) == 0:
 			return false
-		case len(m.ToolCalls) > 0 && len(missingResults(m.ToolCalls, msgs[i+1:])) > 0:
+		case len(m.ToolCalls) > 0 && !allAnswered(m.ToolCalls, msgs[i+1:]):
 			return false
 		}
 	}
 	return true
 }
 
-// missingResults answers, as not run, the calls that the tool messages
-// right after them do not answer.
-func missingResults(calls []ToolCall, after []Message) []Message {
-	var missing []Message
+// notRun answers calls as not run.
+func notRun(calls []ToolCall) []Message {
+	var out []Message
 	for _, c := range calls {
-		if !answered(c.ID, after) {
-			missing = append(missing, toolMessage(c.ID, fail(errNotRun).Output))
-		}
+		out = append(out, toolMessage(c.ID, fail(errNotRun).Output))
 	}
-	return missing
+	return out
 }
 
-func answered(id string, after []Message) bool {
-	for _, m := range after {
-		if m.Role != RoleTool {
+// allAnswered reports whether the tool messages right after calls answer
+// each of them.
+func allAnswered(calls []ToolCall, after []Message) bool {
+	for _, c := range calls {
+		found := false
+		for _, m := range after {
+			if m.Role != RoleTool {
+				break
+			}
+			found = found || m.ToolCallID == c.ID
+		}
+		if !found {
 			return false
 		}
-		if m.ToolCallID == id {
-			return true
-		}
 	}
-	return false
+	return true
 }
 
 // optionalField is a request field h9 can do without. An endpoint that
@@ -99,13 +109,6 @@ const (
 	fieldStreamOptions optionalField = 1 << iota
 	fieldUser
 )
-
-func (f optionalField) name() string {
-	if f == fieldUser {
-		return "user"
-	}
-	return "stream_options"
-}
 
 // rejectionMarkers are how endpoints say "this field is not allowed".
 var rejectionMarkers = []string{

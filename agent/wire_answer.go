@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // wireResponse is a chat completion, or one chunk of a streamed one: the
@@ -64,8 +65,7 @@ func (c *wireContent) UnmarshalJSON(b []byte) error {
 		*c = ""
 		return nil
 	case b[0] == '"':
-		var s string
-		err := json.Unmarshal(b, &s)
+		s, err := jsonString(b)
 		*c = wireContent(s)
 		return err
 	case b[0] == '[':
@@ -98,8 +98,8 @@ func (a *wireArguments) UnmarshalJSON(b []byte) error {
 	case len(b) == 0 || string(b) == "null":
 		*a = ""
 	case b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		s, err := jsonString(b)
+		if err != nil {
 			return err
 		}
 		*a = wireArguments(s)
@@ -107,6 +107,17 @@ func (a *wireArguments) UnmarshalJSON(b []byte) error {
 		*a = wireArguments(b)
 	}
 	return nil
+}
+
+// jsonString decodes a JSON string. Most streamed pieces have no escapes:
+// those are taken as they are, without a second pass of the decoder.
+func jsonString(b []byte) (string, error) {
+	if len(b) >= 2 && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
+		return string(b[1 : len(b)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
 }
 
 // providerError reads an error object sent inside a 200 (OpenRouter's

@@ -28,11 +28,6 @@ func VLLMNeedsToolParser() Reply {
 	return Reply{Status: http.StatusBadRequest, RawBody: `{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}`}
 }
 
-// ContextLengthExceeded is OpenAI's 400 for a prompt over the window.
-func ContextLengthExceeded() Reply {
-	return Reply{Status: http.StatusBadRequest, RawBody: contextLengthBody(8192, 9000)}
-}
-
 // GeminiError is Gemini's OpenAI-compatible error: a JSON array.
 func GeminiError(status int, state, msg string) Reply {
 	return Reply{Status: status, RawBody: geminiBody(status, state, msg)}

@@ -56,6 +56,7 @@ type Server struct {
 	issued     map[string]issuedCall // call id → what must come back with it
 
 	apiKey       string
+	buffered     bool
 	strict       bool
 	parser       ToolParser
 	contextLimit int
@@ -81,6 +82,12 @@ func WithModels(ids ...string) Option { return func(s *Server) { s.models = ids 
 
 // WithoutModelsList makes /v1/models answer 404, as some local servers do.
 func WithoutModelsList() Option { return func(s *Server) { s.models = nil } }
+
+// WithBufferedStreams sends a stream's events in one write instead of one
+// flush each (unless a reply has a ChunkGap), as a proxy that buffers
+// does: benchmarks then measure h9's reading of a stream, not one wake-up
+// per event on both sides of the loopback.
+func WithBufferedStreams() Option { return func(s *Server) { s.buffered = true } }
 
 // WithAPIKey makes the server require key: as a bearer token on /v1, as
 // the api-key header on Azure's deployment routes, either on /openai/v1.
@@ -111,6 +118,7 @@ func New(opts ...Option) *Server {
 	mux.HandleFunc("POST /openai/deployments/{deployment}/chat/completions", s.chat)
 	mux.HandleFunc("GET /v1/models", s.listModels)
 	mux.HandleFunc("GET /openai/v1/models", s.listModels)
+	mux.HandleFunc("GET /openai/models", s.listModels) // Azure, beside its deployments
 	s.srv = httptest.NewServer(mux)
 	return s
 }

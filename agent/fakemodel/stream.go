@@ -19,6 +19,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req request, rep
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
 	events := s.streamEvents(req, reply)
+	s.mu.Lock()
+	buffered := s.buffered && reply.ChunkGap == 0
+	s.mu.Unlock()
 	cut := reply.CutAfter
 	if reply.Drop == DropMidBody {
 		cut = max(1, len(events)/2)
@@ -35,7 +38,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req request, rep
 			return
 		}
 		_, _ = w.Write(append(append([]byte("data: "), data...), '\n', '\n'))
-		if flusher != nil {
+		if flusher != nil && !buffered {
 			flusher.Flush()
 		}
 	}

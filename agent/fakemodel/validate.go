@@ -44,7 +44,7 @@ func checkAuth(r *http.Request, key string) (Reply, bool) {
 	bearer, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	apiKey := r.Header.Get("api-key")
 	path := r.URL.Path
-	deployment := strings.HasPrefix(path, "/openai/deployments/")
+	deployment := strings.HasPrefix(path, "/openai/deployments/") || path == "/openai/models"
 	if deployment && r.URL.Query().Get("api-version") == "" {
 		return Reply{Status: http.StatusNotFound, RawBody: `{"error":{"code":"404","message":"Resource not found"}}`}, true
 	}
