@@ -153,7 +153,7 @@ func TestDoctorNamesTheToolParserFix(t *testing.T) {
 		parser fakemodel.ToolParser
 		want   []string
 	}{
-		{"llama.cpp without --jinja", fakemodel.LlamaCpp, []string{"HTTP 500", "tools param requires --jinja flag", "Fix: start llama-server with --jinja", "hint: start vLLM with --enable-auto-tool-choice"}},
+		{"llama.cpp without --jinja", fakemodel.LlamaCpp, []string{"HTTP 500", "tools param requires --jinja flag", "Fix: start llama-server with --jinja", "hint: restart the server with the fix above"}},
 		{"vLLM without --enable-auto-tool-choice", fakemodel.VLLM, []string{"HTTP 400", "Fix: start vLLM with --enable-auto-tool-choice and the --tool-call-parser"}},
 	}
 	for _, tt := range tests {
