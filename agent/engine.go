@@ -29,7 +29,7 @@ const (
 // Config holds the engine's dependencies and limits.
 type Config struct {
 	Store          Store              // required
-	Model          Model              // required
+	Model          Model              // required; an *OpenAIModel bounds each try with its idle timeout
 	ModelName      string             // required
 	Workspaces     *workspace.Manager // required
 	SkillsDir      string             // optional global skills ($H9_SKILLS_DIR)

@@ -23,7 +23,7 @@ const maxAnswerBytes = 16 << 20
 func (m *OpenAIModel) Complete(ctx context.Context, req ModelRequest) (Answer, error) {
 	msgs := wireMessages(req.Messages)
 	for {
-		sent := m.fields()
+		sent := m.fields(req)
 		ans, err := m.send(ctx, m.body(req, msgs, sent))
 		var ee *EndpointError
 		if err == nil || !errors.As(err, &ee) || (ee.Status != http.StatusBadRequest && ee.Status != http.StatusUnprocessableEntity) {
@@ -38,8 +38,11 @@ func (m *OpenAIModel) Complete(ctx context.Context, req ModelRequest) (Answer, e
 }
 
 // fields are the optional fields this request carries.
-func (m *OpenAIModel) fields() optionalField {
-	f := fieldUser
+func (m *OpenAIModel) fields(req ModelRequest) optionalField {
+	var f optionalField
+	if req.User != "" {
+		f |= fieldUser
+	}
 	if m.stream {
 		f |= fieldStreamOptions
 	}

@@ -53,8 +53,8 @@ func TestBinaryServesAgainstFakes(t *testing.T) {
 	}
 	if reqs := model.Requests(); len(reqs) == 0 {
 		t.Error("the fake model got no request")
-	} else if reqs[0].Model != "gpt-e2e" {
-		t.Errorf("model = %q, want H9_MODEL's gpt-e2e", reqs[0].Model)
+	} else if r := reqs[0]; r.Model != "gpt-e2e" || !r.Stream || r.StreamOptions == nil || !r.StreamOptions.IncludeUsage {
+		t.Errorf("model %q, stream %v (%+v): want H9_MODEL's gpt-e2e, streamed with usage by default", r.Model, r.Stream, r.StreamOptions)
 	}
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
