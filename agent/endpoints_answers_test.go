@@ -212,3 +212,17 @@ func workspaceDir(t *testing.T, e *endpointEnv, session string) string {
 	}
 	return p
 }
+
+// LiteLLM in front of Mistral sends reasoning_content, then Mistral
+// refuses it in the history (422 extra_forbidden): h9 sends the history
+// again without it.
+func TestReasoningRefusedByAStrictEndpointIsLeftOut(t *testing.T) {
+	e := newEndpointEnv(t, envSetup{stream: true, fake: []fakemodel.Option{fakemodel.WithStrictFields()}})
+	call := fakemodel.ToolCall("bash", `{"command":"echo hi"}`)
+	call.Reasoning = "I should run the command first."
+	e.srv.Enqueue(call, fakemodel.Text("done"))
+	if res := e.mustRun("s", "say hi"); res.Text != "done" {
+		t.Errorf("text = %q", res.Text)
+	}
+	e.stillUsable("s")
+}

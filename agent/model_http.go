@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -46,10 +47,16 @@ func (m *OpenAIModel) fields(req ModelRequest) optionalField {
 	if m.stream {
 		f |= fieldStreamOptions
 	}
+	if slices.ContainsFunc(req.Messages, func(m Message) bool { return m.Reasoning != "" }) {
+		f |= fieldReasoning
+	}
 	return f &^ optionalField(m.dropped.Load())
 }
 
 func (m *OpenAIModel) body(req ModelRequest, msgs []Message, fields optionalField) wireRequest {
+	if optionalField(m.dropped.Load())&fieldReasoning != 0 {
+		msgs = withoutReasoning(msgs)
+	}
 	w := wireRequest{Model: req.Model, Messages: msgs, Tools: req.Tools, Stream: m.stream}
 	if fields&fieldUser != 0 {
 		w.User = req.User
@@ -148,7 +155,7 @@ func decodeCompletion(raw []byte) (Answer, error) {
 		if pe := providerError(w.Error); pe != nil {
 			return Answer{}, pe
 		}
-		return Answer{}, &emptyAnswerError{finish: "no choices"}
+		return Answer{}, &emptyAnswerError{} // "choices": []
 	}
 	var a assembler
 	a.addWhole(&w)

@@ -27,24 +27,31 @@ func readStream(r io.Reader) (Answer, error) {
 	for {
 		var err error
 		line, err = readLine(br, line[:0])
-		if len(line) > 0 || err == nil {
-			if ended, derr := a.line(line, &data); derr != nil || ended {
-				return a.answer(), derr
-			}
-		}
-		if err == io.EOF {
-			if _, derr := a.line(nil, &data); derr != nil { // the last event may lack its blank line
-				return Answer{}, derr
-			}
-			if a.finish == "" {
-				return Answer{}, &droppedError{err: fmt.Errorf("the stream ended before the answer did: %w", io.ErrUnexpectedEOF)}
-			}
-			return a.answer(), nil
-		}
-		if err != nil {
+		if err != nil && err != io.EOF {
 			return Answer{}, &droppedError{err: err}
 		}
+		if ended, derr := a.line(line, &data); derr != nil || ended {
+			return a.answer(), derr
+		}
+		if err == io.EOF {
+			return a.end(&data)
+		}
 	}
+}
+
+// end finishes a stream at EOF: the last event may lack its blank line,
+// but one that does not decode, or no finish reason at all, means the
+// stream was cut.
+func (a *assembler) end(data *[]byte) (Answer, error) {
+	_, err := a.line(nil, data)
+	var ee *EndpointError
+	switch {
+	case errors.As(err, &ee):
+		return Answer{}, err
+	case err != nil || a.finish == "":
+		return Answer{}, &droppedError{err: fmt.Errorf("the stream ended before the answer did: %w", io.ErrUnexpectedEOF)}
+	}
+	return a.answer(), nil
 }
 
 // readLine reads one line without its line ending into buf.

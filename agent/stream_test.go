@@ -69,6 +69,7 @@ func TestReadStreamFailures(t *testing.T) {
 		want         failure
 	}{
 		{"cut before the finish", `data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}` + "\n\n", failDropped},
+		{"cut inside an event", `data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}` + "\n\n" + `data: {"choices":[{"ind`, failDropped},
 		{"error event (vLLM)", `data: {"object":"error","message":"engine died","type":"InternalServerError","code":500}` + "\n\n", failServer},
 		{"error event (LiteLLM)", `data: {"error":{"message":"rate limited upstream","code":429}}` + "\n\n", failRateLimit},
 		{"not JSON", "data: {oops\n\n", failOther},

@@ -72,6 +72,19 @@ func wireReady(msgs []Message) bool {
 	return true
 }
 
+// withoutReasoning is msgs without reasoning, for an endpoint that
+// refuses it.
+func withoutReasoning(msgs []Message) []Message {
+	if !slices.ContainsFunc(msgs, func(m Message) bool { return m.Reasoning != "" }) {
+		return msgs
+	}
+	out := slices.Clone(msgs)
+	for i := range out {
+		out[i].Reasoning = ""
+	}
+	return out
+}
+
 // notRun answers calls as not run.
 func notRun(calls []ToolCall) []Message {
 	var out []Message
@@ -100,14 +113,16 @@ func allAnswered(calls []ToolCall, after []Message) bool {
 }
 
 // optionalField is a request field h9 can do without. An endpoint that
-// rejects one by name (Mistral refuses stream_options and unknown fields,
-// older Azure api-versions stream_options) gets the request again without
-// it, and never again for the life of the process.
+// rejects one by name (Mistral refuses stream_options, user and, behind
+// LiteLLM, the reasoning_content LiteLLM itself sent; older Azure
+// api-versions refuse stream_options) gets the request again without it,
+// and never again for the life of the process.
 type optionalField int
 
 const (
 	fieldStreamOptions optionalField = 1 << iota
 	fieldUser
+	fieldReasoning
 )
 
 // rejectionMarkers are how endpoints say "this field is not allowed".
@@ -130,6 +145,8 @@ func rejectedField(msg string) (optionalField, bool) {
 	switch {
 	case strings.Contains(low, "stream_options"):
 		return fieldStreamOptions, true
+	case strings.Contains(low, "reasoning_content"):
+		return fieldReasoning, true
 	case namesUser(low):
 		return fieldUser, true
 	}

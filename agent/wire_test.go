@@ -95,6 +95,7 @@ func TestRejectedField(t *testing.T) {
 		{`{"detail":[{"type":"extra_forbidden","loc":["body","user"],"msg":"Extra inputs are not permitted"}]}`, fieldUser, true},
 		{"Unrecognized request argument supplied: stream_options", fieldStreamOptions, true},
 		{"Unrecognized request argument supplied: user", fieldUser, true},
+		{`{"detail":[{"type":"extra_forbidden","loc":["body","messages",2,"assistant","reasoning_content"],"msg":"Extra inputs are not permitted"}]}`, fieldReasoning, true},
 		{`{"detail":[{"type":"extra_forbidden","loc":["body","messages",0,"user","name"],"msg":"Extra inputs are not permitted"}]}`, 0, false},
 		{"Invalid value for 'content': expected a string, got null.", 0, false},
 		{"the user message is too long", 0, false},

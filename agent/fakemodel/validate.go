@@ -24,7 +24,7 @@ func (s *Server) check(r *http.Request, body []byte, req *request) (Reply, bool)
 			return f, true
 		}
 	}
-	if f, bad := s.checkHistory(req.msgs); bad {
+	if f, bad := s.checkHistory(req.msgs, !strict); bad {
 		return f, true
 	}
 	if parser != 0 && len(req.Tools) > 0 {
@@ -90,8 +90,9 @@ func strictFields(body []byte, req *request) (Reply, bool) {
 // except beside tool calls; every call is answered by the tool messages
 // right after it, and nothing else is), call ids unique within a message,
 // and what the server asked to get back: Gemini's thought signatures and
-// DeepSeek's reasoning_content on the calls it made.
-func (s *Server) checkHistory(msgs []inMessage) (Reply, bool) {
+// DeepSeek's reasoning_content on the calls it made (unless strict: no
+// server both wants reasoning_content back and refuses it).
+func (s *Server) checkHistory(msgs []inMessage, wantReasoning bool) (Reply, bool) {
 	var open map[string]bool
 	for i, m := range msgs {
 		if m.Role != "tool" && len(open) > 0 {
@@ -111,7 +112,7 @@ func (s *Server) checkHistory(msgs []inMessage) (Reply, bool) {
 					return invalid(fmt.Sprintf("Duplicate or empty tool_call id %q in messages[%d].tool_calls.", c.ID, i), fmt.Sprintf("messages.[%d].tool_calls", i))
 				}
 				open[c.ID] = true
-				if f, bad := s.checkIssued(i, m, c); bad {
+				if f, bad := s.checkIssued(i, m, c, wantReasoning); bad {
 					return f, true
 				}
 			}
@@ -130,7 +131,7 @@ func (s *Server) checkHistory(msgs []inMessage) (Reply, bool) {
 
 // checkIssued: a call this server made with a signature or reasoning must
 // come back with it.
-func (s *Server) checkIssued(i int, m inMessage, c inCall) (Reply, bool) {
+func (s *Server) checkIssued(i int, m inMessage, c inCall, wantReasoning bool) (Reply, bool) {
 	s.mu.Lock()
 	want, found := s.issued[c.ID]
 	s.mu.Unlock()
@@ -141,7 +142,7 @@ func (s *Server) checkIssued(i int, m inMessage, c inCall) (Reply, bool) {
 		msg := fmt.Sprintf("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:%s` , position %d. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", c.Function.Name, i+1)
 		return GeminiError(http.StatusBadRequest, "INVALID_ARGUMENT", msg), true
 	}
-	if want.reasoning != "" && (m.ReasoningContent == nil || *m.ReasoningContent != want.reasoning) {
+	if wantReasoning && want.reasoning != "" && (m.ReasoningContent == nil || *m.ReasoningContent != want.reasoning) {
 		return invalid("The reasoning_content in the thinking mode must be passed back to the API.", "")
 	}
 	return Reply{}, false
