@@ -39,23 +39,9 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	warnIfUnsandboxed(log, cfg, ws)
 
-	model, err := newModel(cfg, cfg.ModelTimeout)
+	engine, err := newEngine(cfg, st, ws, log)
 	if err != nil {
 		return err
-	}
-	engine, err := agent.New(agent.Config{
-		Store:         st,
-		Model:         model,
-		ModelName:     cfg.Model,
-		Workspaces:    ws,
-		SkillsDir:     cfg.SkillsDir,
-		MaxSteps:      cfg.MaxSteps,
-		ContextWindow: cfg.ContextWindow,
-		MaxRetries:    cfg.ModelRetries,
-		Logger:        log.With("component", "agent"),
-	})
-	if err != nil {
-		return fmt.Errorf("agent: %w", err)
 	}
 	b, err := bot.New(bot.Config{
 		BotToken:          cfg.SlackBotToken,
@@ -83,6 +69,29 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	log.Info("h9 stopped")
 	return nil
+}
+
+// newEngine builds the agent on the configured model endpoint and the store.
+func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logger) (*agent.Engine, error) {
+	model, err := newModel(cfg, cfg.ModelTimeout)
+	if err != nil {
+		return nil, err
+	}
+	engine, err := agent.New(agent.Config{
+		Store:         st,
+		Model:         model,
+		ModelName:     cfg.Model,
+		Workspaces:    ws,
+		SkillsDir:     cfg.SkillsDir,
+		MaxSteps:      cfg.MaxSteps,
+		ContextWindow: cfg.ContextWindow,
+		MaxRetries:    cfg.ModelRetries,
+		Logger:        log.With("component", "agent"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	return engine, nil
 }
 
 // newModel is the model endpoint as configured; idle bounds each wait for it.
