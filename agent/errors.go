@@ -5,7 +5,8 @@ import "errors"
 // Sentinel errors. Run wraps them with the session and cause in a
 // *RunError, which also carries the words for users; match with errors.Is.
 var (
-	// ErrInvalidConfig: New was given a Config missing a required field.
+	// ErrInvalidConfig: New was given a Config missing a required field,
+	// or NewOpenAIModel a base URL it cannot use.
 	ErrInvalidConfig = errors.New("invalid agent config")
 	// ErrBusy: Run was called for a session that is already running.
 	ErrBusy = errors.New("session is already running")

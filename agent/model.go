@@ -72,11 +72,12 @@ type OpenAIModel struct {
 	dropped atomic.Int32
 }
 
-// NewOpenAIModel checks cfg and builds the model.
+// NewOpenAIModel checks cfg and builds the model; a base URL it cannot
+// use is an ErrInvalidConfig.
 func NewOpenAIModel(cfg ModelConfig) (*OpenAIModel, error) {
 	ep, err := parseEndpoint(cfg.BaseURL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: base URL %v", ErrInvalidConfig, err)
 	}
 	m := &OpenAIModel{ep: ep, key: cfg.APIKey, stream: cfg.Stream, idle: cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout), client: cfg.HTTPClient}
 	if m.client == nil {
