@@ -145,11 +145,16 @@ func (c compactor) summarise(ctx context.Context, old []Message) (string, Usage,
 			userMessage(transcript(old, c.window*transcriptCharsPerToken)),
 		},
 	}
-	ans, err := c.model.Complete(ctx, req) // checked: an empty summary is an error
+	ans, err := c.model.Complete(ctx, req)
 	if err != nil {
 		return "", Usage{}, err
 	}
-	return strings.TrimSpace(ans.Message.Content), usageOrEstimate(ans.Usage, req, ans.Message), nil
+	used := usageOrEstimate(ans.Usage, req, ans.Message)
+	text := strings.TrimSpace(ans.Message.Content)
+	if text == "" { // only tool calls, though none were offered: no summary
+		return "", used, ErrEmptyReply
+	}
+	return text, used, nil
 }
 
 // transcript renders messages as plain text for the summariser. Each

@@ -20,49 +20,91 @@ type request struct {
 // type decodes each message up to three times (its UnmarshalJSON re-parses
 // the bytes the outer decoder already scanned), and tool parameters would
 // become maps. That cost is the fake's, in the benchmarks' process; a real
-// endpoint parses elsewhere.
+// endpoint parses elsewhere. A request whose content is an array of parts
+// takes a second, slower pass.
 func decodeRequest(body []byte) (request, error) {
-	var w wireRequest
-	if err := json.Unmarshal(body, &w); err != nil {
-		return request{}, err
+	var w wireRequest[*string]
+	msgs, err := decodeWith(body, &w, func(c *string) (string, bool) {
+		if c == nil {
+			return "", true
+		}
+		return *c, false
+	})
+	if err != nil {
+		var slow wireRequest[json.RawMessage]
+		if msgs, err = decodeWith(body, &slow, rawText); err != nil {
+			return request{}, err
+		}
+		w.ChatCompletionRequest, w.Tools = slow.ChatCompletionRequest, slow.Tools
 	}
-	req := request{ChatCompletionRequest: w.ChatCompletionRequest, msgs: w.Messages}
-	req.Messages = make([]openai.ChatCompletionMessage, len(w.Messages))
-	for i, m := range w.Messages {
+	req := request{ChatCompletionRequest: w.ChatCompletionRequest, msgs: msgs}
+	req.Messages = make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
 		req.Messages[i] = m.openai()
 	}
-	req.Tools = nil
-	if w.Tools != nil {
-		req.Tools = make([]openai.Tool, len(w.Tools))
-		for i, t := range w.Tools {
-			req.Tools[i] = openai.Tool{Type: t.Type}
-			if f := t.Function; f != nil {
-				def := openai.FunctionDefinition{Name: f.Name, Description: f.Description, Strict: f.Strict}
-				if f.Parameters != nil {
-					def.Parameters = f.Parameters
-				}
-				req.Tools[i].Function = &def
-			}
-		}
-	}
+	req.Tools = tools(w.Tools)
 	return req, nil
 }
 
-// wireRequest shadows the two slow fields of the embedded request.
-type wireRequest struct {
-	openai.ChatCompletionRequest
-	Messages []inMessage `json:"messages"`
-	Tools    []wireTool  `json:"tools,omitempty"`
+// decodeWith decodes body into w and turns its messages into inMessages,
+// reading each content with text (which also reports null).
+func decodeWith[C any](body []byte, w *wireRequest[C], text func(C) (string, bool)) ([]inMessage, error) {
+	if err := json.Unmarshal(body, w); err != nil {
+		return nil, err
+	}
+	msgs := make([]inMessage, len(w.Messages))
+	for i, m := range w.Messages {
+		content, null := text(m.Content)
+		msgs[i] = inMessage{Role: m.Role, content: content, null: null, Name: m.Name,
+			ReasoningContent: m.ReasoningContent, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
+	}
+	return msgs, nil
 }
 
-// inMessage is a request message as sent, content still raw.
+func tools(in []wireTool) []openai.Tool {
+	if in == nil {
+		return nil
+	}
+	out := make([]openai.Tool, len(in))
+	for i, t := range in {
+		out[i] = openai.Tool{Type: t.Type}
+		if f := t.Function; f != nil {
+			def := openai.FunctionDefinition{Name: f.Name, Description: f.Description, Strict: f.Strict}
+			if f.Parameters != nil {
+				def.Parameters = f.Parameters
+			}
+			out[i].Function = &def
+		}
+	}
+	return out
+}
+
+// wireRequest shadows the two slow fields of the embedded request; C is
+// how a message's content is decoded.
+type wireRequest[C any] struct {
+	openai.ChatCompletionRequest
+	Messages []wireMessage[C] `json:"messages"`
+	Tools    []wireTool       `json:"tools,omitempty"`
+}
+
+type wireMessage[C any] struct {
+	Role             string   `json:"role"`
+	Content          C        `json:"content"`
+	Name             string   `json:"name,omitempty"`
+	ReasoningContent *string  `json:"reasoning_content,omitempty"`
+	ToolCalls        []inCall `json:"tool_calls,omitempty"`
+	ToolCallID       string   `json:"tool_call_id,omitempty"`
+}
+
+// inMessage is a request message as sent.
 type inMessage struct {
-	Role             string          `json:"role"`
-	Content          json.RawMessage `json:"content"`
-	Name             string          `json:"name,omitempty"`
-	ReasoningContent *string         `json:"reasoning_content,omitempty"`
-	ToolCalls        []inCall        `json:"tool_calls,omitempty"`
-	ToolCallID       string          `json:"tool_call_id,omitempty"`
+	Role             string
+	content          string
+	null             bool // content missing or null
+	Name             string
+	ReasoningContent *string
+	ToolCalls        []inCall
+	ToolCallID       string
 }
 
 type inCall struct {
@@ -74,31 +116,32 @@ type inCall struct {
 
 // nullContent: content missing or null, which endpoints accept only on an
 // assistant message with tool calls.
-func (m inMessage) nullContent() bool {
-	c := bytes.TrimSpace(m.Content)
-	return len(c) == 0 || string(c) == "null"
-}
+func (m inMessage) nullContent() bool { return m.null }
 
-// text is the content as text: a string, or an array's text parts.
-func (m inMessage) text() string {
+// rawText is content as text: a string, or an array's text parts.
+func rawText(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", true
+	}
 	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		return s
+	if json.Unmarshal(raw, &s) == nil {
+		return s, false
 	}
 	var parts []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	_ = json.Unmarshal(m.Content, &parts)
+	_ = json.Unmarshal(raw, &parts)
 	var b strings.Builder
 	for _, p := range parts {
 		b.WriteString(p.Text)
 	}
-	return b.String()
+	return b.String(), false
 }
 
 func (m inMessage) openai() openai.ChatCompletionMessage {
-	out := openai.ChatCompletionMessage{Role: m.Role, Content: m.text(), Name: m.Name, ToolCallID: m.ToolCallID}
+	out := openai.ChatCompletionMessage{Role: m.Role, Content: m.content, Name: m.Name, ToolCallID: m.ToolCallID}
 	if m.ReasoningContent != nil {
 		out.ReasoningContent = *m.ReasoningContent
 	}
