@@ -161,3 +161,17 @@ func TestCompactionCountsWhatCameSinceTheLastPrompt(t *testing.T) {
 		t.Errorf("request 6 is not the summariser: %.60q", reqs[5].Messages[0].Content)
 	}
 }
+
+// A summariser that answers with a tool call (none was offered) wrote no
+// summary: compaction fails and the history stays whole.
+func TestSummaryOfOnlyToolCallsIsNoSummary(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.ContextWindow = 1000 })
+	scriptUntilCompaction(h, fakemodel.ToolCall("bash", `{"command":"ls"}`))
+	_, rec := h.mustRun("s", "build the server")
+	if len(rec.of(EventCompacted)) != 0 || len(rec.of(EventCompactFailed)) != 1 {
+		t.Errorf("events %v, want a failed compaction", rec.kinds())
+	}
+	if got := h.lastRequest().Messages[1].Content; got != "build the server" {
+		t.Errorf("history starts with %q, want the untouched prompt", got)
+	}
+}
