@@ -133,7 +133,7 @@ func TestStreamCutMidwayDoesNotDuplicateCalls(t *testing.T) {
 	e := newEndpointEnv(t, envSetup{stream: true})
 	call := fakemodel.ToolCall("bash", `{"command":"echo ran >> log.txt"}`)
 	cut := call
-	cut.CutAfter = 4 // role, call head, first argument pieces
+	cut.CutAfter = 1 // the call's head (id, name) arrives, its arguments do not
 	e.srv.Enqueue(cut, call, fakemodel.Text("done"))
 	e.mustRun("s", "log once")
 	data, err := os.ReadFile(filepath.Join(workspaceDir(t, e, "s"), "log.txt"))

@@ -12,10 +12,11 @@ import (
 // benchmarks, whose models write long todo lists, measure the bot).
 const streamPiece = 64
 
-// stream answers with server-sent events as OpenAI does: a comment line
-// (OpenRouter's keep-alive), a role chunk, text pieces, tool calls in
-// pieces keyed by index (interleaved when there are several), the finish
-// chunk, the usage chunk when stream_options.include_usage asks, [DONE].
+// stream answers with server-sent events as OpenAI frames them: text
+// pieces (the first with the role), tool calls in pieces keyed by index
+// (interleaved when there are several), the finish chunk, the usage chunk
+// when stream_options.include_usage asks, [DONE]; each event is flushed on
+// its own. A comment line (OpenRouter's keep-alive) comes first.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, req request, reply Reply) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -29,7 +30,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req request, rep
 	if reply.Drop == DropMidBody {
 		cut = max(1, len(events)/2)
 	}
-	_, _ = w.Write([]byte(": OPENROUTER PROCESSING\n\n"))
+	_, _ = w.Write([]byte(": OPENROUTER PROCESSING\n\n")) // sent with the first event
 	for i, data := range events {
 		if cut > 0 && i == cut {
 			if flusher != nil {
@@ -54,9 +55,12 @@ func (s *Server) streamEvents(req request, reply Reply) [][]byte {
 	if !reply.EmptyChoices {
 		rd := s.render(reply)
 		finish = rd.finish
-		deltas = append(deltas, outMessage{Role: "assistant"})
 		deltas = append(deltas, textDeltas(reply)...)
 		deltas = append(deltas, callDeltas(rd.calls)...)
+		if len(deltas) == 0 {
+			deltas = []outMessage{{}}
+		}
+		deltas[0].Role = "assistant"
 	}
 	var out [][]byte
 	chunk := func(c outResponse) { out = append(out, mustJSON(c)) }
