@@ -40,7 +40,9 @@ func newBenchEnv(tb testing.TB, dir string, latency time.Duration, handler fakem
 	}
 	e := &benchEnv{
 		slack: fakeslack.New(fakeslack.Options{EchoBotMessages: true}),
-		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithLatency(latency), fakemodel.WithHandler(handler)),
+		// Buffered streams: the fake's own per-event writes would take the two
+		// cores from the bot being measured (BENCHMARKS.md, issue 13).
+		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithBufferedStreams(), fakemodel.WithLatency(latency), fakemodel.WithHandler(handler)),
 	}
 	tb.Cleanup(func() { e.slack.Close(); e.model.Close() })
 	e.startBot(tb, dir, cfgFn)
