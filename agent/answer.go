@@ -92,7 +92,26 @@ func (a *Answer) refused() bool {
 	return a.Refusal != "" && len(a.Message.ToolCalls) == 0 && a.Message.Content == a.Refusal
 }
 
-// cut reports whether a final answer stopped at the output limit.
+// cut reports whether a final answer was stopped before its end: at the
+// output limit, or by a content filter.
 func (a *Answer) cut() bool {
-	return a.FinishReason == finishLength && len(a.Message.ToolCalls) == 0
+	return (a.FinishReason == finishLength || a.FinishReason == finishContentFilter) && len(a.Message.ToolCalls) == 0
+}
+
+// cutError: the run's final answer was stopped before its end; it is
+// stored, and is the run's Result.Text.
+type cutError struct{ finish string }
+
+func (e *cutError) Error() string {
+	return fmt.Sprintf("%v (finish_reason %s)", ErrAnswerCut, e.finish)
+}
+func (e *cutError) Unwrap() error { return ErrAnswerCut }
+
+// text is what the user reads.
+func (e *cutError) text() string {
+	why := "at its output limit (finish_reason: length)"
+	if e.finish == finishContentFilter {
+		why = "by the endpoint's content filter (finish_reason: content_filter)"
+	}
+	return "The model's answer was cut off " + why + ", so it is incomplete. Reply to let it continue."
 }

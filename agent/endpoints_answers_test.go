@@ -89,18 +89,24 @@ func TestRefusalIsTheAnswer(t *testing.T) {
 	})
 }
 
-// A final answer cut by finish_reason "length" is said to be cut, not
-// passed off as done. Before: a plain Done with half an answer.
+// A final answer cut by finish_reason "length" (or a content filter) is
+// said to be cut, not passed off as done. Before: a plain Done with half
+// an answer.
 func TestCutAnswerIsSaidToBeCut(t *testing.T) {
 	bothModes(t, func(t *testing.T, stream bool) {
 		e := newEndpointEnv(t, envSetup{stream: stream})
-		e.srv.Enqueue(fakemodel.Cut("The report, part one: the server starts, then"))
+		filtered := fakemodel.Cut("The second part")
+		filtered.FinishReason = "content_filter"
+		e.srv.Enqueue(fakemodel.Cut("The report, part one: the server starts, then"), filtered)
 		res, evs, err := e.run("s", "write the report")
 		if !errors.Is(err, agent.ErrAnswerCut) {
 			t.Fatalf("err = %v, want ErrAnswerCut", err)
 		}
-		if text := lastError(t, evs); !strings.Contains(text, "cut off") || !strings.Contains(text, "finish_reason: length") {
+		if text := lastError(t, evs); !strings.Contains(text, "cut off at its output limit") || !strings.Contains(text, "finish_reason: length") {
 			t.Errorf("error text = %q", text)
+		}
+		if _, evs, _ := e.run("s", "go on"); !strings.Contains(lastError(t, evs), "content filter") {
+			t.Errorf("filtered answer not said to be cut: %q", lastError(t, evs))
 		}
 		if res.Text != "The report, part one: the server starts, then" {
 			t.Errorf("result text = %q, want the partial answer", res.Text)

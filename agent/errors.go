@@ -20,10 +20,10 @@ var (
 	// ErrEmptyReply: the endpoint answered with neither text nor tool
 	// calls, twice; the answer was not stored.
 	ErrEmptyReply = errors.New("model returned an empty answer")
-	// ErrAnswerCut: the final answer stopped at the model's output limit
-	// (finish_reason "length"). It is stored and is the run's Result.Text,
-	// but incomplete.
-	ErrAnswerCut = errors.New("answer cut off at the output limit")
+	// ErrAnswerCut: the final answer was stopped before its end, at the
+	// model's output limit (finish_reason "length") or by a content filter.
+	// It is stored and is the run's Result.Text, but incomplete.
+	ErrAnswerCut = errors.New("answer cut off")
 	// ErrStore: reading or writing the session store failed (the store's
 	// own sentinel, from agent/store, is wrapped too).
 	ErrStore = errors.New("session store failed")

@@ -212,13 +212,14 @@ func (r *run) end(text string, err error) error {
 
 // failureText is what the user reads about a failed run.
 func failureText(err error, maxSteps int) string {
+	var cut *cutError
 	switch {
 	case errors.Is(err, ErrCancelled):
 		return "Cancelled."
 	case errors.Is(err, ErrStepLimit):
 		return fmt.Sprintf("Stopped after %d steps without a final answer (the step limit). Reply to let it continue.", maxSteps)
-	case errors.Is(err, ErrAnswerCut):
-		return "The model's answer was cut off at its output limit (finish_reason: length), so it is incomplete. Reply to let it continue."
+	case errors.As(err, &cut):
+		return cut.text()
 	case errors.Is(err, ErrModel):
 		return DescribeModelError(err)
 	case errors.Is(err, ErrWorkspace):

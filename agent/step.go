@@ -45,14 +45,14 @@ func (r *run) count(u Usage) {
 }
 
 // finalText is what a run that ends with ans says: the text, marked when
-// it is a refusal; a text cut at the output limit is an ErrAnswerCut too.
+// it is a refusal; a text cut before its end is an ErrAnswerCut too.
 func finalText(ans Answer) (string, error) {
 	text := ans.Message.Content
 	switch {
 	case ans.refused():
 		return "The model refused: " + text, nil
 	case ans.cut():
-		return text, ErrAnswerCut
+		return text, &cutError{finish: ans.FinishReason}
 	}
 	return text, nil
 }

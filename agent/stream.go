@@ -141,8 +141,11 @@ func (a *assembler) addWhole(w *wireResponse) {
 }
 
 func (a *assembler) addChunk(w *wireResponse) {
-	if w.Usage != nil {
+	switch {
+	case w.Usage != nil:
 		a.usage = w.Usage
+	case w.XGroq != nil && w.XGroq.Usage != nil:
+		a.usage = w.XGroq.Usage
 	}
 	for i := range w.Choices {
 		c := &w.Choices[i]

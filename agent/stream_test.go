@@ -45,6 +45,9 @@ func TestReadStream(t *testing.T) {
 			`data: {"choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hmm"}]}]}}]}` + "\n\n" +
 				"data: {\"choices\":[{\"index\":0,\ndata: \"delta\":{\"content\":[{\"type\":\"text\",\"text\":\"42\"}]},\"finish_reason\":\"stop\"}]}\n\n",
 			Answer{Message: Message{Role: RoleAssistant, Content: "42"}, FinishReason: "stop"}},
+		{"Groq's usage in x_groq",
+			`data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}],"x_groq":{"usage":{"prompt_tokens":7,"completion_tokens":1,"total_tokens":8}}}` + "\n\ndata: [DONE]\n\n",
+			Answer{Message: Message{Role: RoleAssistant, Content: "hi"}, FinishReason: "stop", Usage: Usage{PromptTokens: 7, CompletionTokens: 1, TotalTokens: 8}}},
 		{"refusal and reasoning",
 			`data: {"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}` + "\n\n" +
 				`data: {"choices":[{"index":0,"delta":{"refusal":"I can't"},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]",

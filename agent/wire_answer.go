@@ -15,6 +15,10 @@ type wireResponse struct {
 	Object  string       `json:"object"` // "error": vLLM's and Mistral's error shape
 	Choices []wireChoice `json:"choices"`
 	Usage   *wireUsage   `json:"usage"`
+	// XGroq carries Groq's usage in a stream's last chunk.
+	XGroq *struct {
+		Usage *wireUsage `json:"usage"`
+	} `json:"x_groq"`
 	// Error is set by OpenRouter (and proxies) when the provider failed
 	// after the 200: in the body, or in one event of a stream.
 	Error json.RawMessage `json:"error"`
