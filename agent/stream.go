@@ -100,8 +100,13 @@ func (a *assembler) event(data []byte) (ended bool, err error) {
 		}
 		return true, nil
 	}
-	var chunk wireResponse
-	if err := json.Unmarshal(data, &chunk); err != nil {
+	// The decoder fills the last chunk's choices again rather than new ones;
+	// they are zeroed first, since it sets only the fields a chunk has.
+	chunk := &a.scratch
+	choices := chunk.Choices[:cap(chunk.Choices)]
+	clear(choices)
+	*chunk = wireResponse{Choices: choices[:0]}
+	if err := json.Unmarshal(data, chunk); err != nil {
 		return false, fmt.Errorf("decoding a streamed chunk: %w", err)
 	}
 	if chunk.Object == "error" {
@@ -113,7 +118,7 @@ func (a *assembler) event(data []byte) (ended bool, err error) {
 		}
 		a.provider = pe // OpenRouter's, with finish_reason "error"
 	}
-	a.addChunk(&chunk)
+	a.addChunk(chunk)
 	return false, nil
 }
 
@@ -127,6 +132,7 @@ type assembler struct {
 	finish                      string
 	usage                       *wireUsage
 	provider                    *EndpointError
+	scratch                     wireResponse // decoded into, chunk after chunk
 }
 
 // addWhole takes a completion's first choice.
