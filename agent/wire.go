@@ -21,7 +21,9 @@ type wireRequest struct {
 // wireMessages is the history as an endpoint accepts it. Stored messages
 // are never changed; when something would be rejected, a copy is:
 //   - consecutive user messages (a failed run's prompt, then the next one)
-//     become one, since strict chat templates demand alternating roles;
+//     become one, since strict chat templates demand alternating roles; a
+//     repeat of the one before (Retry re-sends a failed run's request) is
+//     sent once;
 //   - an assistant message with neither text nor tool calls (stored by
 //     older versions) is left out;
 //   - reasoning goes back only on messages with tool calls;
@@ -33,6 +35,7 @@ func wireMessages(msgs []Message) []Message {
 	}
 	out := make([]Message, 0, len(msgs))
 	var open []ToolCall // the last assistant's calls not yet answered
+	var lastUser string // the content of the last user message taken
 	for _, m := range msgs {
 		if m.Role != RoleTool {
 			out = append(out, notRun(open)...)
@@ -42,8 +45,13 @@ func wireMessages(msgs []Message) []Message {
 		case m.Role == RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0:
 			continue
 		case m.Role == RoleUser && len(out) > 0 && out[len(out)-1].Role == RoleUser:
-			out[len(out)-1].Content += "\n\n" + m.Content
+			if m.Content != lastUser {
+				out[len(out)-1].Content += "\n\n" + m.Content
+				lastUser = m.Content
+			}
 			continue
+		case m.Role == RoleUser:
+			lastUser = m.Content
 		case m.Role == RoleTool:
 			open = slices.DeleteFunc(open, func(c ToolCall) bool { return c.ID == m.ToolCallID })
 		case len(m.ToolCalls) > 0:

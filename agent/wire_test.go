@@ -64,6 +64,19 @@ func TestWireMessagesAnswersUnansweredCalls(t *testing.T) {
 	}
 }
 
+// A failed run's prompt that the next run repeats (Retry re-sends the
+// failed request) goes once; a different one is joined to it.
+func TestWireMessagesSendsARepeatedPromptOnce(t *testing.T) {
+	msgs := []Message{
+		userMessage("the task"), {Role: RoleAssistant}, userMessage("the task"), // an old empty answer between
+		userMessage("more"), userMessage("more"),
+	}
+	want := []Message{userMessage("the task\n\nmore")}
+	if diff := cmp.Diff(want, wireMessages(msgs)); diff != "" {
+		t.Errorf("sent history (-want +got):\n%s", diff)
+	}
+}
+
 // Content is left out only beside tool calls; everywhere else it is sent,
 // even empty, since endpoints refuse a null.
 func TestMessageJSON(t *testing.T) {
