@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"bytes"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -10,6 +8,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v2"
+
+	"github.com/h9-app/h9/workspace"
 )
 
 // A skill is a folder holding SKILL.md: YAML front matter with name and
@@ -35,7 +35,8 @@ type frontMatter struct {
 
 // loadSkills reads the skills of the global directory (may be "") and of the
 // workspace. Both are read through os.Root so a symlink in the workspace
-// cannot expose a host file; a workspace skill overrides a global one of the
+// cannot expose a host file, and only regular files are read, so a FIFO
+// cannot block the run; a workspace skill overrides a global one of the
 // same name. Unreadable or malformed skills are skipped: a broken skill
 // must not stop a run.
 func loadSkills(globalDir, workspaceDir string) []skill {
@@ -48,7 +49,7 @@ func loadSkills(globalDir, workspaceDir string) []skill {
 		if err != nil {
 			continue
 		}
-		for _, s := range readSkillDir(root.FS(), dir.sub) {
+		for _, s := range readSkillDir(root, dir.sub) {
 			byName[s.Name] = s
 		}
 		root.Close()
@@ -61,9 +62,9 @@ func loadSkills(globalDir, workspaceDir string) []skill {
 	return out
 }
 
-// readSkillDir parses <dir>/*/SKILL.md in fsys.
-func readSkillDir(fsys fs.FS, dir string) []skill {
-	entries, err := fs.ReadDir(fsys, dir)
+// readSkillDir parses <dir>/*/SKILL.md under root.
+func readSkillDir(root *os.Root, dir string) []skill {
+	entries, err := fs.ReadDir(root.FS(), dir)
 	if err != nil {
 		return nil
 	}
@@ -72,7 +73,7 @@ func readSkillDir(fsys fs.FS, dir string) []skill {
 		if !e.IsDir() || len(out) >= maxSkills {
 			continue
 		}
-		data, err := readCapped(fsys, path.Join(dir, e.Name(), skillFile), maxSkillBytes)
+		data, err := workspace.ReadRegularFile(root, path.Join(dir, e.Name(), skillFile), maxSkillBytes)
 		if err != nil {
 			continue
 		}
@@ -105,21 +106,6 @@ func parseSkill(data []byte, folder string) (skill, bool) {
 	return skill{Name: strings.TrimSpace(fm.Name), Description: oneLine(fm.Description), Body: strings.TrimSpace(body)}, true
 }
 
-// readCapped reads at most limit bytes of a regular file.
-func readCapped(fsys fs.FS, name string, limit int64) ([]byte, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, fs.ErrInvalid
-	}
-	var buf bytes.Buffer
-	_, err = io.Copy(&buf, io.LimitReader(f, limit))
-	return buf.Bytes(), err
-}
-
 // oneLine collapses whitespace so a description fits one prompt line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
@@ -133,7 +119,7 @@ func readAgentsMD(workspaceDir string) string {
 		return ""
 	}
 	defer root.Close()
-	data, err := readCapped(root.FS(), "AGENTS.md", agentsMDLimit)
+	data, err := workspace.ReadRegularFile(root, "AGENTS.md", agentsMDLimit)
 	if err != nil {
 		return ""
 	}

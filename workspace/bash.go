@@ -18,6 +18,11 @@ const (
 type BashOptions struct {
 	Timeout  time.Duration // 0 = DefaultBashTimeout, capped at MaxBashTimeout
 	ReadOnly bool          // plan mode
+	// Network shares the host's network with the command, for a
+	// repository's setup command; nothing else of the sandbox changes, and
+	// no secret is in its environment. Refused in plan mode. Without bwrap
+	// commands have the host's network anyway.
+	Network bool
 }
 
 // BashResult is what a command did. Non-zero exits and timeouts are results,
@@ -27,11 +32,13 @@ type BashResult struct {
 	ExitCode  int    // 128+signal when killed
 	TimedOut  bool
 	Cancelled bool
+	Notes     []string      // the limits the command ran into, named for the model
 	Timeout   time.Duration // the limit that applied
 	Duration  time.Duration // wall time of the call
 }
 
-// String is the text the model reads: the output, then the outcome.
+// String is the text the model reads: the output, the limits hit, then the
+// outcome.
 func (r BashResult) String() string {
 	var b strings.Builder
 	if r.Output == "" {
@@ -41,6 +48,9 @@ func (r BashResult) String() string {
 		if !strings.HasSuffix(r.Output, "\n") {
 			b.WriteByte('\n')
 		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "[%s]\n", n)
 	}
 	switch {
 	case r.TimedOut:
@@ -54,10 +64,12 @@ func (r BashResult) String() string {
 }
 
 // Bash runs `bash -c command` in the workspace: stdin is /dev/null, the
-// environment is an allowlist, and under bwrap the sandbox of ARCHITECTURE.md
-// applies. In plan mode the workspace is mounted read-only under bwrap;
-// unsandboxed, only commands CheckReadOnly accepts run. The error is non-nil
-// only when the command could not run at all or plan mode refused it.
+// environment is an allowlist, the limits apply, and every process the
+// command started is gone when Bash returns. Under bwrap the sandbox of
+// ARCHITECTURE.md applies; in plan mode the workspace is read-only by the
+// kernel (bwrap's read-only bind, else Landlock) and, without bwrap, only
+// commands CheckReadOnly accepts run. The error is non-nil only when the
+// command could not run at all or plan mode refused it.
 func (w *Workspace) Bash(ctx context.Context, command string, opts BashOptions) (BashResult, error) {
 	if w.isClosed() {
 		return BashResult{}, ErrClosed
@@ -65,31 +77,44 @@ func (w *Workspace) Bash(ctx context.Context, command string, opts BashOptions) 
 	if strings.TrimSpace(command) == "" {
 		return BashResult{}, fmt.Errorf("%w: command is empty", ErrInvalidArgument)
 	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultBashTimeout
+	if opts.ReadOnly && opts.Network {
+		return BashResult{}, fmt.Errorf("%w: plan mode has no network", ErrInvalidArgument)
 	}
-	timeout = min(timeout, MaxBashTimeout)
 	if opts.ReadOnly && w.sandbox.level != LevelBwrap {
 		if err := CheckReadOnly(command); err != nil {
 			return BashResult{}, err
 		}
 	}
-	res := BashResult{Timeout: timeout}
+	return w.run(ctx, command, opts)
+}
+
+// run is Bash after the checks: the kernel's part alone.
+func (w *Workspace) run(ctx context.Context, command string, opts BashOptions) (BashResult, error) {
+	return w.runUnder(ctx, w.sandbox, command, opts)
+}
+
+func (w *Workspace) runUnder(ctx context.Context, sb sandbox, command string, opts BashOptions) (BashResult, error) {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultBashTimeout
+	}
+	res := BashResult{Timeout: min(timeout, MaxBashTimeout)}
 	if ctx.Err() != nil {
 		res.Cancelled = true
 		return res, nil
 	}
 	out := newHeadTail(MaxOutputChars)
 	start := time.Now()
-	oc, err := runGroup(ctx, w.sandbox.command(w.dir, command, opts.ReadOnly), timeout, out)
+	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network}
+	oc, err := sb.run(ctx, p, command, res.Timeout, out)
 	if err != nil {
-		return BashResult{}, fmt.Errorf("starting bash: %w", err)
+		return BashResult{}, fmt.Errorf("running bash: %w", err)
 	}
 	res.Duration = time.Since(start)
 	res.Output = out.String()
 	res.ExitCode = exitCode(oc.state)
 	res.TimedOut, res.Cancelled = oc.timedOut, oc.cancelled
+	res.Notes = sb.limitNotes(oc, res.ExitCode, res.Output, w.dir)
 	return res, nil
 }
 

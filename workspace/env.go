@@ -9,17 +9,19 @@ const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 // sees. Everything else (SLACK_BOT_TOKEN, OPENAI_API_KEY, …) stays out.
 var passedThrough = []string{"LANG", "LC_ALL", "LC_CTYPE", "TZ"}
 
-// commandEnv is the complete environment of a bash call.
-func commandEnv(dir string, readOnly bool) []string {
+// commandEnv is the complete environment of a bash call. HOME is the
+// session's own home directory, never the workspace: a repository's
+// .gitconfig (or .bashrc, .npmrc) must not become the user's configuration.
+func commandEnv(p place, tmp string) []string {
 	path := os.Getenv("PATH")
 	if path == "" {
 		path = defaultPath
 	}
 	env := []string{
 		"PATH=" + path,
-		"HOME=" + dir,
-		"PWD=" + dir,
-		"TMPDIR=/tmp",
+		"HOME=" + p.home,
+		"PWD=" + p.dir,
+		"TMPDIR=" + tmp,
 		"TERM=dumb",
 		"NO_COLOR=1",
 		"PAGER=cat",
@@ -36,14 +38,17 @@ func commandEnv(dir string, readOnly bool) []string {
 	if !hasLang {
 		env = append(env, "LANG=C.UTF-8")
 	}
-	if readOnly {
-		// git status would otherwise refresh .git/index, and a repository's
-		// core.fsmonitor would run a program.
+	if p.readOnly {
+		// git status would otherwise refresh .git/index, a repository's
+		// core.fsmonitor would run a program, and log.showSignature one
+		// more (gpg.program).
 		env = append(env,
 			"GIT_OPTIONAL_LOCKS=0",
-			"GIT_CONFIG_COUNT=1",
+			"GIT_CONFIG_COUNT=2",
 			"GIT_CONFIG_KEY_0=core.fsmonitor",
 			"GIT_CONFIG_VALUE_0=false",
+			"GIT_CONFIG_KEY_1=log.showSignature",
+			"GIT_CONFIG_VALUE_1=false",
 		)
 	}
 	return env

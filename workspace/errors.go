@@ -21,6 +21,9 @@ var (
 	ErrNotFound = errors.New("file not found")
 	// ErrIsDirectory: a file tool was given a directory.
 	ErrIsDirectory = errors.New("is a directory")
+	// ErrNotRegular: a FIFO, socket or device, which file tools refuse
+	// rather than block on.
+	ErrNotRegular = errors.New("not a regular file")
 	// ErrBinary: read or edit of a file that is not text.
 	ErrBinary = errors.New("binary file")
 	// ErrTooLarge: a file is too large to edit in memory.

@@ -23,6 +23,14 @@ type Config struct {
 	Root     string // directory holding one folder per session ($H9_DATA_DIR/workspaces)
 	Template string // optional directory copied into each NEW workspace (H9_WORKSPACE_TEMPLATE)
 	Sandbox  string // "auto" (default when ""), "bwrap" (required; error if unusable), "none"
+	// Hidden are existing directories a command never sees, whatever else
+	// is shown: H9_DATA_DIR, with h9.db, every workspace and any cache kept
+	// there. Root is always hidden; a command sees its own workspace only.
+	Hidden []string
+	// ROPaths are extra absolute paths shown read-only (H9_SANDBOX_RO_PATHS:
+	// a shared toolchain or module cache). None may lie inside a hidden one.
+	ROPaths []string
+	Limits  Limits // per command; zero fields take DefaultLimits
 }
 
 // Manager creates and reopens per-session workspaces under one root.
@@ -60,7 +68,11 @@ func NewManager(cfg Config) (*Manager, error) {
 			return nil, err
 		}
 	}
-	if m.sandbox, m.warning, err = chooseSandbox(cfg.Sandbox, real); err != nil {
+	v, err := newView(cfg.ROPaths, append([]string{real}, cfg.Hidden...))
+	if err != nil {
+		return nil, err
+	}
+	if m.sandbox, m.warning, err = newSandbox(cfg.Sandbox, real, v, cfg.Limits.withDefaults()); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -71,6 +83,26 @@ func (m *Manager) Level() Level { return m.sandbox.level }
 
 // Warning is non-empty when "auto" fell back to no sandbox; it says why.
 func (m *Manager) Warning() string { return m.warning }
+
+// Enforcement says which kernel mechanisms back the sandbox here.
+type Enforcement struct {
+	Level       Level
+	Plan        PlanGuard
+	LandlockABI int    // the ABI confining plan mode; 0 under bwrap or without Landlock
+	Cgroups     string // where per-command cgroups live; "" = memory and process limits not enforced
+	NoCgroups   string // why there are none, when Cgroups is ""
+	Limits      Limits
+}
+
+// Enforcement reports how commands are sandboxed and limited.
+func (m *Manager) Enforcement() Enforcement {
+	s := m.sandbox
+	e := Enforcement{Level: s.level, Plan: s.planGuard(), LandlockABI: s.landlock, NoCgroups: s.cgroupWhy, Limits: s.limits}
+	if s.cgroups != nil {
+		e.Cgroups = s.cgroups.Driver()
+	}
+	return e
+}
 
 // Path is the directory of the session's workspace, whether or not it
 // exists yet.
@@ -91,11 +123,14 @@ func (m *Manager) Open(sessionID string) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(m.root, name)
+	dir, home := filepath.Join(m.root, name), homeDir(m.root, name)
 	if err := m.ensureDir(dir); err != nil {
 		return nil, fmt.Errorf("opening workspace for session %q: %w", sessionID, err)
 	}
-	return openWorkspace(dir, m.aliasesFor(name), m.sandbox)
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the home of session %q: %w", sessionID, err)
+	}
+	return openWorkspace(dir, home, m.aliasesFor(name), m.sandbox)
 }
 
 // ensureDir creates dir if missing. With a template, the copy is built in a

@@ -78,7 +78,7 @@ func isEscape(err error) bool {
 }
 
 func isOwn(err error) bool {
-	for _, e := range []error{ErrClosed, ErrOutsideWorkspace, ErrNotFound, ErrIsDirectory, ErrBinary,
+	for _, e := range []error{ErrClosed, ErrOutsideWorkspace, ErrNotFound, ErrIsDirectory, ErrNotRegular, ErrBinary,
 		ErrTooLarge, ErrNoMatch, ErrMultipleMatches, ErrInvalidArgument} {
 		if errors.Is(err, e) {
 			return true

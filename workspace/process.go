@@ -2,105 +2,145 @@ package workspace
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
-	"unsafe"
 )
 
-// pipeGrace is how long output is still drained after the process group is
-// gone; only a process that escaped the group (setsid) can hold it longer.
-const pipeGrace = 2 * time.Second
+const (
+	// stopGrace is how long the launcher gets to kill its tree after a stop
+	// before h9 kills the launcher itself.
+	stopGrace = 10 * time.Second
+	// pipeGrace is how long output is still drained after the launcher is
+	// gone; only a process that escaped it can hold the pipe longer.
+	pipeGrace = 2 * time.Second
+	// selfExe is this program; exec of it survives the binary being replaced.
+	selfExe = "/proc/self/exe"
+)
 
 type outcome struct {
 	state     *os.ProcessState
 	timedOut  bool
 	cancelled bool
+	memoryHit bool // the cgroup's OOM killer killed a process
+	pidsHit   bool // a fork failed at the process limit
 }
 
-// runGroup runs cmd in a new process group with stdout+stderr into out. On
-// timeout or ctx done the whole group is killed; once the leader exits the
-// group is killed too, so background jobs never outlive the call. The
-// leader is left unreaped until then so its pid, the group id, cannot be
-// reused by an unrelated process.
-func runGroup(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, out io.Writer) (outcome, error) {
-	pr, pw, err := os.Pipe()
+// runJob starts the launcher for j, with the command's output into out, and
+// waits. On timeout or ctx's end it stops the command: closing the
+// launcher's stdin makes the launcher kill its whole tree, and the cgroup
+// (when there is one) is killed too.
+func runJob(ctx context.Context, j *job, timeout time.Duration, out io.Writer) (outcome, error) {
+	arg, err := json.Marshal(j.spec)
 	if err != nil {
 		return outcome{}, err
 	}
-	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		pw.Close()
-		pr.Close()
+	pipes, err := newLaunchPipes()
+	if err != nil {
 		return outcome{}, err
 	}
-	pw.Close()
+	defer pipes.close()
+	cmd := &exec.Cmd{
+		Path: selfExe, Args: []string{launcherName, string(arg)},
+		Env: append(j.env, launcherEnv+"=1"), Dir: j.spec.Dir,
+		Stdin: pipes.controlR, Stdout: pipes.outW, Stderr: pipes.outW,
+		ExtraFiles: []*os.File{pipes.statusW},
+		// Its own process group: a Ctrl-C meant for h9 does not reach it.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		return outcome{}, err
+	}
+	pipes.closeChildEnds()
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
-		io.Copy(out, pr)
+		io.Copy(out, pipes.outR)
 	}()
-
-	pid := cmd.Process.Pid
-	var res outcome
-	exited, killerDone := make(chan struct{}), make(chan struct{})
+	exited := make(chan struct{})
 	go func() {
-		defer close(killerDone)
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		select {
-		case <-exited:
-			return
-		case <-t.C:
-			res.timedOut = true
-		case <-ctx.Done():
-			res.cancelled = true
-		}
-		syscall.Kill(-pid, syscall.SIGKILL)
-	}()
-
-	werr := waitExitedNoReap(pid)
-	if werr != nil {
-		cmd.Wait() // fall back to an ordinary wait; the killer still runs
-	}
-	close(exited)
-	<-killerDone
-	syscall.Kill(-pid, syscall.SIGKILL)
-	if werr == nil {
+		defer close(exited)
 		cmd.Wait()
-	}
+	}()
+	res := waitOrStop(ctx, j, timeout, cmd, exited, pipes)
+	status, _ := io.ReadAll(pipes.statusR)
 	select {
 	case <-drained:
 	case <-time.After(pipeGrace):
-		pr.Close() // unblocks the copy
+		pipes.outR.Close() // unblocks the copy
 		<-drained
 	}
-	pr.Close()
+	if msg, failed := strings.CutPrefix(strings.TrimSpace(string(status)), "error: "); failed {
+		return outcome{}, fmt.Errorf("sandbox: %s", msg)
+	}
 	res.state = cmd.ProcessState
 	return res, nil
 }
 
-// waitExitedNoReap blocks until pid exits but leaves it a zombie (WNOWAIT).
-func waitExitedNoReap(pid int) error {
-	const (
-		pPID    = 1
-		wExited = 0x4
-		wNoWait = 0x1000000
-	)
-	var info [128]byte // siginfo_t
-	for {
-		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
-			uintptr(unsafe.Pointer(&info[0])), wExited|wNoWait, 0, 0)
-		if e == syscall.EINTR {
-			continue
+func waitOrStop(ctx context.Context, j *job, timeout time.Duration, cmd *exec.Cmd, exited <-chan struct{}, p *launchPipes) outcome {
+	var res outcome
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-exited:
+		return res
+	case <-t.C:
+		res.timedOut = true
+	case <-ctx.Done():
+		res.cancelled = true
+	}
+	p.controlW.Close()
+	if j.cgroup != nil {
+		j.cgroup.kill()
+	}
+	select {
+	case <-exited:
+	case <-time.After(stopGrace):
+		cmd.Process.Kill()
+		<-exited
+	}
+	return res
+}
+
+// launchPipes: the command's output, the control pipe (the launcher's
+// stdin; closing it stops everything) and the launcher's status line.
+type launchPipes struct {
+	outR, outW, controlR, controlW, statusR, statusW *os.File
+}
+
+func newLaunchPipes() (*launchPipes, error) {
+	var p launchPipes
+	var errs []error
+	for _, pair := range [][2]**os.File{{&p.outR, &p.outW}, {&p.controlR, &p.controlW}, {&p.statusR, &p.statusW}} {
+		r, w, err := os.Pipe()
+		errs = append(errs, err)
+		*pair[0], *pair[1] = r, w
+	}
+	if err := errors.Join(errs...); err != nil {
+		p.close()
+		return nil, err
+	}
+	return &p, nil
+}
+
+// closeChildEnds drops h9's copies of the launcher's ends, so EOFs arrive.
+func (p *launchPipes) closeChildEnds() {
+	p.outW.Close()
+	p.controlR.Close()
+	p.statusW.Close()
+}
+
+func (p *launchPipes) close() {
+	for _, f := range []*os.File{p.outR, p.outW, p.controlR, p.controlW, p.statusR, p.statusW} {
+		if f != nil {
+			f.Close()
 		}
-		if e != 0 {
-			return e
-		}
-		return nil
 	}
 }
 

@@ -57,28 +57,6 @@ func (w *Workspace) ReadFile(path string, offset, limit int) (string, error) {
 	return out, nil
 }
 
-// openRegular opens a file for reading and refuses directories and devices.
-func openRegular(root *os.Root, rel, path string) (*os.File, error) {
-	f, err := root.Open(rel)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, fmt.Errorf("%w: %q is a directory; list it with bash (ls)", ErrIsDirectory, path)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%w: %q is not a regular file", ErrInvalidArgument, path)
-	}
-	return f, nil
-}
-
 func readLines(f *os.File, path string, offset, limit int) (string, error) {
 	r := bufio.NewReaderSize(f, 64<<10)
 	head, err := r.Peek(sniffLen)

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -9,16 +10,17 @@ import (
 
 // CheckReadOnly reports whether a bash command is provably read-only, by
 // parsing it with a real shell parser and accepting only an allowlist of
-// commands, arguments and redirections. It is plan mode's guarantee when no
-// sandbox is available (under bwrap the read-only mount is the guarantee and
-// this check is not applied). The error wraps ErrReadOnly and names the part
+// commands, arguments and redirections whose values are known before the
+// command runs. Without bwrap it stands in front of plan mode's kernel
+// guarantee (Landlock) as a second layer, and is the only one where the
+// kernel has no Landlock. The error wraps ErrReadOnly and names the part
 // that was refused.
 func CheckReadOnly(command string) error {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
 		return fmt.Errorf("%w: the command could not be parsed (%v); only simple read-only commands can run while planning", ErrReadOnly, err)
 	}
-	c := &checker{src: command, loopVars: map[string]bool{}}
+	c := &checker{src: command, loopVars: map[string][]string{}}
 	if err := c.stmts(f.Stmts); err != nil {
 		return fmt.Errorf("%w: %v. Only read-only commands (ls, cat, grep, rg, find, head, tail, wc, git status/log/diff/show, …) may run while planning", ErrReadOnly, err)
 	}
@@ -26,8 +28,10 @@ func CheckReadOnly(command string) error {
 }
 
 type checker struct {
-	src      string
-	loopVars map[string]bool // names bound by `for name in <static words>`
+	src string
+	// loopVars maps each variable bound by `for name in <static words>` to
+	// every value it can take.
+	loopVars map[string][]string
 }
 
 // refuse names the offending source text.
@@ -72,45 +76,80 @@ func (c *checker) stmt(s *syntax.Stmt) error {
 }
 
 // redirect allows reading files, here-docs, fd duplication (2>&1) and
-// discarding output to /dev/null. Anything else could write a file.
+// discarding output to /dev/null. Anything else could write a file, and
+// bash's /dev/tcp and /dev/udp open network connections even for reading.
 func (c *checker) redirect(r *syntax.Redirect) error {
 	if r.N != nil && !isDigits(r.N.Value) {
 		return c.refuse(r, "named file descriptors are not allowed")
 	}
+	var v string
+	var err error
 	switch r.Op {
-	case syntax.RdrIn, syntax.WordHdoc:
-		_, err := c.word(r.Word)
-		return err
 	case syntax.Hdoc, syntax.DashHdoc:
-		if r.Hdoc == nil {
-			return nil
+		if r.Hdoc != nil {
+			_, err = c.word(r.Hdoc)
 		}
-		_, err := c.word(r.Hdoc)
 		return err
-	case syntax.DplIn, syntax.DplOut:
-		v, err := c.word(r.Word)
-		if err != nil {
+	case syntax.RdrIn, syntax.WordHdoc, syntax.DplIn, syntax.DplOut,
+		syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+		if v, err = c.word(r.Word); err != nil {
 			return err
 		}
-		if v == "-" || isDigits(v) {
-			return nil
-		}
-		if v == "/dev/null" && r.Op == syntax.DplOut {
-			return nil
-		}
-		return c.refuse(r, "redirection to a file")
-	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
-		v, err := c.word(r.Word)
-		if err != nil {
-			return err
-		}
-		if v == "/dev/null" {
-			return nil
-		}
-		return c.refuse(r, "redirection to a file")
 	default:
 		return c.refuse(r, "this redirection is not allowed")
 	}
+	if r.Op == syntax.WordHdoc {
+		return nil
+	}
+	if why := specialPath(v); why != "" {
+		return c.refuse(r, why)
+	}
+	switch r.Op {
+	case syntax.RdrIn:
+		return nil
+	case syntax.DplIn, syntax.DplOut:
+		if v == "-" || isDigits(v) || (v == "/dev/null" && r.Op == syntax.DplOut) {
+			return nil
+		}
+	default:
+		if v == "/dev/null" {
+			return nil
+		}
+	}
+	return c.refuse(r, "redirection to a file")
+}
+
+// harmlessDevices may be redirected from or to; other /dev paths are
+// refused, /dev/tcp and /dev/udp above all.
+var harmlessDevices = map[string]bool{
+	"/dev/null": true, "/dev/zero": true, "/dev/random": true, "/dev/urandom": true,
+	"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true,
+}
+
+// harmlessProc are the /proc entries a command may name; the rest (other
+// processes' environ and mem above all) are refused.
+var harmlessProc = map[string]bool{
+	"cpuinfo": true, "meminfo": true, "version": true, "loadavg": true, "uptime": true,
+	"stat": true, "filesystems": true, "mounts": true, "swaps": true, "self": true, "thread-self": true,
+}
+
+// specialPath explains why a word naming a device or a /proc entry is
+// refused, or returns "".
+func specialPath(v string) string {
+	if !strings.HasPrefix(v, "/") {
+		return ""
+	}
+	p := path.Clean(v)
+	switch {
+	case strings.HasPrefix(p, "/dev/") && !harmlessDevices[p]:
+		return "device files other than /dev/null, /dev/zero and /dev/urandom are not allowed (/dev/tcp would open a connection)"
+	case strings.HasPrefix(p, "/proc/"):
+		first, _, _ := strings.Cut(strings.TrimPrefix(p, "/proc/"), "/")
+		if !harmlessProc[first] {
+			return "other processes' /proc entries are not allowed"
+		}
+	}
+	return ""
 }
 
 func (c *checker) command(cmd syntax.Command) error {
@@ -142,25 +181,7 @@ func (c *checker) command(cmd syntax.Command) error {
 		}
 		return c.stmts(x.Do)
 	case *syntax.ForClause:
-		it, ok := x.Loop.(*syntax.WordIter)
-		if !ok {
-			return c.refuse(x, "only `for name in words` loops are allowed")
-		}
-		if len(it.Items) == 0 {
-			return c.refuse(x, "loops over positional parameters are not allowed")
-		}
-		for _, w := range it.Items {
-			v, err := c.word(w)
-			if err != nil {
-				return err
-			}
-			if strings.HasPrefix(v, "-") {
-				return c.refuse(w, "loop words starting with '-' are not allowed")
-			}
-		}
-		// The variable only ever holds one of the static words above.
-		c.loopVars[it.Name.Value] = true
-		return c.stmts(x.Do)
+		return c.forLoop(x)
 	case *syntax.TimeClause:
 		if x.Stmt == nil {
 			return nil
@@ -172,8 +193,9 @@ func (c *checker) command(cmd syntax.Command) error {
 }
 
 // call checks a simple command: no variable assignments (FOO=x cmd can make
-// a harmless program run another one, e.g. GIT_EXTERNAL_DIFF), static words
-// only, and the command's own rules.
+// a harmless program run another one, e.g. GIT_EXTERNAL_DIFF), words whose
+// values are known, and the command's own rules, for every value its loop
+// variables can take.
 func (c *checker) call(x *syntax.CallExpr) error {
 	if len(x.Assigns) > 0 {
 		return c.refuse(x, "variable assignments are not allowed")
@@ -184,101 +206,15 @@ func (c *checker) call(x *syntax.CallExpr) error {
 		if err != nil {
 			return err
 		}
+		if why := specialPath(v); why != "" {
+			return c.refuse(w, why)
+		}
 		args[i] = v
 	}
-	if why := checkArgs(args); why != "" {
-		return c.refuse(x, why)
-	}
-	return nil
-}
-
-// word returns the value of a word that has no expansions: plain text,
-// quotes, globs. Parameter, command, arithmetic and process substitutions
-// are refused — their value is unknown until run time.
-func (c *checker) word(w *syntax.Word) (string, error) {
-	var b strings.Builder
-	for _, p := range w.Parts {
-		switch x := p.(type) {
-		case *syntax.Lit:
-			if strings.Contains(x.Value, "{") && (strings.Contains(x.Value, ",") || strings.Contains(x.Value, "..")) {
-				return "", c.refuse(w, "brace expansion is not allowed (quote the braces)")
-			}
-			b.WriteString(unescape(x.Value))
-		case *syntax.SglQuoted:
-			if x.Dollar && strings.Contains(x.Value, `\`) {
-				return "", c.refuse(w, "$'…' escapes are not allowed")
-			}
-			b.WriteString(x.Value)
-		case *syntax.DblQuoted:
-			for _, q := range x.Parts {
-				switch y := q.(type) {
-				case *syntax.Lit:
-					b.WriteString(unescapeDouble(y.Value))
-				case *syntax.ParamExp:
-					if !c.isLoopVar(y) {
-						return "", c.refuse(q, "expansions ($var, $(…), `…`) are not allowed")
-					}
-					b.WriteString("$" + y.Param.Value)
-				default:
-					return "", c.refuse(q, "expansions ($var, $(…), `…`) are not allowed")
-				}
-			}
-		case *syntax.ParamExp:
-			if !c.isLoopVar(x) {
-				return "", c.refuse(p, "expansions ($var, $((…)), …) are not allowed")
-			}
-			// Kept as "$name": never a command name or an option to the rules.
-			b.WriteString("$" + x.Param.Value)
-		case *syntax.CmdSubst, *syntax.ProcSubst:
-			return "", c.refuse(p, "command substitution is not allowed")
-		default:
-			return "", c.refuse(p, "expansions ($var, $((…)), …) are not allowed")
+	return c.eachBinding(args, func(concrete []string) error {
+		if why := checkArgs(concrete); why != "" {
+			return c.refuse(x, why)
 		}
-	}
-	return b.String(), nil
-}
-
-// isLoopVar: a plain $name or ${name} of a loop variable.
-func (c *checker) isLoopVar(p *syntax.ParamExp) bool {
-	return p.Param != nil && c.loopVars[p.Param.Value] && !p.Excl && !p.Length && !p.Width &&
-		p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 && p.Exp == nil && p.NestedParam == nil
-}
-
-// unescape removes bash's unquoted backslashes, so `-\i` is seen as "-i".
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// unescapeDouble removes the backslashes bash removes inside "…".
-func unescapeDouble(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+		return nil
+	})
 }

@@ -5,31 +5,29 @@ import (
 	"strings"
 )
 
-// argRule inspects a command's arguments (args[0] is the name) and returns
-// why they are refused, or "".
-type argRule func(args []string) string
-
-func anyArgs([]string) string { return "" }
-
 // readOnlyCommands are the programs plan mode may run without a sandbox.
 // Each either cannot write at all or has a rule refusing the flags that do.
 var readOnlyCommands = map[string]argRule{
 	"ls": anyArgs, "cat": anyArgs, "head": anyArgs, "tail": anyArgs, "wc": anyArgs,
 	"grep": anyArgs, "egrep": anyArgs, "fgrep": anyArgs, "stat": anyArgs,
-	"pwd": anyArgs, "echo": anyArgs, "printf": anyArgs, "du": anyArgs, "df": anyArgs,
+	"pwd": anyArgs, "echo": anyArgs, "du": anyArgs, "df": anyArgs,
 	"cut": anyArgs, "tr": anyArgs, "nl": anyArgs, "tac": anyArgs, "rev": anyArgs,
 	"basename": anyArgs, "dirname": anyArgs, "realpath": anyArgs, "readlink": anyArgs,
 	"diff": anyArgs, "cmp": anyArgs, "comm": anyArgs, "paste": anyArgs, "join": anyArgs,
 	"column": anyArgs, "fold": anyArgs, "fmt": anyArgs, "expand": anyArgs, "unexpand": anyArgs,
 	"od": anyArgs, "hexdump": anyArgs, "strings": anyArgs, "base64": anyArgs,
 	"md5sum": anyArgs, "sha1sum": anyArgs, "sha256sum": anyArgs, "sha512sum": anyArgs, "cksum": anyArgs,
-	"which": anyArgs, "type": anyArgs, "true": anyArgs, "false": anyArgs, "test": anyArgs,
-	"[": anyArgs, "seq": anyArgs, "sleep": anyArgs, "id": anyArgs, "whoami": anyArgs,
-	"uname": anyArgs, "nproc": anyArgs, "cd": anyArgs, "jq": anyArgs, "ps": anyArgs,
-	"tree":     forbidFlags("tree writes a file with", "o", "--output"),
+	"which": anyArgs, "type": anyArgs, "true": anyArgs, "false": anyArgs,
+	"seq": anyArgs, "sleep": anyArgs, "id": anyArgs, "whoami": anyArgs,
+	"uname": anyArgs, "nproc": anyArgs, "cd": anyArgs, "jq": anyArgs,
+	"test":     testRule,
+	"[":        testRule,
+	"printf":   printfRule,
+	"ps":       onlyArgs("ps", "-e", "-f", "-ef", "-eF", "-A", "aux", "ax"), // not BSD "e": other processes' environments
+	"tree":     forbidFlags("tree writes files with", "oR", "--output"),
 	"file":     forbidFlags("file writes a compiled magic file with", "C", "--compile"),
-	"rg":       forbidFlags("rg runs a program with", "", "--pre"),
-	"sort":     forbidFlags("sort writes a file or runs a program with", "o", "--output", "--compress-program"),
+	"rg":       forbidFlags("rg runs a program with", "", "--pre", "--hostname-bin"),
+	"sort":     forbidFlags("sort writes a file or runs a program with", "oT", "--output", "--compress-program", "--temporary-directory"),
 	"find":     findRule,
 	"uniq":     uniqRule,
 	"sed":      sedRule,
@@ -56,43 +54,6 @@ func checkArgs(args []string) string {
 	return rule(args)
 }
 
-// hasFlag finds a long option (exact or with =value) or a short option
-// letter inside a cluster such as -uo.
-func hasFlag(args []string, short string, long ...string) string {
-	for _, a := range args[1:] {
-		if a == "--" {
-			return ""
-		}
-		for _, l := range long {
-			if a == l || strings.HasPrefix(a, l+"=") {
-				return l
-			}
-		}
-		if short != "" && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], short) {
-			return a
-		}
-	}
-	return ""
-}
-
-func forbidFlags(what, short string, long ...string) argRule {
-	return func(args []string) string {
-		if f := hasFlag(args, short, long...); f != "" {
-			return what + " " + f
-		}
-		return ""
-	}
-}
-
-func noArgs(why string) argRule {
-	return func(args []string) string {
-		if len(args) > 1 {
-			return why
-		}
-		return ""
-	}
-}
-
 var findActions = []string{"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
 
 func findRule(args []string) string {
@@ -106,10 +67,14 @@ func findRule(args []string) string {
 	return ""
 }
 
-// uniq's second operand is an output file.
+// uniq's second operand is an output file. After "--" every word is an
+// operand, so "--" is refused rather than counted.
 func uniqRule(args []string) string {
 	operands := 0
 	for _, a := range args[1:] {
+		if a == "--" {
+			return "uniq -- is not allowed (the words after it are operands, and the second one is written)"
+		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			operands++
 		}
@@ -120,17 +85,45 @@ func uniqRule(args []string) string {
 	return ""
 }
 
+// dateRule refuses setting the clock: -s/--set (abbreviated too) or an
+// operand that is not a +FORMAT. -I takes its value attached.
 func dateRule(args []string) string {
-	if f := hasFlag(args, "s", "--set"); f != "" {
+	var rest []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-I") {
+			rest = append(rest, a)
+		}
+	}
+	if f := hasFlag(rest, "s", "--set"); f != "" {
 		return "date " + f + " sets the clock"
 	}
-	for i := 1; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "-d" || a == "--date" || a == "-r" || a == "--reference":
+	for i := 1; i < len(rest); i++ {
+		switch a := rest[i]; {
+		case a == "-d" || a == "--date" || a == "-r" || a == "--reference" || a == "-f" || a == "--file":
 			i++ // its value is read, not set
 		case !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+"):
 			return "date with an operand sets the clock"
 		}
+	}
+	return ""
+}
+
+// testRule refuses -v and -R: bash evaluates an array subscript in their
+// operand, $(…) included (test -v 'a[$(rm -rf x)]').
+func testRule(args []string) string {
+	for _, a := range args[1:] {
+		if a == "-v" || a == "-R" {
+			return "test " + a + " evaluates its operand as shell code"
+		}
+	}
+	return ""
+}
+
+// printfRule refuses -v: it assigns to any variable, an array subscript
+// (evaluated, $(…) included) or an exported one such as PATH.
+func printfRule(args []string) string {
+	if len(args) > 1 && strings.HasPrefix(args[1], "-") && args[1] != "--" {
+		return "printf " + args[1] + " is not allowed (-v assigns to a variable)"
 	}
 	return ""
 }

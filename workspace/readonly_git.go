@@ -6,17 +6,18 @@ import "strings"
 // those that also have writing forms (branch, tag, stash, …).
 var gitReadOnly = map[string]argRule{
 	"status": anyArgs, "log": anyArgs, "show": anyArgs, "diff": anyArgs, "blame": anyArgs,
-	"shortlog": anyArgs, "describe": anyArgs, "rev-parse": anyArgs, "ls-files": anyArgs,
+	"shortlog": anyArgs, "rev-parse": anyArgs, "ls-files": anyArgs,
 	"ls-tree": anyArgs, "rev-list": anyArgs, "show-ref": anyArgs, "merge-base": anyArgs,
 	"name-rev": anyArgs, "for-each-ref": anyArgs, "count-objects": anyArgs, "whatchanged": anyArgs,
 	"version":  anyArgs,
-	"grep":     forbidFlags("git grep runs a pager program with", "O", "--open-files-in-pager"),
+	"grep":     forbidFlags("git grep runs a program with", "O", "--open-files-in-pager", "--textconv"),
 	"cat-file": forbidFlags("git cat-file runs filter programs with", "", "--filters", "--textconv"),
+	"describe": forbidFlags("git describe refreshes the index (a write) with", "", "--dirty", "--broken"),
 	"branch":   listOnly("git branch", "arvlqi", "--list"),
 	"tag":      listOnly("git tag", "lni", "--list"),
 	"stash":    subcommands("git stash", false, "list", "show"), // bare `git stash` saves and resets
 	"reflog":   subcommands("git reflog", true, "show"),
-	"remote":   subcommands("git remote", true, "-v", "--verbose", "get-url"),
+	"remote":   gitRemoteRule,
 	"config":   gitConfigRule,
 }
 
@@ -44,10 +45,8 @@ func gitRule(args []string) string {
 		return "git " + sub + " is not a read-only git command (allowed: status, log, diff, show, branch, grep, …)"
 	}
 	rest := args[i:]
-	for _, a := range rest[1:] {
-		if a == "--output" || strings.HasPrefix(a, "--output=") || a == "--ext-diff" {
-			return "git " + a + " writes files or runs programs"
-		}
+	if f := hasFlag(rest, "", "--output", "--ext-diff"); f != "" {
+		return "git " + f + " writes files or runs programs"
 	}
 	return rule(rest)
 }
@@ -120,19 +119,53 @@ func subcommands(what string, bareOK bool, ok ...string) argRule {
 	}
 }
 
+// gitRemoteRule allows listing remotes and reading a URL; every other form
+// (add, rename, set-url, prune, -v add …) changes the configuration or
+// reaches the network.
+func gitRemoteRule(args []string) string {
+	switch {
+	case len(args) == 1, len(args) == 2 && (args[1] == "-v" || args[1] == "--verbose"):
+		return ""
+	case len(args) >= 3 && args[1] == "get-url":
+		for _, a := range args[2:] {
+			if strings.HasPrefix(a, "-") && a != "--push" && a != "--all" {
+				return "git remote get-url " + a + " is not allowed"
+			}
+		}
+		return ""
+	}
+	return "git remote is only allowed as: git remote, git remote -v, git remote get-url NAME"
+}
+
+var (
+	// gitConfigModes read; exactly one is required.
+	gitConfigModes = []string{"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"}
+	// gitConfigModifiers change how values are read or shown, never where
+	// from: --file and --blob (any file as configuration) are not here.
+	gitConfigModifiers = []string{"--null", "-z", "--name-only", "--show-origin", "--show-scope",
+		"--local", "--global", "--system", "--worktree", "--includes", "--no-includes",
+		"--bool", "--int", "--bool-or-int", "--path", "--expiry-date", "--fixed-value"}
+)
+
+// gitConfigRule allows only reading forms, old (--get, --list) and new
+// (git config get, git config list), with an allowlist of modifiers.
 func gitConfigRule(args []string) string {
-	reading := false
-	for _, a := range args[1:] {
-		switch a {
-		case "--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list":
-			reading = true
-		case "--add", "--unset", "--unset-all", "--replace-all", "--edit", "-e",
-			"--rename-section", "--remove-section", "set", "unset", "edit", "rename-section", "remove-section":
-			return "git config " + a + " changes the configuration"
+	modes := 0
+	operands := args[1:]
+	if len(operands) > 0 && (operands[0] == "get" || operands[0] == "list") {
+		modes, operands = 1, operands[1:]
+	}
+	for _, a := range operands {
+		switch {
+		case contains(gitConfigModes, a):
+			modes++
+		case contains(gitConfigModifiers, a), strings.HasPrefix(a, "--type="), strings.HasPrefix(a, "--default="):
+		case strings.HasPrefix(a, "-"):
+			return "git config " + a + " is not allowed (reading only: --get, --get-all, --get-regexp, --list)"
 		}
 	}
-	if !reading {
-		return "git config is only allowed with --get, --get-all, --get-regexp or --list"
+	if modes != 1 {
+		return "git config is only allowed with one of --get, --get-all, --get-regexp or --list"
 	}
 	return ""
 }

@@ -3,119 +3,208 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
 
-// probeTimeout bounds the one-off bwrap check at start.
+// probeTimeout bounds the one-off sandbox checks at start.
 const probeTimeout = 20 * time.Second
 
 // sandbox is how bash commands are started.
 type sandbox struct {
-	level Level
-	bwrap string // path to bwrap when level is LevelBwrap
-	bash  string // path to bash (same inside the sandbox: the root is bound read-only)
+	level     Level
+	bwrap     string // path to bwrap when level is LevelBwrap
+	bash      string // path to bash (the same inside the sandbox: /usr is shown)
+	view      view
+	limits    Limits
+	cgroups   *cgroupBase // nil: memory and process limits are not enforced
+	cgroupWhy string      // why cgroups is nil
+	landlock  int         // Landlock ABI confining plan mode without bwrap; 0: none
 }
 
-// chooseSandbox applies H9_SANDBOX: "none", "bwrap" (must work) or "auto"
+// newSandbox applies H9_SANDBOX: "none", "bwrap" (must work) or "auto"
 // (bwrap if a trivial command runs under it, else none with a warning).
-func chooseSandbox(mode, root string) (sandbox, string, error) {
+// Without bwrap, plan mode is confined by Landlock when the kernel has it.
+func newSandbox(mode, probeRoot string, v view, l Limits) (sandbox, string, error) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		return sandbox{}, "", fmt.Errorf("bash is required: %w", err)
 	}
-	switch strings.ToLower(strings.TrimSpace(mode)) {
+	s := sandbox{level: LevelNone, bash: bash, view: v, limits: l}
+	if s.cgroups, err = findCgroups(); err != nil {
+		s.cgroupWhy = err.Error()
+	}
+	warning := ""
+	switch m := strings.ToLower(strings.TrimSpace(mode)); m {
 	case "none":
-		return sandbox{level: LevelNone, bash: bash}, "", nil
-	case "", "auto":
-		sb, err := probeBwrap(root, bash)
-		if err != nil {
-			return sandbox{level: LevelNone, bash: bash}, fmt.Sprintf(
-				"bubblewrap sandbox unavailable (%v): bash commands run UNSANDBOXED with the bot's file access; "+
-					"plan mode falls back to a read-only command allowlist. Install bubblewrap and allow user namespaces, "+
-					"or set H9_SANDBOX=none to acknowledge", err), nil
-		}
-		return sb, "", nil
-	case "bwrap":
-		sb, err := probeBwrap(root, bash)
-		if err != nil {
+	case "", "auto", "bwrap":
+		err := s.useBwrap(probeRoot)
+		switch {
+		case err != nil && m == "bwrap":
 			return sandbox{}, "", fmt.Errorf("%w: H9_SANDBOX=bwrap but %v", ErrSandboxUnavailable, err)
+		case err != nil:
+			warning = fmt.Sprintf("bubblewrap sandbox unavailable (%v): bash commands run UNSANDBOXED with the bot's file access; "+
+				"plan mode is confined by %s. Install bubblewrap and allow user namespaces, "+
+				"or set H9_SANDBOX=none to acknowledge", err, planGuardFor(landlockABI()))
 		}
-		return sb, "", nil
 	default:
 		return sandbox{}, "", fmt.Errorf("%w: H9_SANDBOX=%q (want auto, bwrap or none)", ErrInvalidSandbox, mode)
 	}
+	if s.level == LevelNone {
+		s.landlock = s.probeLandlock(probeRoot)
+	}
+	return s, warning, nil
 }
 
-// probeBwrap runs `true` with the exact options real commands get, so any
-// missing capability (namespaces, /proc mount) shows up now, not mid-session.
-func probeBwrap(root, bash string) (sandbox, error) {
+// useBwrap runs `true` exactly as real commands run, so a missing piece
+// (namespaces, /proc mount, the launcher, cgroups) shows up now, not
+// mid-session.
+func (s *sandbox) useBwrap(probeRoot string) error {
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
-		return sandbox{}, fmt.Errorf("bwrap not found: %w", err)
+		return fmt.Errorf("bwrap not found: %w", err)
 	}
+	try := *s
+	try.level, try.bwrap = LevelBwrap, path
+	if err := try.probe(probeRoot, false); err != nil {
+		return fmt.Errorf("%s failed: %v", path, err)
+	}
+	s.level, s.bwrap = LevelBwrap, path
+	return nil
+}
+
+// probeLandlock returns the kernel's Landlock ABI if a plan-mode command
+// really runs confined by it here (a seccomp filter may refuse the calls).
+func (s *sandbox) probeLandlock(probeRoot string) int {
+	abi := landlockABI()
+	if abi < 1 {
+		return 0
+	}
+	try := *s
+	try.landlock = abi
+	if try.probe(probeRoot, true) != nil {
+		return 0
+	}
+	return abi
+}
+
+func (s *sandbox) probe(root string, readOnly bool) error {
 	dir, err := os.MkdirTemp(root, ".probe-")
 	if err != nil {
-		return sandbox{}, err
+		return err
 	}
 	defer os.RemoveAll(dir)
+	p := place{dir: dir, home: dir, readOnly: readOnly}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	env := commandEnv(dir, false)
-	cmd := exec.CommandContext(ctx, path, bwrapArgs(dir, false, env, bash, "true")...)
-	cmd.Dir = dir
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		msg := strings.TrimSpace(string(out))
+	var out strings.Builder
+	oc, err := s.run(ctx, p, "true", probeTimeout, &out)
+	if err != nil {
+		return err
+	}
+	if code := exitCode(oc.state); code != 0 {
+		msg := strings.TrimSpace(out.String())
 		if msg == "" {
-			msg = err.Error()
+			msg = fmt.Sprintf("exit code %d", code)
 		}
-		return sandbox{}, fmt.Errorf("%s --unshare-all failed: %s", path, msg)
+		return fmt.Errorf("%s", msg)
 	}
-	return sandbox{level: LevelBwrap, bwrap: path, bash: bash}, nil
+	return nil
 }
 
-// command builds the process for one bash call in dir.
-func (s sandbox) command(dir, command string, readOnly bool) *exec.Cmd {
-	env := commandEnv(dir, readOnly)
-	var cmd *exec.Cmd
-	if s.level == LevelBwrap {
-		cmd = exec.Command(s.bwrap, bwrapArgs(dir, readOnly, env, s.bash, command)...)
-	} else {
-		cmd = exec.Command(s.bash, "-c", command)
-	}
-	cmd.Dir = dir
-	cmd.Env = env // bwrap itself gets the clean environment too
-	return cmd
+// job is one prepared bash call and what to undo after it.
+type job struct {
+	spec    launchSpec
+	env     []string
+	cgroup  *cmdCgroup
+	scratch string // the command's /tmp when bwrap does not make one
 }
 
-// bwrapArgs: read-only root, fresh /dev, fresh /proc (the host's would show
-// the bot's /proc/<pid>/environ), private /tmp, the workspace bound after
-// /tmp (it may live under /tmp) and read-only in plan mode, every namespace
-// unshared (no network, own PIDs), killed with its parent, new session (no
-// TIOCSTI to a terminal), and only our environment.
-func bwrapArgs(dir string, readOnly bool, env []string, bash, command string) []string {
-	bind := "--bind"
-	if readOnly {
-		bind = "--ro-bind"
+func (s *sandbox) prepare(p place, command string) (*job, error) {
+	j := &job{spec: launchSpec{Dir: p.dir, FileSize: int64(s.limits.FileSize)}}
+	tmp := "/tmp"
+	if s.level != LevelBwrap {
+		scratch, err := os.MkdirTemp("", "h9-tmp-")
+		if err != nil {
+			return nil, fmt.Errorf("creating the command's /tmp: %w", err)
+		}
+		j.scratch, tmp = scratch, scratch
 	}
-	args := []string{
-		"--ro-bind", "/", "/",
-		"--dev", "/dev",
-		"--proc", "/proc",
-		"--tmpfs", "/tmp",
-		bind, dir, dir,
-		"--chdir", dir,
-		"--unshare-all",
-		"--die-with-parent",
-		"--new-session",
-		"--clearenv",
+	j.env = commandEnv(p, tmp)
+	argv := []string{s.bash, "-c", command}
+	switch {
+	case s.level == LevelBwrap:
+		j.spec.Argv = append([]string{s.bwrap}, s.bwrapArgs(p, j.env, argv)...)
+	case p.readOnly:
+		j.spec.Argv = argv
+		j.spec.Confine = s.confinement(p, j.scratch)
+		j.spec.Confine.Landlock = s.landlock > 0
+	default:
+		j.spec.Argv = argv
 	}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		args = append(args, "--setenv", k, v)
+	if s.cgroups != nil {
+		cg, err := s.cgroups.create(s.limits)
+		if err != nil {
+			j.cleanup()
+			return nil, err
+		}
+		j.cgroup, j.spec.Cgroups = cg, cg.dirs()
 	}
-	return append(args, "--", bash, "-c", command)
+	return j, nil
 }
+
+func (j *job) cleanup() {
+	if j.cgroup != nil {
+		j.cgroup.remove()
+	}
+	if j.scratch != "" {
+		os.RemoveAll(j.scratch)
+	}
+}
+
+// run prepares, runs and cleans up one command.
+func (s *sandbox) run(ctx context.Context, p place, command string, timeout time.Duration, out io.Writer) (outcome, error) {
+	j, err := s.prepare(p, command)
+	if err != nil {
+		return outcome{}, err
+	}
+	defer j.cleanup()
+	oc, err := runJob(ctx, j, timeout, out)
+	if err == nil && j.cgroup != nil {
+		oc.memoryHit, oc.pidsHit = j.cgroup.limitsHit()
+	}
+	return oc, err
+}
+
+// PlanGuard is what keeps plan mode read-only.
+type PlanGuard string
+
+const (
+	GuardBwrap    PlanGuard = "bwrap"    // the workspace is bound read-only in the sandbox
+	GuardLandlock PlanGuard = "landlock" // a Landlock domain, plus the command checker
+	GuardChecker  PlanGuard = "checker"  // only commands the checker proves read-only run
+)
+
+func (s *sandbox) planGuard() PlanGuard {
+	switch {
+	case s.level == LevelBwrap:
+		return GuardBwrap
+	case s.landlock > 0:
+		return GuardLandlock
+	}
+	return GuardChecker
+}
+
+func planGuardFor(abi int) string {
+	if abi > 0 {
+		return fmt.Sprintf("Landlock (ABI %d) and the read-only command checker", abi)
+	}
+	return "the read-only command checker alone"
+}
+
+// homeDir is where a session's home lives, next to the workspaces.
+func homeDir(root, name string) string { return filepath.Join(root, ".home", name) }

@@ -7,10 +7,11 @@ import (
 )
 
 // Workspace is one session's directory. File tools go through an os.Root
-// opened on it; bash runs with it as working directory (and, under bwrap, as
-// the only writable path).
+// opened on it; bash runs with it as working directory (and, under bwrap,
+// with it and the session's home as the only writable paths besides /tmp).
 type Workspace struct {
 	dir     string   // absolute, symlinks resolved; same path inside bwrap
+	home    string   // the session's HOME, outside the workspace
 	aliases []string // other absolute spellings accepted for paths
 	sandbox sandbox
 
@@ -19,12 +20,12 @@ type Workspace struct {
 	closed bool
 }
 
-func openWorkspace(dir string, aliases []string, sb sandbox) (*Workspace, error) {
+func openWorkspace(dir, home string, aliases []string, sb sandbox) (*Workspace, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("opening workspace %s: %w", dir, err)
 	}
-	return &Workspace{dir: dir, aliases: aliases, sandbox: sb, root: root}, nil
+	return &Workspace{dir: dir, home: home, aliases: aliases, sandbox: sb, root: root}, nil
 }
 
 // Dir is the workspace's absolute path (also its path inside the sandbox).

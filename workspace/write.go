@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // WriteFile creates or replaces a file, creating parent directories. The
@@ -40,6 +41,8 @@ func writeAtomic(root *os.Root, rel, path string, data []byte) error {
 		return writeInPlace(root, rel, path, data)
 	case err == nil && fi.IsDir():
 		return fmt.Errorf("%w: %q is a directory", ErrIsDirectory, path)
+	case err == nil && !fi.Mode().IsRegular():
+		return notRegular(fi, path)
 	case err == nil:
 		perm = fi.Mode().Perm()
 	case !errors.Is(err, fs.ErrNotExist):
@@ -73,11 +76,23 @@ func writeInPlace(root *os.Root, rel, path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: %q is not a regular file", ErrInvalidArgument, path)
+	if err := checkRegular(fi, path); err != nil {
+		return err
 	}
-	f, err := root.OpenFile(rel, os.O_WRONLY|os.O_TRUNC, 0)
+	// O_NONBLOCK: a FIFO swapped in after the Stat fails (ENXIO) or is
+	// caught below instead of blocking; O_TRUNC only once it is checked.
+	f, err := root.OpenFile(rel, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		return err
+	}
+	if fi, err = f.Stat(); err == nil {
+		err = checkRegular(fi, path)
+	}
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err != nil {
+		f.Close()
 		return err
 	}
 	_, werr := f.Write(data)

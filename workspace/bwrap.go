@@ -1,0 +1,101 @@
+package workspace
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// place is where one command runs: its workspace and home, and what it may
+// do there.
+type place struct {
+	dir, home string
+	readOnly  bool // plan mode: workspace and home read-only
+	network   bool // share the host's network (a repository's setup command)
+}
+
+// bwrapArgs is the hardened invocation: every namespace unshared (a user
+// namespace too, so bwrap never keeps root's capabilities; nested ones
+// disabled), all capabilities dropped, and a view built from nothing:
+// the system directories read-only, the secret files under them replaced by
+// an unreadable node, the hidden directories (the data directory) covered,
+// a fresh /dev and /proc, size-capped /tmp and /dev/shm, the workspace and
+// its home. The root, /dev and the covers are remounted read-only last,
+// once every mount point exists.
+func (s *sandbox) bwrapArgs(p place, env []string, argv []string) []string {
+	a := []string{"--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+		"--die-with-parent", "--new-session", "--clearenv"}
+	if p.network {
+		a = append(a, "--share-net")
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		a = append(a, "--setenv", k, v)
+	}
+	for _, d := range s.view.system {
+		if d.link != "" {
+			a = append(a, "--symlink", d.link, d.path)
+		} else {
+			a = append(a, "--ro-bind", d.path, d.path)
+		}
+	}
+	tmp := strconv.FormatInt(int64(s.limits.TmpSize), 10)
+	a = append(a, "--dev", "/dev", "--size", tmp, "--tmpfs", "/dev/shm", "--proc", "/proc", "--size", tmp, "--tmpfs", "/tmp")
+	for _, r := range s.view.roPaths {
+		a = append(a, "--ro-bind", r, r)
+	}
+	roots := s.view.roots()
+	for _, f := range s.view.secrets {
+		if underAny(f, roots) {
+			a = append(a, "--ro-bind", "/dev/null", f)
+		}
+	}
+	covers := s.covers(roots)
+	for _, c := range covers {
+		a = append(a, "--tmpfs", c)
+	}
+	if p.network {
+		a = append(a, resolvConfBind(roots)...)
+	}
+	bind := "--bind"
+	if p.readOnly {
+		bind = "--ro-bind"
+	}
+	a = append(a, bind, p.dir, p.dir, bind, p.home, p.home, "--chdir", p.dir)
+	for _, c := range covers {
+		a = append(a, "--remount-ro", c)
+	}
+	a = append(a, "--remount-ro", "/dev", "--remount-ro", "/", "--")
+	return append(a, argv...)
+}
+
+// covers are the hidden directories that would show through a bound
+// directory (a data directory under /opt or an H9_SANDBOX_RO_PATHS entry).
+func (s *sandbox) covers(roots []string) []string {
+	var out []string
+	for _, h := range s.view.hidden {
+		if underAny(h, roots) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// resolvConfBind shows the file /etc/resolv.conf points to when it lies
+// outside the view (systemd-resolved keeps it under /run).
+func resolvConfBind(roots []string) []string {
+	target, err := filepath.EvalSymlinks("/etc/resolv.conf")
+	if err != nil || underAny(target, roots) {
+		return nil
+	}
+	return []string{"--ro-bind", target, target}
+}
+
+func underAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
+}

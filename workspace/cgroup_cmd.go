@@ -1,0 +1,166 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// cmdCgroup is one command's cgroup: one directory on v2, or one per v1
+// hierarchy. The launcher joins it before the command starts, so every
+// process of the command is counted and can be killed through it.
+type cmdCgroup struct {
+	v2, memory, pids string
+}
+
+var cgroupSeq atomic.Uint64
+
+// cgroupPrefix names h9's cgroups: h9-<h9 pid>-<sequence>.
+const cgroupPrefix = "h9-"
+
+func (b *cgroupBase) create(l Limits) (*cmdCgroup, error) {
+	name := fmt.Sprintf("%s%d-%d", cgroupPrefix, os.Getpid(), cgroupSeq.Add(1))
+	c := &cmdCgroup{}
+	steps := []struct {
+		base string
+		dst  *string
+		set  []cgroupValue
+	}{
+		{b.v2, &c.v2, []cgroupValue{{"memory.max", l.Memory.bytes(), true}, {"memory.swap.max", "0", false}, {"pids.max", strconv.Itoa(l.Pids), true}}},
+		{b.memory, &c.memory, []cgroupValue{{"memory.limit_in_bytes", l.Memory.bytes(), true}, {"memory.memsw.limit_in_bytes", l.Memory.bytes(), false}}},
+		{b.pids, &c.pids, []cgroupValue{{"pids.max", strconv.Itoa(l.Pids), true}}},
+	}
+	for _, s := range steps {
+		if s.base == "" {
+			continue
+		}
+		dir := filepath.Join(s.base, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			c.remove()
+			return nil, fmt.Errorf("creating cgroup: %w", err)
+		}
+		*s.dst = dir
+		for _, v := range s.set {
+			if err := os.WriteFile(filepath.Join(dir, v.file), []byte(v.value), 0); err != nil && v.required {
+				c.remove()
+				return nil, fmt.Errorf("setting %s: %w", v.file, err)
+			}
+		}
+	}
+	return c, nil
+}
+
+// cgroupValue is one control file to write; optional ones may be missing
+// (no swap accounting).
+type cgroupValue struct {
+	file, value string
+	required    bool
+}
+
+func (s Size) bytes() string { return strconv.FormatInt(int64(s), 10) }
+
+func (c *cmdCgroup) dirs() []string {
+	var out []string
+	for _, d := range []string{c.v2, c.memory, c.pids} {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// kill kills every process in the cgroup: at once on v2, by listing on v1.
+func (c *cmdCgroup) kill() {
+	if c.v2 != "" {
+		if os.WriteFile(filepath.Join(c.v2, "cgroup.kill"), []byte("1"), 0) == nil {
+			return
+		}
+	}
+	for range 100 {
+		alive := false
+		for _, d := range c.dirs() {
+			for _, f := range strings.Fields(readTrim(filepath.Join(d, "cgroup.procs"))) {
+				if pid, err := strconv.Atoi(f); err == nil {
+					syscall.Kill(pid, syscall.SIGKILL)
+					alive = true
+				}
+			}
+		}
+		if !alive {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// remove kills what is left and deletes the directories, waiting briefly
+// for dying processes to leave.
+func (c *cmdCgroup) remove() {
+	c.kill()
+	for _, d := range c.dirs() {
+		for i := 0; ; i++ {
+			err := os.Remove(d)
+			if err == nil || errors.Is(err, os.ErrNotExist) || i == 200 {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// limitsHit reads the kernel's counters: processes killed for memory, forks
+// refused for the process limit.
+func (c *cmdCgroup) limitsHit() (memory, pids bool) {
+	switch {
+	case c.v2 != "":
+		memory = counter(filepath.Join(c.v2, "memory.events"), "oom_kill") > 0
+		pids = counter(filepath.Join(c.v2, "pids.events"), "max") > 0
+	default:
+		memory = c.memory != "" && counter(filepath.Join(c.memory, "memory.oom_control"), "oom_kill") > 0
+		pids = c.pids != "" && counter(filepath.Join(c.pids, "pids.events"), "max") > 0
+	}
+	return memory, pids
+}
+
+// counter reads "key value" from a flat-keyed cgroup file.
+func counter(path, key string) int64 {
+	for _, line := range strings.Split(readTrim(path), "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok && k == key {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// removeStale deletes the cgroups of h9 processes that died without
+// cleaning up (kill -9), once, when the base is found.
+func (b *cgroupBase) removeStale() {
+	for _, base := range []string{b.v2, b.memory, b.pids} {
+		if base == "" {
+			continue
+		}
+		ents, _ := os.ReadDir(base)
+		for _, e := range ents {
+			rest, ok := strings.CutPrefix(e.Name(), cgroupPrefix)
+			owner, _, _ := strings.Cut(rest, "-")
+			pid, err := strconv.Atoi(owner)
+			if !ok || err != nil || !e.IsDir() || alive(pid) {
+				continue
+			}
+			(&cmdCgroup{v2: filepath.Join(base, e.Name())}).remove()
+		}
+	}
+}
+
+// alive: the process exists (EPERM means it does, as another user).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -1,0 +1,141 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// confinement is plan mode's kernel guarantee where bwrap does not run:
+// a Landlock domain that may read the view and write only a scratch
+// directory and /dev/null, with TCP connect/bind denied (ABI >= 4) and
+// signals and abstract sockets scoped to the domain (ABI >= 6), and a
+// seccomp filter for the metadata Landlock leaves open (seccomp.go). The
+// command also loses every capability and gets no_new_privs, root or not.
+type confinement struct {
+	Landlock   bool     // false: the kernel has none; capabilities and no_new_privs only
+	ReadDirs   []string // read, list, execute
+	ReadFiles  []string
+	WriteDirs  []string // the command's scratch /tmp
+	WriteFiles []string // /dev/null
+}
+
+// landlockConfig restricts everything go-landlock knows, degrading to what
+// the kernel supports (unix sockets from ABI 9, UDP from ABI 10).
+var landlockConfig = landlock.V11.BestEffort()
+
+// landlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+func landlockABI() int {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// startConfined restricts one locked OS thread and starts the command from
+// it, so only the command carries the restrictions: the launcher's other
+// threads, the thread group leader among them, stay outside the Landlock
+// domain, which the command therefore cannot signal or ptrace. The thread is
+// never unlocked, so the Go runtime ends it with the goroutine.
+func startConfined(c *confinement, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+	type started struct {
+		p   *os.Process
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := c.applyToThread(); err != nil {
+			done <- started{nil, err}
+			return
+		}
+		p, err := os.StartProcess(argv[0], argv, attr)
+		done <- started{p, err}
+	}()
+	s := <-done
+	return s.p, s.err
+}
+
+func (c *confinement) applyToThread() error {
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("dropping capabilities: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	if err := installMetadataFilter(); err != nil && !errors.Is(err, errNoSeccomp) {
+		return fmt.Errorf("installing the seccomp filter: %w", err)
+	}
+	if !c.Landlock {
+		return nil
+	}
+	if landlockABI() < 1 {
+		return errors.New("landlock is not available")
+	}
+	fd, flags, err := landlockConfig.NewRulesetFD(c.rules()...)
+	if err != nil {
+		return fmt.Errorf("building the landlock ruleset: %w", err)
+	}
+	if fd < 0 {
+		return errors.New("landlock is not available")
+	}
+	defer unix.Close(fd)
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return nil
+}
+
+func (c *confinement) rules() []landlock.Rule {
+	return []landlock.Rule{
+		landlock.RODirs(c.ReadDirs...).IgnoreIfMissing(),
+		landlock.ROFiles(c.ReadFiles...).IgnoreIfMissing(),
+		landlock.RWDirs(c.WriteDirs...).WithRefer(),
+		landlock.RWFiles(c.WriteFiles...).IgnoreIfMissing(),
+	}
+}
+
+// dropCapabilities empties this thread's bounding, ambient, effective,
+// permitted and inheritable sets, if it holds any capability: root without
+// capabilities cannot mount, chown, ptrace, load modules or reboot, and with
+// no_new_privs cannot gain them back through a setuid program.
+func dropCapabilities() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	if data[0].Permitted == 0 && data[1].Permitted == 0 && os.Geteuid() != 0 {
+		return nil // nothing to drop, and no right to touch the bounding set
+	}
+	for c := 0; c <= lastCapability(); c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("bounding set: %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("ambient set: %w", err)
+	}
+	data = [2]unix.CapUserData{}
+	return unix.Capset(&hdr, &data[0])
+}
+
+func lastCapability() int {
+	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if err != nil {
+		return 63
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 63
+	}
+	return n
+}

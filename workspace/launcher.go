@@ -1,0 +1,156 @@
+package workspace
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Every command runs under a launcher: this same program, re-executed as
+// "h9-sandbox" (see init). The launcher joins the command's cgroups, sets its
+// rlimits, becomes a child subreaper, confines the command (plan mode
+// without bwrap) and starts it; when the command returns, or h9 closes the
+// launcher's stdin, or h9 dies, it kills every process left below it. h9
+// itself never takes on any of these restrictions.
+const (
+	launcherName = "h9-sandbox"
+	launcherEnv  = "H9_INTERNAL_SANDBOX_LAUNCHER" // "1" in the launcher's environment only
+	// launchFailed is the launcher's exit code when it could not start the
+	// command; its status pipe then says why.
+	launchFailed = 125
+)
+
+// launchSpec is what h9 hands the launcher, as JSON in its only argument.
+// Its stdin is the control pipe (EOF = stop everything), stdout and stderr
+// go to the command, fd 3 is the status pipe ("ok" or "error: …").
+type launchSpec struct {
+	Argv     []string     // absolute program path first
+	Dir      string       // working directory
+	Cgroups  []string     // cgroup directories to join before anything runs
+	FileSize int64        // RLIMIT_FSIZE; 0 leaves it alone
+	Confine  *confinement // restrictions for the command only; nil under bwrap
+}
+
+// init turns this process into the launcher when h9 started it as one.
+// Doing it in init, not through a hook in main, means no program that
+// imports workspace can forget it, tests included, and the launcher runs
+// before any other package of the program is initialised.
+func init() {
+	if os.Getenv(launcherEnv) != "1" || len(os.Args) != 2 || filepath.Base(os.Args[0]) != launcherName {
+		return
+	}
+	os.Exit(launch(os.Args[1]))
+}
+
+func launch(arg string) int {
+	syscall.CloseOnExec(3) // inherited without: the command must not hold it
+	status := os.NewFile(3, "status")
+	fail := func(err error) int {
+		fmt.Fprintf(status, "error: %v\n", err)
+		return launchFailed
+	}
+	var spec launchSpec
+	if err := json.Unmarshal([]byte(arg), &spec); err != nil || len(spec.Argv) == 0 {
+		return fail(fmt.Errorf("bad launch spec: %v", err))
+	}
+	if err := prepareLauncher(spec); err != nil {
+		return fail(err)
+	}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	child, err := startCommand(spec)
+	if err != nil {
+		return fail(err)
+	}
+	io.WriteString(status, "ok\n")
+	status.Close()
+	go func() {
+		io.Copy(io.Discard, os.Stdin) // returns when h9 closes the pipe or dies
+		stop <- syscall.SIGKILL
+	}()
+	return supervise(child, stop)
+}
+
+// prepareLauncher does what the command inherits: cgroups first, so that
+// everything started later is counted, then rlimits and the subreaper role.
+func prepareLauncher(spec launchSpec) error {
+	pid := []byte(strconv.Itoa(os.Getpid()))
+	for _, dir := range spec.Cgroups {
+		if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), pid, 0); err != nil {
+			return fmt.Errorf("joining cgroup: %w", err)
+		}
+	}
+	if spec.FileSize > 0 {
+		lim := &unix.Rlimit{Cur: uint64(spec.FileSize), Max: uint64(spec.FileSize)}
+		if err := unix.Setrlimit(unix.RLIMIT_FSIZE, lim); err != nil {
+			return fmt.Errorf("setting the file size limit: %w", err)
+		}
+	}
+	// A core dump could be as large as the command's memory, in the workspace.
+	if err := unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{}); err != nil {
+		return fmt.Errorf("disabling core dumps: %w", err)
+	}
+	// Orphans (setsid, double fork) are re-parented here, not to init.
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("becoming a subreaper: %w", err)
+	}
+	return nil
+}
+
+// startCommand starts the command with /dev/null as stdin and the
+// launcher's environment without the launcher's own marker.
+func startCommand(spec launchSpec) (*os.Process, error) {
+	devNull, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, err
+	}
+	defer devNull.Close()
+	var env []string
+	for _, kv := range os.Environ() {
+		if len(kv) < len(launcherEnv)+1 || kv[:len(launcherEnv)+1] != launcherEnv+"=" {
+			env = append(env, kv)
+		}
+	}
+	attr := &os.ProcAttr{Dir: spec.Dir, Env: env, Files: []*os.File{devNull, os.Stdout, os.Stderr}}
+	if spec.Confine == nil {
+		return os.StartProcess(spec.Argv[0], spec.Argv, attr)
+	}
+	return startConfined(spec.Confine, spec.Argv, attr)
+}
+
+// supervise waits for the command or a stop, then kills what is left.
+// The exit code follows the shell: the status, or 128+signal.
+func supervise(child *os.Process, stop <-chan os.Signal) int {
+	exited := make(chan int, 1)
+	go func() {
+		st, err := child.Wait()
+		if err != nil {
+			exited <- launchFailed
+			return
+		}
+		exited <- shellCode(st)
+	}()
+	var code int
+	select {
+	case code = <-exited:
+	case <-stop:
+		child.Kill()
+		code = <-exited
+	}
+	killDescendants()
+	return code
+}
+
+func shellCode(st *os.ProcessState) int {
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
