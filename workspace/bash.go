@@ -74,8 +74,8 @@ func (w *Workspace) Bash(ctx context.Context, command string, opts BashOptions) 
 	if w.isClosed() {
 		return BashResult{}, ErrClosed
 	}
-	if strings.TrimSpace(command) == "" {
-		return BashResult{}, fmt.Errorf("%w: command is empty", ErrInvalidArgument)
+	if err := checkCommand(command); err != nil {
+		return BashResult{}, err
 	}
 	if opts.ReadOnly && opts.Network {
 		return BashResult{}, fmt.Errorf("%w: plan mode has no network", ErrInvalidArgument)
@@ -86,6 +86,17 @@ func (w *Workspace) Bash(ctx context.Context, command string, opts BashOptions) 
 		}
 	}
 	return w.run(ctx, command, opts)
+}
+
+// checkCommand refuses what no process could be started with.
+func checkCommand(command string) error {
+	switch {
+	case strings.TrimSpace(command) == "":
+		return fmt.Errorf("%w: command is empty", ErrInvalidArgument)
+	case strings.ContainsRune(command, 0):
+		return fmt.Errorf("%w: command contains a NUL byte", ErrInvalidArgument)
+	}
+	return nil
 }
 
 // run is Bash after the checks: the kernel's part alone.

@@ -22,12 +22,23 @@ func needBwrap(t testing.TB) {
 
 func newManager(t testing.TB, sandbox string) *Manager {
 	t.Helper()
-	if sandbox == "bwrap" {
+	return newManagerWith(t, Config{Sandbox: sandbox})
+}
+
+// newManagerWith fills in Root (under a fresh data directory, which is
+// hidden like H9_DATA_DIR) unless cfg sets it.
+func newManagerWith(t testing.TB, cfg Config) *Manager {
+	t.Helper()
+	if cfg.Sandbox == "bwrap" {
 		needBwrap(t)
 	}
-	m, err := NewManager(Config{Root: filepath.Join(t.TempDir(), "workspaces"), Sandbox: sandbox})
+	if cfg.Root == "" {
+		data := t.TempDir()
+		cfg.Root, cfg.Hidden = filepath.Join(data, "workspaces"), append(cfg.Hidden, data)
+	}
+	m, err := NewManager(cfg)
 	if err != nil {
-		t.Fatalf("NewManager(%s): %v", sandbox, err)
+		t.Fatalf("NewManager(%+v): %v", cfg, err)
 	}
 	return m
 }
@@ -68,3 +79,32 @@ func writeHostFile(t testing.TB, path, content string) {
 
 // sandboxes lists the levels to run shared tests under.
 var sandboxes = []string{"none", "bwrap"}
+
+// needLandlock fails in CI (whose kernel has it) and skips elsewhere when
+// the kernel has no Landlock.
+func needLandlock(t testing.TB, m *Manager) {
+	t.Helper()
+	if m.Enforcement().Plan == GuardLandlock {
+		return
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("CI is set but plan mode is not confined by Landlock here: %+v", m.Enforcement())
+	}
+	t.Skipf("no Landlock here: %+v", m.Enforcement())
+}
+
+// needCgroups fails when h9 runs as root in CI (which may create cgroups)
+// and skips elsewhere when there is no cgroup to use.
+func needCgroups(t testing.TB, m *Manager) {
+	t.Helper()
+	if m.Enforcement().Cgroups != "" {
+		return
+	}
+	if os.Getenv("CI") != "" && os.Geteuid() == 0 {
+		t.Fatalf("CI runs as root but no cgroup is usable: %s", m.Enforcement().NoCgroups)
+	}
+	t.Skipf("no usable cgroup: %s", m.Enforcement().NoCgroups)
+}
+
+// planModes are the kernel guards plan mode is tested under.
+var planModes = []string{"bwrap", "none"}

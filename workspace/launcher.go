@@ -46,7 +46,9 @@ func init() {
 	if os.Getenv(launcherEnv) != "1" || len(os.Args) != 2 || filepath.Base(os.Args[0]) != launcherName {
 		return
 	}
-	os.Exit(launch(os.Args[1]))
+	// syscall.Exit, not os.Exit: nothing is left to flush, and a binary
+	// built with -race would otherwise sleep a second at exit.
+	syscall.Exit(launch(os.Args[1]))
 }
 
 func launch(arg string) int {

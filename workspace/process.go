@@ -69,6 +69,10 @@ func runJob(ctx context.Context, j *job, timeout time.Duration, out io.Writer) (
 		cmd.Wait()
 	}()
 	res := waitOrStop(ctx, j, timeout, cmd, exited, pipes)
+	if j.cgroup != nil {
+		// Whatever outlived a killed launcher is still in the cgroup.
+		j.cgroup.kill()
+	}
 	status, _ := io.ReadAll(pipes.statusR)
 	select {
 	case <-drained:

@@ -38,7 +38,21 @@ func TestCheckReadOnly(t *testing.T) {
 		"git stash list",
 		"git remote -v",
 		"git config --get user.name",
-		"for f in *.go; do wc -l $f; done",
+		"for f in ./*.go; do wc -l \"$f\"; done",
+		"ls src/*.go ./*.md",
+		"test -f go.mod && [ -d .git ]",
+		"printf '%s\\n' a b",
+		"printf -- '-x\\n'",
+		"git show HEAD@{1}",
+		"git remote get-url origin",
+		"git config get user.name",
+		"git describe --tags --always",
+		"date -Iseconds",
+		"ps aux",
+		"cat /proc/cpuinfo /proc/self/status",
+		"sort -k2 -n in | uniq -c",
+		"for f in a b; do for g in c; do echo \"$f$g\"; done; done",
+		"cat < /dev/null",
 	}
 	refused := map[string]string{
 		"echo x > f":                           "\"> f\": redirection to a file",
@@ -96,6 +110,7 @@ func TestCheckReadOnly(t *testing.T) {
 		"echo ${x:=rm}":                        "expansions",
 		"date -s 2020-01-01":                   "clock",
 		"date 010100002020":                    "clock",
+		"for f in *.go; do wc -l $f; done":     "glob must not start",
 		"cat > f <<EOF\nx\nEOF":                "redirection",
 		"cat <<EOF\n$(rm x)\nEOF":              "command substitution",
 		"ls 3>f":                               "redirection",
@@ -124,5 +139,106 @@ func TestCheckReadOnly(t *testing.T) {
 				t.Errorf("message %q lacks %q", err, part)
 			}
 		})
+	}
+}
+
+// TestCheckReadOnlyBypasses holds a working example of every class of
+// bypass found against the checker; each ran a program or wrote a file in
+// plan mode before. The second column is part of the refusal.
+func TestCheckReadOnlyBypasses(t *testing.T) {
+	classes := []struct {
+		class string
+		cases map[string]string
+	}{
+		{"$(…) evaluated in an array subscript", map[string]string{
+			"test -v 'a[$(touch pwned)]'":      "test -v",
+			"[ -v 'a[$(touch pwned)]' ]":       "test -v",
+			"printf -v 'a[$(touch pwned)]' x":  "printf -v",
+			"test -R 'a[$(touch pwned)]'":      "test -R",
+			"true && test -v 'a[`touch pwn`]'": "test -v",
+		}},
+		{"printf -v rewriting exported variables", map[string]string{
+			"printf -v PATH /tmp/evil; ls":                    "printf -v",
+			"printf -v GIT_CONFIG_VALUE_0 'touch x'; git log": "printf -v",
+			"printf -vPATH .":                                 "printf -vPATH",
+		}},
+		{"loop variables turning into options or other programs", map[string]string{
+			"for f in o; do sort -$f out in; done":      "with -o",
+			"for f in o; do sort \"-$f\" out in; done":  "with -o",
+			"for f in 'x -o'; do sort $f out; done":     "blanks",
+			"for PATH in .; do ls; done":                "lowercase",
+			"for IFS in o; do sort -xIFSx out; done":    "lowercase",
+			"for f in ''; do sort $f* ; done":           "empty",
+			"for f in ./*; do sort -$f; done":           "word of its own",
+			"for f in /proc/1/environ; do cat $f; done": "/proc",
+		}},
+		{"quoted brace expansion and globs turning into options", map[string]string{
+			"find . -{\"delete\",print}":   "brace",
+			"sort -{\"o\",x}out in":        "brace",
+			"find . -{'delete',print}":     "brace",
+			"sort * ":                      "glob must not start",
+			"sort \"\"* ":                  "glob must not start",
+			"find ?elete":                  "glob must not start",
+			"sort [-]o":                    "glob must not start",
+			"for f in *; do sort $f; done": "glob must not start",
+		}},
+		{"-- that is an option's value, and abbreviated long options", map[string]string{
+			"sort -T -- -o out in":       "sort",
+			"sort --out=x in":            "--out=x",
+			"sort --outp x in":           "--outp",
+			"sort --compress-prog=sh in": "--compress-prog",
+			"uniq -- in -out":            "uniq --",
+			"file --compi x":             "--compi",
+			"date --se 2020-01-01":       "--se",
+			"date -Rs 2020-01-01":        "-Rs",
+			"sed -e -- -i s/a/b/ f":      "in place",
+			"sed --in s/a/b/ f":          "in place",
+			"tree -R -H . -o x":          "tree",
+			"rg --hostname-bin=./x --hyperlink-format=default x": "--hostname-bin",
+		}},
+		{"git subcommands with writing forms", map[string]string{
+			"git remote -v add x /tmp/y":                 "git remote is only allowed",
+			"git remote add x y":                         "git remote is only allowed",
+			"git remote set-url origin x":                "git remote is only allowed",
+			"git config --file .git/config core.pager x": "--file",
+			"git config -f x --get y":                    "-f",
+			"git config --get x --unset-al":              "--unset-al",
+			"git config core.pager x":                    "only allowed with one of",
+			"git grep --open-files-in-pager=sh x":        "--open-files-in-pager",
+			"git grep --open x":                          "--open",
+			"git grep -Osh x":                            "-Osh",
+			"git describe --dirty":                       "--dirty",
+			"git describe --broken":                      "--broken",
+			"git diff --outp=x":                          "--outp",
+			"git log --ext":                              "--ext",
+		}},
+		{"/dev/tcp and device redirections", map[string]string{
+			"cat < /dev/tcp/127.0.0.1/80":    "/dev/tcp",
+			"echo x > /dev/tcp/127.0.0.1/80": "/dev/tcp",
+			"cat 0</dev/udp/127.0.0.1/53":    "/dev/tcp",
+			"cat < //dev/./tcp/127.0.0.1/80": "/dev/tcp",
+			"head -c 100 /dev/sda":           "device",
+		}},
+		{"h9's and its parents' /proc", map[string]string{
+			"cat /proc/1/environ":       "/proc",
+			"od -j 4096 /proc/1234/mem": "/proc",
+			"cat /proc/*/environ":       "/proc",
+			"strings < /proc/1/environ": "/proc",
+			"ps e":                      "ps is only allowed",
+			"ps eww -A":                 "ps is only allowed",
+		}},
+	}
+	for _, cl := range classes {
+		for cmd, part := range cl.cases {
+			t.Run(cl.class+"/"+cmd, func(t *testing.T) {
+				err := CheckReadOnly(cmd)
+				if !errors.Is(err, ErrReadOnly) {
+					t.Fatalf("allowed (err=%v)", err)
+				}
+				if !strings.Contains(err.Error(), part) {
+					t.Errorf("message %q lacks %q", err, part)
+				}
+			})
+		}
 	}
 }

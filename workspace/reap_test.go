@@ -1,0 +1,107 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// escapers leave processes behind the ways a shell can: a setsid session
+// leader, a double fork (orphaned at once) and a disowned nohup job.
+func escapers(m string) map[string]string {
+	return map[string]string{ // nohup and disown leave a plain background job
+		"setsid":      "setsid sleep " + m + " >/dev/null 2>&1 & sleep 0.1",
+		"double fork": "(setsid sh -c 'sleep " + m + " &' &) ; sleep 0.1",
+		"nohup":       "nohup sleep " + m + " >/dev/null 2>&1 & disown; sleep 0.1",
+	}
+}
+
+func TestReapOnReturn(t *testing.T) {
+	for _, sb := range sandboxes {
+		for _, plan := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s plan=%v", sb, plan), func(t *testing.T) {
+				w := newWS(t, sb)
+				for _, name := range []string{"setsid", "double fork", "nohup"} {
+					t.Run(name, func(t *testing.T) {
+						m := marker(t)
+						r := mustRun(t, w, escapers(m)[name], BashOptions{ReadOnly: plan})
+						if r.ExitCode != 0 || r.TimedOut {
+							t.Fatalf("got %+v", r)
+						}
+						// No waiting: gone means gone when Bash returns.
+						if pid, ok := findProcess(m); ok {
+							t.Fatalf("process %d (sleep %s) outlived the command", pid, m)
+						}
+					})
+				}
+			})
+		}
+	}
+}
+
+// mustRun is Bash without the plan-mode checker: these tests are about
+// what the kernel and the launcher do.
+func mustRun(t testing.TB, w *Workspace, cmd string, opts BashOptions) BashResult {
+	t.Helper()
+	r, err := w.run(context.Background(), cmd, opts)
+	if err != nil {
+		t.Fatalf("run(%q): %v", cmd, err)
+	}
+	return r
+}
+
+func TestReapOnTimeoutAndStop(t *testing.T) {
+	for _, sb := range sandboxes {
+		t.Run(sb, func(t *testing.T) {
+			w := newWS(t, sb)
+			t.Run("timeout", func(t *testing.T) {
+				m := marker(t)
+				r := mustRun(t, w, "setsid sleep "+m+" >/dev/null 2>&1 & (sleep "+m+" &); sleep "+m, BashOptions{Timeout: time.Second})
+				if !r.TimedOut {
+					t.Fatalf("want a timeout, got %+v", r)
+				}
+				waitGone(t, m)
+			})
+			t.Run("stop", func(t *testing.T) {
+				m := marker(t)
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan BashResult, 1)
+				go func() {
+					r, _ := w.run(ctx, "setsid sleep "+m+" >/dev/null 2>&1 & touch started; sleep "+m, BashOptions{})
+					done <- r
+				}()
+				waitFile(t, filepath.Join(w.Dir(), "started"))
+				cancel()
+				if r := <-done; !r.Cancelled {
+					t.Fatalf("want cancelled, got %+v", r)
+				}
+				waitGone(t, m)
+			})
+		})
+	}
+}
+
+// A command that kills its own launcher leaves its setsid child to init;
+// the command's cgroup still holds it, and h9 kills the cgroup.
+func TestReapWhenLauncherKilled(t *testing.T) {
+	m0 := newManager(t, "none")
+	needCgroups(t, m0)
+	w := openWS(t, m0, "s")
+	m := marker(t)
+	r := mustRun(t, w, "setsid sleep "+m+" >/dev/null 2>&1 & sleep 0.1; kill -9 $PPID", BashOptions{})
+	if r.ExitCode != 128+9 {
+		t.Fatalf("want the launcher killed, got %+v", r)
+	}
+	waitGone(t, m)
+}
+
+func waitFile(t *testing.T, p string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !fileExists(p); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared", p)
+		}
+	}
+}
