@@ -32,6 +32,14 @@ func (b *cgroupBase) Driver() string {
 	return "cgroup v1 " + strings.TrimSpace(b.memory+" "+b.pids)
 }
 
+// Kind is "cgroup v2" or "cgroup v1".
+func (b *cgroupBase) Kind() string {
+	if b != nil && b.v2 != "" {
+		return "cgroup v2"
+	}
+	return "cgroup v1"
+}
+
 func (b *cgroupBase) enforcesMemory() bool { return b != nil && (b.v2 != "" || b.memory != "") }
 func (b *cgroupBase) enforcesPids() bool   { return b != nil && (b.v2 != "" || b.pids != "") }
 

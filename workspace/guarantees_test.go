@@ -31,7 +31,13 @@ func TestNoCapabilitiesInside(t *testing.T) {
 			}
 			w := openWS(t, m, "s")
 			r := mustRun(t, w, "grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status", BashOptions{ReadOnly: mode.plan})
-			for _, f := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+			sets := []string{"CapInh", "CapPrm", "CapEff", "CapAmb"}
+			if os.Geteuid() == 0 {
+				// Only root may empty the bounding set; without it, and with
+				// no_new_privs, no exec can add to the others anyway.
+				sets = append(sets, "CapBnd")
+			}
+			for _, f := range sets {
 				if !strings.Contains(r.Output, f+":\t0000000000000000") {
 					t.Errorf("%s not empty:\n%s", f, r.Output)
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/kelseyhightower/envconfig"
 
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/workspace"
 )
 
 // envPrefix is the prefix of h9's own settings. Settings with an explicit envconfig tag
@@ -24,23 +25,28 @@ type Config struct {
 	OpenAIBaseURL string `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp, LiteLLM, OpenRouter, Gemini, Mistral, …); Azure: …/openai/deployments/NAME?api-version=V or …/openai/v1"`
 	OpenAIAPIKey  string `envconfig:"OPENAI_API_KEY" desc:"key for that endpoint (local servers need none)"`
 
-	Model             string        `split_words:"true" default:"gpt-4.1" desc:"model name sent to the endpoint"`
-	DataDir           string        `split_words:"true" default:"./h9-data" desc:"directory for h9.db and workspaces/<session-id>/"`
-	Sandbox           string        `split_words:"true" default:"auto" desc:"auto (bubblewrap when it works, else unsandboxed with a warning), bwrap (required) or none"`
-	WorkspaceTemplate string        `split_words:"true" desc:"directory copied into every new workspace (empty: none)"`
-	SkillsDir         string        `split_words:"true" desc:"directory of skills for the use_skill tool (empty: none)"`
-	AllowedUsers      []string      `split_words:"true" desc:"comma-separated Slack user IDs allowed to use h9 (empty: everyone)"`
-	AllowedChannels   []string      `split_words:"true" desc:"comma-separated Slack channel IDs h9 works in (empty: every channel it is in)"`
-	Admins            []string      `split_words:"true" desc:"comma-separated Slack user IDs who may act on any session (empty: none)"`
-	MaxSteps          int           `split_words:"true" default:"50" desc:"model steps per run before it stops"`
-	ContextWindow     int           `split_words:"true" default:"128000" desc:"model context window in tokens; history is compacted at 80%"`
-	ModelStream       bool          `split_words:"true" default:"true" desc:"stream model answers (server-sent events); false sends plain requests"`
-	ModelTimeout      time.Duration `split_words:"true" default:"2m" desc:"longest wait for the model endpoint to send anything: the answer's first byte, then between two chunks (plain requests: the whole answer)"`
-	ModelRetries      int           `split_words:"true" default:"4" desc:"tries per model request before the run fails"`
-	CoalesceInterval  time.Duration `split_words:"true" default:"1s" desc:"minimum time between edits of one checklist message"`
-	MaxConcurrentRuns int           `split_words:"true" default:"0" desc:"agent runs at once across all threads; 0 = no limit (others wait their turn)"`
-	LogFormat         string        `split_words:"true" default:"text" desc:"log format on stderr: text or json"`
-	LogLevel          string        `split_words:"true" default:"info" desc:"log level: debug, info, warn or error"`
+	Model             string         `split_words:"true" default:"gpt-4.1" desc:"model name sent to the endpoint"`
+	DataDir           string         `split_words:"true" default:"./h9-data" desc:"directory for h9.db and workspaces/<session-id>/"`
+	Sandbox           string         `split_words:"true" default:"auto" desc:"auto (bubblewrap when it works, else unsandboxed with a warning), bwrap (required) or none"`
+	SandboxROPaths    []string       `split_words:"true" desc:"comma-separated absolute paths shown read-only in the sandbox (a shared toolchain or module cache)"`
+	SandboxMemory     workspace.Size `split_words:"true" default:"4GiB" desc:"memory of one command, all its processes together (cgroup)"`
+	SandboxPids       int            `split_words:"true" default:"1024" desc:"processes and threads of one command at once (cgroup)"`
+	SandboxFileSize   workspace.Size `split_words:"true" default:"1GiB" desc:"largest file one command may write"`
+	SandboxTmpSize    workspace.Size `split_words:"true" default:"1GiB" desc:"size of a command's private /tmp (and /dev/shm) under bubblewrap"`
+	WorkspaceTemplate string         `split_words:"true" desc:"directory copied into every new workspace (empty: none)"`
+	SkillsDir         string         `split_words:"true" desc:"directory of skills for the use_skill tool (empty: none)"`
+	AllowedUsers      []string       `split_words:"true" desc:"comma-separated Slack user IDs allowed to use h9 (empty: everyone)"`
+	AllowedChannels   []string       `split_words:"true" desc:"comma-separated Slack channel IDs h9 works in (empty: every channel it is in)"`
+	Admins            []string       `split_words:"true" desc:"comma-separated Slack user IDs who may act on any session (empty: none)"`
+	MaxSteps          int            `split_words:"true" default:"50" desc:"model steps per run before it stops"`
+	ContextWindow     int            `split_words:"true" default:"128000" desc:"model context window in tokens; history is compacted at 80%"`
+	ModelStream       bool           `split_words:"true" default:"true" desc:"stream model answers (server-sent events); false sends plain requests"`
+	ModelTimeout      time.Duration  `split_words:"true" default:"2m" desc:"longest wait for the model endpoint to send anything: the answer's first byte, then between two chunks (plain requests: the whole answer)"`
+	ModelRetries      int            `split_words:"true" default:"4" desc:"tries per model request before the run fails"`
+	CoalesceInterval  time.Duration  `split_words:"true" default:"1s" desc:"minimum time between edits of one checklist message"`
+	MaxConcurrentRuns int            `split_words:"true" default:"0" desc:"agent runs at once across all threads; 0 = no limit (others wait their turn)"`
+	LogFormat         string         `split_words:"true" default:"text" desc:"log format on stderr: text or json"`
+	LogLevel          string         `split_words:"true" default:"info" desc:"log level: debug, info, warn or error"`
 }
 
 // loadConfig reads the environment into a Config and validates it.
@@ -79,6 +85,8 @@ func kindName(goType string) string {
 		return "duration (e.g. 90s, 2m)"
 	case "bool":
 		return "boolean (true or false)"
+	case "workspace.Size":
+		return "size (e.g. 4GiB, 512MiB)"
 	}
 	return goType
 }
@@ -88,6 +96,7 @@ func (c *Config) validate() error {
 	c.Sandbox = strings.ToLower(strings.TrimSpace(c.Sandbox))
 	c.LogFormat = strings.ToLower(strings.TrimSpace(c.LogFormat))
 	c.LogLevel = strings.ToLower(strings.TrimSpace(c.LogLevel))
+	c.SandboxROPaths = cleanList(c.SandboxROPaths)
 	if c.Sandbox == "" {
 		c.Sandbox = "auto"
 	}
@@ -107,6 +116,8 @@ func (c *Config) validate() error {
 		func() error { return positiveDuration("H9_MODEL_TIMEOUT", c.ModelTimeout) },
 		func() error { return nonNegativeDuration("H9_COALESCE_INTERVAL", c.CoalesceInterval) },
 		func() error { return nonNegative("H9_MAX_CONCURRENT_RUNS", c.MaxConcurrentRuns) },
+		func() error { return positive("H9_SANDBOX_PIDS", c.SandboxPids) },
+		func() error { return checkROPaths(c.SandboxROPaths) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/h9-app/h9/workspace"
 )
 
 func TestConfigDefaults(t *testing.T) {
@@ -23,6 +25,10 @@ func TestConfigDefaults(t *testing.T) {
 		Model:            "gpt-4.1",
 		DataDir:          "./h9-data",
 		Sandbox:          "auto",
+		SandboxMemory:    4 << 30,
+		SandboxPids:      1024,
+		SandboxFileSize:  1 << 30,
+		SandboxTmpSize:   1 << 30,
 		MaxSteps:         50,
 		ContextWindow:    128000,
 		ModelStream:      true,
@@ -55,6 +61,12 @@ func TestConfigNames(t *testing.T) {
 		{"data dir", []string{"H9_DATA_DIR", "/var/lib/h9"}, func(c Config) any { return c.DataDir }, "/var/lib/h9"},
 		{"sandbox case", []string{"H9_SANDBOX", "BWRAP"}, func(c Config) any { return c.Sandbox }, "bwrap"},
 		{"empty sandbox is auto", []string{"H9_SANDBOX", ""}, func(c Config) any { return c.Sandbox }, "auto"},
+		{"sandbox memory", []string{"H9_SANDBOX_MEMORY", "512MiB"}, func(c Config) any { return c.SandboxMemory }, workspace.Size(512 << 20)},
+		{"sandbox pids", []string{"H9_SANDBOX_PIDS", "64"}, func(c Config) any { return c.SandboxPids }, 64},
+		{"sandbox file size", []string{"H9_SANDBOX_FILE_SIZE", "2G"}, func(c Config) any { return c.SandboxFileSize }, workspace.Size(2 << 30)},
+		{"sandbox tmp size", []string{"H9_SANDBOX_TMP_SIZE", "64MiB"}, func(c Config) any { return c.SandboxTmpSize }, workspace.Size(64 << 20)},
+		{"sandbox ro paths", []string{"H9_SANDBOX_RO_PATHS", "/usr, /etc,"}, func(c Config) any { return c.SandboxROPaths }, []string{"/usr", "/etc"}},
+		{"sandbox memory is not read unprefixed", []string{"SANDBOX_MEMORY", "1MiB"}, func(c Config) any { return c.SandboxMemory }, workspace.Size(4 << 30)},
 		{"lists", []string{"H9_ALLOWED_USERS", "U1, U2,,"}, func(c Config) any { return c.AllowedUsers }, []string{"U1", "U2"}},
 		{"channels", []string{"H9_ALLOWED_CHANNELS", "C1"}, func(c Config) any { return c.AllowedChannels }, []string{"C1"}},
 		{"admins", []string{"H9_ADMINS", "UA"}, func(c Config) any { return c.Admins }, []string{"UA"}},
@@ -97,6 +109,11 @@ func TestConfigErrors(t *testing.T) {
 		{"API URL not a URL", []string{"SLACK_API_URL", "slack.com/api/"}, nil, ErrInvalidSetting, `SLACK_API_URL must be an http(s) URL (got "slack.com/api/")`},
 		{"OpenAI URL not a URL", []string{"OPENAI_BASE_URL", "localhost:8080"}, nil, ErrInvalidSetting, `OPENAI_BASE_URL must be an http(s) URL (got "localhost:8080")`},
 		{"bad sandbox", []string{"H9_SANDBOX", "docker"}, nil, ErrInvalidSetting, `H9_SANDBOX must be one of auto, bwrap, none (got "docker")`},
+		{"bad memory", []string{"H9_SANDBOX_MEMORY", "lots"}, nil, ErrInvalidSetting, `H9_SANDBOX_MEMORY="lots" is not a valid size (e.g. 4GiB, 512MiB)`},
+		{"zero file size", []string{"H9_SANDBOX_FILE_SIZE", "0"}, nil, ErrInvalidSetting, `H9_SANDBOX_FILE_SIZE="0" is not a valid size (e.g. 4GiB, 512MiB)`},
+		{"zero pids", []string{"H9_SANDBOX_PIDS", "0"}, nil, ErrInvalidSetting, `H9_SANDBOX_PIDS must be greater than 0 (got 0)`},
+		{"relative ro path", []string{"H9_SANDBOX_RO_PATHS", "opt/go"}, nil, ErrInvalidSetting, `H9_SANDBOX_RO_PATHS: "opt/go" must be an absolute path other than /`},
+		{"missing ro path", []string{"H9_SANDBOX_RO_PATHS", "/no/such/dir"}, nil, ErrInvalidSetting, `H9_SANDBOX_RO_PATHS: "/no/such/dir" cannot be used: stat /no/such/dir: no such file or directory`},
 		{"bad log format", []string{"H9_LOG_FORMAT", "xml"}, nil, ErrInvalidSetting, `H9_LOG_FORMAT must be one of text, json (got "xml")`},
 		{"bad log level", []string{"H9_LOG_LEVEL", "loud"}, nil, ErrInvalidSetting, `H9_LOG_LEVEL must be one of debug, info, warn, error (got "loud")`},
 		{"max steps not a number", []string{"H9_MAX_STEPS", "many"}, nil, ErrInvalidSetting, `H9_MAX_STEPS="many" is not a valid whole number`},

@@ -30,10 +30,12 @@ func (v verdict) mark() string {
 }
 
 // finding is the outcome of one check: what was found and, unless OK, what to do about it.
+// More holds indented lines under it (the sandbox's guarantees, one each).
 type finding struct {
 	verdict verdict
 	detail  string
 	hint    string
+	more    []string
 }
 
 func ok(format string, args ...any) finding {
@@ -94,6 +96,9 @@ func printFinding(w io.Writer, sc scrubber, name string, f finding) {
 		line += " — hint: " + f.hint
 	}
 	fmt.Fprintln(w, sc.String(line))
+	for _, m := range f.more {
+		fmt.Fprintln(w, sc.String("    "+m))
+	}
 }
 
 // checkConfig reports what was loaded and that the optional directories exist.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,16 +49,25 @@ func callsFirstTool(req openai.ChatCompletionRequest) fakemodel.Reply {
 	return fakemodel.ToolCall(req.Tools[0].Function.Name, `{}`)
 }
 
-// doctorLines runs doctor and returns its lines keyed by check name.
+// doctorLines runs doctor and returns its lines keyed by check name; the
+// indented lines under a check (the sandbox's guarantees) are keyed by
+// "sandbox/<guarantee>".
 func doctorLines(t *testing.T) (map[string]string, error) {
 	t.Helper()
 	var out bytes.Buffer
 	err := runDoctor(t.Context(), &out)
 	lines := map[string]string{}
+	parent := ""
 	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if sub, ok := strings.CutPrefix(l, "    "); ok {
+			_, rest, _ := strings.Cut(sub, " ")
+			name, _, _ := strings.Cut(rest, ":")
+			lines[parent+"/"+name] = sub
+			continue
+		}
 		_, rest, _ := strings.Cut(l, " ")
 		name, _, _ := strings.Cut(rest, ":")
-		lines[name] = l
+		lines[name], parent = l, name
 	}
 	for _, secret := range []string{"xoxb-doctor-bot-token", "xapp-doctor-app-token", "sk-doctor-secret-key"} {
 		if strings.Contains(out.String(), secret) {
@@ -91,8 +101,8 @@ func TestDoctorAllGood(t *testing.T) {
 	if err != nil {
 		t.Fatalf("doctor failed: %v", err)
 	}
-	if len(lines) != 1+len(doctorChecks) {
-		t.Errorf("%d lines, want one per check (%d)", len(lines), 1+len(doctorChecks))
+	if top := topLevel(lines); top != 1+len(doctorChecks) {
+		t.Errorf("%d lines, want one per check (%d)", top, 1+len(doctorChecks))
 	}
 	wantMark(t, lines, "configuration", "✓", "gpt-test")
 	wantMark(t, lines, "Slack bot token", "✓", "auth.test ok", "UBOT")
@@ -102,6 +112,54 @@ func TestDoctorAllGood(t *testing.T) {
 	// bwrap or not depends on the machine; either way it is not a failure under auto.
 	if l := lines["sandbox"]; !strings.HasPrefix(l, "✓ ") && !strings.Contains(l, "⚠ sandbox: UNSANDBOXED") {
 		t.Errorf("sandbox line = %q", l)
+	}
+}
+
+func topLevel(lines map[string]string) int {
+	n := 0
+	for name := range lines {
+		if !strings.Contains(name, "/") {
+			n++
+		}
+	}
+	return n
+}
+
+// Under bubblewrap, doctor verifies each guarantee live, one line each.
+func TestDoctorVerifiesSandboxGuarantees(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("bwrap not installed: %v", err)
+	}
+	doctorEnv(t)
+	t.Setenv("H9_SANDBOX", "bwrap")
+	lines, err := doctorLines(t)
+	if err != nil && os.Geteuid() == 0 {
+		t.Fatalf("doctor failed: %v", err)
+	}
+	wantMark(t, lines, "sandbox", "✓", "bubblewrap", "plan mode read-only by bwrap")
+	for _, g := range []string{"no capabilities, no_new_privs", "remount refused", "data directory and host paths invisible",
+		"network unreachable", "h9's /proc unreachable", "plan mode read-only", "every process reaped", "file size limit", "/tmp limit"} {
+		wantMark(t, lines, "sandbox/"+g, "✓")
+	}
+	if os.Geteuid() == 0 {
+		wantMark(t, lines, "sandbox/memory limit", "✓", "H9_SANDBOX_MEMORY=4GiB")
+		wantMark(t, lines, "sandbox/process limit", "✓", "H9_SANDBOX_PIDS=1024")
+	}
+}
+
+// Without bubblewrap, plan mode is still verified; execution mode is
+// reported as unsandboxed.
+func TestDoctorSandboxNoneVerifiesPlanMode(t *testing.T) {
+	doctorEnv(t, fakemodel.WithModels("gpt-test"))
+	t.Setenv("H9_SANDBOX", "none")
+	lines, err := doctorLines(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMark(t, lines, "sandbox", "⚠", "H9_SANDBOX=none", "plan mode read-only by")
+	if strings.Contains(lines["sandbox"], "by landlock") {
+		wantMark(t, lines, "sandbox/plan mode read-only", "✓", "Landlock")
+		wantMark(t, lines, "sandbox/no capabilities, no_new_privs", "✓", "in plan mode")
 	}
 }
 

@@ -11,9 +11,11 @@ import (
 )
 
 func main() {
-	if err := hideSecrets(); err != nil {
-		fmt.Fprintf(os.Stderr, "h9: %v\n", err)
-		os.Exit(exitFailure)
+	for _, step := range []func() error{hideSecrets, protectProcess} {
+		if err := step(); err != nil {
+			fmt.Fprintf(os.Stderr, "h9: %v\n", err)
+			os.Exit(exitFailure)
+		}
 	}
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -29,11 +29,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	defer closeDB(db, log)
 
-	ws, err := workspace.NewManager(workspace.Config{
-		Root:     filepath.Join(cfg.DataDir, workspacesDir),
-		Template: cfg.WorkspaceTemplate,
-		Sandbox:  cfg.Sandbox,
-	})
+	ws, err := workspace.NewManager(cfg.workspaceConfig(filepath.Join(cfg.DataDir, workspacesDir)))
 	if err != nil {
 		return fmt.Errorf("workspaces: %w", err)
 	}

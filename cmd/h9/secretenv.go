@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // secretsFDEnv names the inherited pipe that carries the secrets into the
@@ -106,4 +108,15 @@ func dropSecretEnv() {
 	for _, name := range secretEnvNames {
 		os.Unsetenv(name)
 	}
+}
+
+// protectProcess makes h9 non-dumpable: its /proc/<pid>/mem, environ, maps
+// and fd then belong to root and need CAP_SYS_PTRACE to read, which no
+// sandboxed command has (unsandboxed, only when h9 itself runs as root), and
+// no core dump of h9 with tokens in memory is ever written.
+func protectProcess() error {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("making h9 non-dumpable: %w", err)
+	}
+	return nil
 }
