@@ -19,6 +19,7 @@ type cgroupBase struct {
 	v2     string // v2 parent directory, or ""
 	memory string // v1 memory parent directory, or ""
 	pids   string // v1 pids parent directory, or ""
+	pool   cgroupPool
 }
 
 // Driver names how the limits are enforced, for doctor and the warning.

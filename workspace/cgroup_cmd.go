@@ -16,7 +16,9 @@ import (
 // hierarchy. The launcher joins it before the command starts, so every
 // process of the command is counted and can be killed through it.
 type cmdCgroup struct {
-	v2, memory, pids string
+	v2, memory, pids     string
+	limits               Limits
+	baseMemory, basePids int64 // the kernel's counters when the command started
 }
 
 var cgroupSeq atomic.Uint64
@@ -114,18 +116,26 @@ func (c *cmdCgroup) remove() {
 	}
 }
 
-// limitsHit reads the kernel's counters: processes killed for memory, forks
-// refused for the process limit.
+// limitsHit compares the kernel's counters with their values when the
+// command started: processes killed for memory, forks refused for the
+// process limit.
 func (c *cmdCgroup) limitsHit() (memory, pids bool) {
+	m, p := c.counters()
+	return m > c.baseMemory, p > c.basePids
+}
+
+func (c *cmdCgroup) counters() (oomKills, forksRefused int64) {
 	switch {
 	case c.v2 != "":
-		memory = counter(filepath.Join(c.v2, "memory.events"), "oom_kill") > 0
-		pids = counter(filepath.Join(c.v2, "pids.events"), "max") > 0
-	default:
-		memory = c.memory != "" && counter(filepath.Join(c.memory, "memory.oom_control"), "oom_kill") > 0
-		pids = c.pids != "" && counter(filepath.Join(c.pids, "pids.events"), "max") > 0
+		return counter(filepath.Join(c.v2, "memory.events"), "oom_kill"), counter(filepath.Join(c.v2, "pids.events"), "max")
 	}
-	return memory, pids
+	if c.memory != "" {
+		oomKills = counter(filepath.Join(c.memory, "memory.oom_control"), "oom_kill")
+	}
+	if c.pids != "" {
+		forksRefused = counter(filepath.Join(c.pids, "pids.events"), "max")
+	}
+	return oomKills, forksRefused
 }
 
 // counter reads "key value" from a flat-keyed cgroup file.

@@ -13,12 +13,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Every command runs under a launcher: this same program, re-executed as
-// "h9-sandbox" (see init). The launcher joins the command's cgroups, sets its
-// rlimits, becomes a child subreaper, confines the command (plan mode
-// without bwrap) and starts it; when the command returns, or h9 closes the
+// Without bwrap every command runs under a launcher: this same program,
+// re-executed as "h9-sandbox" (see init). The launcher joins the command's
+// cgroups, sets its rlimits, becomes a child subreaper, confines the command
+// in plan mode and starts it; when the command returns, or h9 closes the
 // launcher's stdin, or h9 dies, it kills every process left below it. h9
-// itself never takes on any of these restrictions.
+// itself never takes on any of these restrictions. (Under bwrap, h9 starts
+// bwrap directly: bwrap_run.go.)
 const (
 	launcherName = "h9-sandbox"
 	launcherEnv  = "H9_INTERNAL_SANDBOX_LAUNCHER" // "1" in the launcher's environment only
@@ -31,7 +32,7 @@ const (
 // Its stdin is the control pipe (EOF = stop everything), stdout and stderr
 // go to the command, fd 3 is the status pipe ("ok" or "error: …").
 type launchSpec struct {
-	Argv     []string     // absolute program path first
+	Argv     []string     // absolute program path first (under bwrap: bwrap and its arguments)
 	Dir      string       // working directory
 	Cgroups  []string     // cgroup directories to join before anything runs
 	FileSize int64        // RLIMIT_FSIZE; 0 leaves it alone

@@ -2,23 +2,23 @@ package workspace
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
 )
 
 const (
-	// stopGrace is how long the launcher gets to kill its tree after a stop
-	// before h9 kills the launcher itself.
+	// stopGrace is how long a stopped command's tree gets to go before h9
+	// kills the process it started itself.
 	stopGrace = 10 * time.Second
-	// pipeGrace is how long output is still drained after the launcher is
-	// gone; only a process that escaped it can hold the pipe longer.
+	// pipeGrace is how long output is still drained after that process is
+	// gone; only a process that escaped it and its cgroup can hold the pipe
+	// longer.
 	pipeGrace = 2 * time.Second
 	// selfExe is this program; exec of it survives the binary being replaced.
 	selfExe = "/proc/self/exe"
@@ -32,120 +32,141 @@ type outcome struct {
 	pidsHit   bool // a fork failed at the process limit
 }
 
-// runJob starts the launcher for j, with the command's output into out, and
-// waits. On timeout or ctx's end it stops the command: closing the
-// launcher's stdin makes the launcher kill its whole tree, and the cgroup
-// (when there is one) is killed too.
+// started is a command h9 started: the process to wait for, and how to
+// stop the whole tree below it.
+type started struct {
+	cmd    *exec.Cmd
+	stop   func()
+	exited chan struct{}
+	status func() error // after exit: why the sandbox could not run the command, if so
+}
+
+// runJob starts j (bwrap directly, or the launcher) with the command's
+// output into out and waits. On timeout or ctx's end it stops the tree, and
+// kills the cgroup (when there is one) too.
 func runJob(ctx context.Context, j *job, timeout time.Duration, out io.Writer) (outcome, error) {
-	arg, err := json.Marshal(j.spec)
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		return outcome{}, err
 	}
-	pipes, err := newLaunchPipes()
-	if err != nil {
-		return outcome{}, err
-	}
-	defer pipes.close()
-	cmd := &exec.Cmd{
-		Path: selfExe, Args: []string{launcherName, string(arg)},
-		Env: append(j.env, launcherEnv+"=1"), Dir: j.spec.Dir,
-		Stdin: pipes.controlR, Stdout: pipes.outW, Stderr: pipes.outW,
-		ExtraFiles: []*os.File{pipes.statusW},
-		// Its own process group: a Ctrl-C meant for h9 does not reach it.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-	}
-	if err := cmd.Start(); err != nil {
-		return outcome{}, err
-	}
-	pipes.closeChildEnds()
+	defer outR.Close()
 	drained := make(chan struct{})
+	var s *started
+	if j.direct {
+		// bwrap dies with the thread that started it (--die-with-parent is
+		// PR_SET_PDEATHSIG): keep that thread for as long as bwrap runs.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		s, err = startBwrap(j, outW)
+	} else {
+		s, err = startLauncher(j, outW)
+	}
+	outW.Close()
+	if err != nil {
+		return outcome{}, err
+	}
 	go func() {
 		defer close(drained)
-		io.Copy(out, pipes.outR)
+		io.Copy(out, outR)
 	}()
-	exited := make(chan struct{})
-	go func() {
-		defer close(exited)
-		cmd.Wait()
-	}()
-	res := waitOrStop(ctx, j, timeout, cmd, exited, pipes)
+	res := waitOrStop(ctx, j, timeout, s)
 	if j.cgroup != nil {
-		// Whatever outlived a killed launcher is still in the cgroup.
+		// Whatever outlived the process h9 started is still in the cgroup.
 		j.cgroup.kill()
 	}
-	status, _ := io.ReadAll(pipes.statusR)
 	select {
 	case <-drained:
 	case <-time.After(pipeGrace):
-		pipes.outR.Close() // unblocks the copy
+		outR.Close() // unblocks the copy
 		<-drained
 	}
-	if msg, failed := strings.CutPrefix(strings.TrimSpace(string(status)), "error: "); failed {
-		return outcome{}, fmt.Errorf("sandbox: %s", msg)
+	if err := s.status(); err != nil {
+		return outcome{}, err
 	}
-	res.state = cmd.ProcessState
+	res.state = s.cmd.ProcessState
 	return res, nil
 }
 
-func waitOrStop(ctx context.Context, j *job, timeout time.Duration, cmd *exec.Cmd, exited <-chan struct{}, p *launchPipes) outcome {
+func waitOrStop(ctx context.Context, j *job, timeout time.Duration, s *started) outcome {
 	var res outcome
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case <-exited:
+	case <-s.exited:
 		return res
 	case <-t.C:
 		res.timedOut = true
 	case <-ctx.Done():
 		res.cancelled = true
 	}
-	p.controlW.Close()
+	s.stop()
 	if j.cgroup != nil {
 		j.cgroup.kill()
 	}
 	select {
-	case <-exited:
+	case <-s.exited:
 	case <-time.After(stopGrace):
-		cmd.Process.Kill()
-		<-exited
+		s.cmd.Process.Kill()
+		<-s.exited
 	}
 	return res
 }
 
-// launchPipes: the command's output, the control pipe (the launcher's
-// stdin; closing it stops everything) and the launcher's status line.
-type launchPipes struct {
-	outR, outW, controlR, controlW, statusR, statusW *os.File
+// wait starts waiting for cmd; the channel closes when it has exited.
+func wait(cmd *exec.Cmd) chan struct{} {
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		cmd.Wait()
+	}()
+	return exited
 }
 
-func newLaunchPipes() (*launchPipes, error) {
-	var p launchPipes
-	var errs []error
-	for _, pair := range [][2]**os.File{{&p.outR, &p.outW}, {&p.controlR, &p.controlW}, {&p.statusR, &p.statusW}} {
-		r, w, err := os.Pipe()
-		errs = append(errs, err)
-		*pair[0], *pair[1] = r, w
-	}
-	if err := errors.Join(errs...); err != nil {
-		p.close()
+// startLauncher starts the launcher (launcher.go) for j. Its stdin is the
+// control pipe: closing it stops everything; fd 3 carries its status.
+func startLauncher(j *job, out *os.File) (*started, error) {
+	arg, err := marshalSpec(j.spec)
+	if err != nil {
 		return nil, err
 	}
-	return &p, nil
-}
-
-// closeChildEnds drops h9's copies of the launcher's ends, so EOFs arrive.
-func (p *launchPipes) closeChildEnds() {
-	p.outW.Close()
-	p.controlR.Close()
-	p.statusW.Close()
-}
-
-func (p *launchPipes) close() {
-	for _, f := range []*os.File{p.outR, p.outW, p.controlR, p.controlW, p.statusR, p.statusW} {
-		if f != nil {
-			f.Close()
-		}
+	controlR, controlW, err := os.Pipe()
+	if err != nil {
+		return nil, err
 	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		controlR.Close()
+		controlW.Close()
+		return nil, err
+	}
+	cmd := &exec.Cmd{
+		Path: selfExe, Args: []string{launcherName, arg},
+		Env: append(j.env, launcherEnv+"=1"), Dir: j.spec.Dir,
+		Stdin: controlR, Stdout: out, Stderr: out, ExtraFiles: []*os.File{statusW},
+		// Its own process group: a Ctrl-C meant for h9 does not reach it.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	err = cmd.Start()
+	controlR.Close()
+	statusW.Close()
+	if err != nil {
+		controlW.Close()
+		statusR.Close()
+		return nil, err
+	}
+	return &started{
+		cmd: cmd, exited: wait(cmd),
+		stop: func() { controlW.Close() },
+		status: func() error {
+			controlW.Close()
+			defer statusR.Close()
+			b, _ := io.ReadAll(statusR)
+			if msg, failed := strings.CutPrefix(strings.TrimSpace(string(b)), "error: "); failed {
+				return fmt.Errorf("sandbox: %s", msg)
+			}
+			return nil
+		},
+	}, nil
 }
 
 // exitCode follows the shell: the status, or 128+signal when killed.

@@ -118,8 +118,10 @@ func (s *sandbox) probe(root string, readOnly bool) error {
 
 // job is one prepared bash call and what to undo after it.
 type job struct {
-	spec    launchSpec
+	spec    launchSpec // for the launcher; under bwrap Argv is bwrap's
+	direct  bool       // bwrap started by h9 itself (bwrap_run.go)
 	env     []string
+	cgroups *cgroupBase
 	cgroup  *cmdCgroup
 	scratch string // the command's /tmp when bwrap does not make one
 }
@@ -139,6 +141,7 @@ func (s *sandbox) prepare(p place, command string) (*job, error) {
 	switch {
 	case s.level == LevelBwrap:
 		j.spec.Argv = append([]string{s.bwrap}, s.bwrapArgs(p, j.env, argv)...)
+		j.direct = true
 	case p.readOnly:
 		j.spec.Argv = argv
 		j.spec.Confine = s.confinement(p, j.scratch)
@@ -147,19 +150,19 @@ func (s *sandbox) prepare(p place, command string) (*job, error) {
 		j.spec.Argv = argv
 	}
 	if s.cgroups != nil {
-		cg, err := s.cgroups.create(s.limits)
+		cg, err := s.cgroups.take(s.limits)
 		if err != nil {
 			j.cleanup()
 			return nil, err
 		}
-		j.cgroup, j.spec.Cgroups = cg, cg.dirs()
+		j.cgroups, j.cgroup, j.spec.Cgroups = s.cgroups, cg, cg.dirs()
 	}
 	return j, nil
 }
 
 func (j *job) cleanup() {
 	if j.cgroup != nil {
-		j.cgroup.remove()
+		j.cgroups.give(j.cgroup)
 	}
 	if j.scratch != "" {
 		os.RemoveAll(j.scratch)

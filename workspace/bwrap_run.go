@@ -1,0 +1,128 @@
+package workspace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// startBwrap starts bwrap itself, without the launcher (a Go process
+// start per command costs more than the whole hardening may). bwrap blocks
+// before running the command (--block-fd) and reports its sandbox's first
+// process (--info-fd); h9 then moves that process into the command's
+// cgroup and sets its rlimits, which everything started later inherits, and
+// lets it go. Reaping is bwrap's: the command runs as pid 2 of its own PID
+// namespace, which the kernel empties when it ends or bwrap is killed.
+func startBwrap(j *job, out *os.File) (*started, error) {
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer infoR.Close()
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		infoW.Close()
+		return nil, err
+	}
+	defer blockW.Close()
+	cmd := &exec.Cmd{
+		Path: j.spec.Argv[0], Args: j.spec.Argv, Env: j.env, Dir: j.spec.Dir,
+		Stdout: out, Stderr: out, ExtraFiles: []*os.File{infoW, blockR},
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	err = cmd.Start()
+	infoW.Close()
+	blockR.Close()
+	if err != nil {
+		return nil, err
+	}
+	sandboxPidfd := make(chan int, 1)
+	exited := waitSandbox(cmd, sandboxPidfd)
+	s := &started{cmd: cmd, exited: exited, stop: func() { cmd.Process.Kill() }, status: func() error { return nil }}
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if json.NewDecoder(infoR).Decode(&info) != nil {
+		// bwrap failed before the sandbox existed (its output says why), or
+		// said something else: never let it run unconfined.
+		sandboxPidfd <- -1
+		cmd.Process.Kill()
+		<-exited
+		return s, nil
+	}
+	fd, err := unix.PidfdOpen(info.ChildPid, 0)
+	if err != nil {
+		fd = -1
+	}
+	sandboxPidfd <- fd
+	if err := confineBwrap(j, info.ChildPid); err != nil {
+		cmd.Process.Kill()
+		<-exited
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	blockW.Write([]byte{1}) // if bwrap is gone, the wait reports it
+	return s, nil
+}
+
+// waitSandbox's channel closes once bwrap has exited and so has the
+// sandbox's first process, its PID namespace's init. bwrap exits as soon as
+// that init reports the command's status, while the init is still emptying
+// the namespace; the init's pidfd turns readable only after the kernel
+// killed and reaped everything in it.
+func waitSandbox(cmd *exec.Cmd, pidfd <-chan int) chan struct{} {
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		cmd.Wait()
+		fd := <-pidfd
+		if fd < 0 {
+			return
+		}
+		defer unix.Close(fd)
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			if _, err := unix.Poll(fds, int(stopGrace.Milliseconds())); err != unix.EINTR {
+				return
+			}
+		}
+	}()
+	return exited
+}
+
+// confineBwrap puts the sandbox's first process in the cgroup (bwrap itself
+// only waits) and gives it the file size limit and no core dumps.
+func confineBwrap(j *job, childPid int) error {
+	for _, dir := range j.spec.Cgroups {
+		if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(childPid)), 0); err != nil {
+			return fmt.Errorf("joining cgroup: %w", err)
+		}
+	}
+	limits := []struct {
+		resource int
+		value    uint64
+	}{{unix.RLIMIT_FSIZE, uint64(j.spec.FileSize)}, {unix.RLIMIT_CORE, 0}}
+	for _, l := range limits {
+		lim := unix.Rlimit{Cur: l.value, Max: l.value}
+		if err := unix.Prlimit(childPid, l.resource, &lim, nil); err != nil {
+			return fmt.Errorf("setting rlimit %d: %w", l.resource, err)
+		}
+	}
+	return nil
+}
+
+var errNoSpec = errors.New("empty launch spec")
+
+func marshalSpec(s launchSpec) (string, error) {
+	if len(s.Argv) == 0 {
+		return "", errNoSpec
+	}
+	b, err := json.Marshal(s)
+	return string(b), err
+}
