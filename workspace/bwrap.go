@@ -24,7 +24,7 @@ type place struct {
 // once every mount point exists.
 func (s *sandbox) bwrapArgs(p place, env []string, argv []string) []string {
 	a := []string{"--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
-		"--die-with-parent", "--new-session", "--clearenv", "--info-fd", "3", "--block-fd", "4"}
+		"--die-with-parent", "--new-session", "--as-pid-1", "--clearenv", "--info-fd", "3", "--block-fd", "4"}
 	if p.network {
 		a = append(a, "--share-net")
 	}

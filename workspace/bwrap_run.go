@@ -18,8 +18,13 @@ import (
 // before running the command (--block-fd) and reports its sandbox's first
 // process (--info-fd); h9 then moves that process into the command's
 // cgroup and sets its rlimits, which everything started later inherits, and
-// lets it go. Reaping is bwrap's: the command runs as pid 2 of its own PID
-// namespace, which the kernel empties when it ends or bwrap is killed.
+// lets it go. Reaping is the kernel's: the command runs as pid 1 of its own
+// PID namespace (--as-pid-1), and when it ends, or bwrap is killed and takes
+// it along (--die-with-parent), the kernel kills and reaps everything in the
+// namespace before bwrap's wait for it returns. (With bwrap's own init as
+// pid 1, bwrap exits as soon as the init reports the status, while the init
+// is still emptying the namespace, and the init is left a zombie for the
+// host's init to reap.)
 func startBwrap(j *job, out *os.File) (*started, error) {
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
@@ -43,8 +48,7 @@ func startBwrap(j *job, out *os.File) (*started, error) {
 	if err != nil {
 		return nil, err
 	}
-	sandboxPidfd := make(chan int, 1)
-	exited := waitSandbox(cmd, sandboxPidfd)
+	exited := wait(cmd)
 	s := &started{cmd: cmd, exited: exited, stop: func() { cmd.Process.Kill() }, status: func() error { return nil }}
 	var info struct {
 		ChildPid int `json:"child-pid"`
@@ -52,16 +56,10 @@ func startBwrap(j *job, out *os.File) (*started, error) {
 	if json.NewDecoder(infoR).Decode(&info) != nil {
 		// bwrap failed before the sandbox existed (its output says why), or
 		// said something else: never let it run unconfined.
-		sandboxPidfd <- -1
 		cmd.Process.Kill()
 		<-exited
 		return s, nil
 	}
-	fd, err := unix.PidfdOpen(info.ChildPid, 0)
-	if err != nil {
-		fd = -1
-	}
-	sandboxPidfd <- fd
 	if err := confineBwrap(j, info.ChildPid); err != nil {
 		cmd.Process.Kill()
 		<-exited
@@ -69,31 +67,6 @@ func startBwrap(j *job, out *os.File) (*started, error) {
 	}
 	blockW.Write([]byte{1}) // if bwrap is gone, the wait reports it
 	return s, nil
-}
-
-// waitSandbox's channel closes once bwrap has exited and so has the
-// sandbox's first process, its PID namespace's init. bwrap exits as soon as
-// that init reports the command's status, while the init is still emptying
-// the namespace; the init's pidfd turns readable only after the kernel
-// killed and reaped everything in it.
-func waitSandbox(cmd *exec.Cmd, pidfd <-chan int) chan struct{} {
-	exited := make(chan struct{})
-	go func() {
-		defer close(exited)
-		cmd.Wait()
-		fd := <-pidfd
-		if fd < 0 {
-			return
-		}
-		defer unix.Close(fd)
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		for {
-			if _, err := unix.Poll(fds, int(stopGrace.Milliseconds())); err != unix.EINTR {
-				return
-			}
-		}
-	}()
-	return exited
 }
 
 // confineBwrap puts the sandbox's first process in the cgroup (bwrap itself
