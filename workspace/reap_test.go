@@ -3,9 +3,13 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // escapers leave processes behind the ways a shell can: a setsid session
@@ -103,5 +107,34 @@ func waitFile(t *testing.T, p string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s never appeared", p)
 		}
+	}
+}
+
+// Where h9 is PID 1 of a container, every orphan becomes its child, and
+// Go reaps only the children it started: a command must leave no orphan at
+// all, not even an exited one. The test makes itself a child subreaper to
+// stand in for PID 1.
+func TestNoZombiesLeftToTheReaper(t *testing.T) {
+	for _, sb := range sandboxes {
+		t.Run(sb, func(t *testing.T) {
+			w := newWS(t, sb)
+			if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+				t.Fatal(err)
+			}
+			defer unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+			for range 5 {
+				mustRun(t, w, "setsid sleep 1 >/dev/null 2>&1 & true", BashOptions{})
+			}
+			var orphans []int
+			for _, pid := range descendants(os.Getpid()) {
+				if p, _ := parentOf(pid); p == os.Getpid() {
+					orphans = append(orphans, pid)
+					syscall.Wait4(pid, nil, syscall.WNOHANG, nil)
+				}
+			}
+			if len(orphans) > 0 {
+				t.Errorf("commands left %d processes to the reaper: %v", len(orphans), orphans)
+			}
+		})
 	}
 }
