@@ -97,7 +97,7 @@ func (v *verifier) visibility(exec, plan probeResult) Check {
 
 func (v *verifier) network(exec, plan probeResult) Check {
 	if !v.bwrap() && v.m.sandbox.landlock < 4 {
-		return skipped("network unreachable", "plan mode's TCP is only denied with bwrap or Landlock ABI >= 4 (%s)", unsandboxed)
+		return skipped("network unreachable", "not enforced: plan mode's TCP is only denied with bwrap or Landlock ABI >= 4 (%s)", unsandboxed)
 	}
 	c := v.both("network unreachable", exec, plan, func(r probeResult) string {
 		if r.has("CONNECTED") {
@@ -141,7 +141,7 @@ func (v *verifier) planReadOnly(plan probeResult) Check {
 		if CheckReadOnly("touch x") == nil {
 			return failedCheck(name, "the command checker accepted a write")
 		}
-		return skipped(name, "only the command checker guards plan mode: no bwrap and no Landlock in this kernel, so plan mode refuses what it cannot prove read-only")
+		return skipped(name, "not enforced by the kernel: no bwrap and no Landlock here, so only the command checker guards plan mode and refuses what it cannot prove read-only")
 	case plan.err != nil:
 		return failedCheck(name, "probe failed: %v", plan.err)
 	case plan.has("WROTE") || plan.has("HOSTWRITE"):
