@@ -12,19 +12,7 @@ func TestEscapes(t *testing.T) {
 	m := newManager(t, "none")
 	w := openWS(t, m, "alice")
 	sib := openWS(t, m, "bob")
-	writeHostFile(t, filepath.Join(sib.Dir(), "secret.txt"), "bob's secret\n")
-	if err := os.Symlink("/etc", filepath.Join(w.Dir(), "etclink")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(sib.Dir(), filepath.Join(w.Dir(), "sibling")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../bob", filepath.Join(w.Dir(), "relsibling")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/etc/passwd", filepath.Join(w.Dir(), "pw")); err != nil {
-		t.Fatal(err)
-	}
+	plantEscapeLinks(t, w, sib)
 	const probe = "h9-escape-probe-7c1"
 	paths := []string{
 		"../../etc/passwd",
@@ -71,6 +59,20 @@ func TestEscapes(t *testing.T) {
 	ents, _ := os.ReadDir(sib.Dir())
 	if len(ents) != 1 {
 		t.Errorf("sibling workspace has %d entries, want 1", len(ents))
+	}
+}
+
+// plantEscapeLinks gives w symlinks out of it: to /etc, to /etc/passwd and
+// to the sibling workspace sib (absolute and relative), which holds a secret.
+func plantEscapeLinks(t *testing.T, w, sib *Workspace) {
+	t.Helper()
+	writeHostFile(t, filepath.Join(sib.Dir(), "secret.txt"), "bob's secret\n")
+	for link, target := range map[string]string{
+		"etclink": "/etc", "sibling": sib.Dir(), "relsibling": "../bob", "pw": "/etc/passwd",
+	} {
+		if err := os.Symlink(target, filepath.Join(w.Dir(), link)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -11,18 +11,7 @@ import (
 
 func TestReadFile(t *testing.T) {
 	w := newWS(t, "none")
-	var lines []string
-	for i := 1; i <= 10; i++ {
-		lines = append(lines, fmt.Sprintf("line %d", i))
-	}
-	writeHostFile(t, filepath.Join(w.Dir(), "ten.txt"), strings.Join(lines, "\n")+"\n")
-	writeHostFile(t, filepath.Join(w.Dir(), "crlf.txt"), "a\r\nb\r\n")
-	writeHostFile(t, filepath.Join(w.Dir(), "empty.txt"), "")
-	writeHostFile(t, filepath.Join(w.Dir(), "bin.dat"), "ELF\x00\x01\x02")
-	writeHostFile(t, filepath.Join(w.Dir(), "latin1.txt"), "caf\xe9\n")
-	writeHostFile(t, filepath.Join(w.Dir(), "long.txt"), strings.Repeat("x", 5000)+"\nshort\n")
-	writeHostFile(t, filepath.Join(w.Dir(), "dir", "f"), "")
-
+	writeReadFixtures(t, w)
 	tests := []struct {
 		name          string
 		path          string
@@ -71,6 +60,26 @@ func TestReadFile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// writeReadFixtures fills w with the files TestReadFile reads.
+func writeReadFixtures(t *testing.T, w *Workspace) {
+	t.Helper()
+	var lines []string
+	for i := 1; i <= 10; i++ {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	for name, content := range map[string]string{
+		"ten.txt":    strings.Join(lines, "\n") + "\n",
+		"crlf.txt":   "a\r\nb\r\n",
+		"empty.txt":  "",
+		"bin.dat":    "ELF\x00\x01\x02",
+		"latin1.txt": "caf\xe9\n",
+		"long.txt":   strings.Repeat("x", 5000) + "\nshort\n",
+		"dir/f":      "",
+	} {
+		writeHostFile(t, filepath.Join(w.Dir(), name), content)
 	}
 }
 

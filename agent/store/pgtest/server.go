@@ -24,7 +24,7 @@ import (
 	"time"
 )
 
-// ErrNotInstalled: no PostgreSQL server binaries were found.
+// ErrNotInstalled means no PostgreSQL server binaries were found.
 var ErrNotInstalled = errors.New("pgtest: PostgreSQL is not installed (apt-get install -y postgresql)")
 
 // readyTimeout bounds initdb plus the server's start.
