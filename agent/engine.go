@@ -38,6 +38,7 @@ type Config struct {
 	MaxRetries     int                // tries per model request in total; 0 = 4
 	RetryBaseDelay time.Duration      // first backoff before jitter; 0 = 500ms
 	Logger         *slog.Logger       // nil = discard
+	Metrics        Metrics            // nil = counts nothing
 }
 
 // Engine runs sessions. It is safe for concurrent use: different sessions
@@ -48,6 +49,7 @@ type Engine struct {
 	model     Model // cfg.Model behind retries
 	compactor compactor
 	log       *slog.Logger
+	metrics   Metrics
 	// window is the context window in force: the configured one, or less
 	// once an endpoint has said that a prompt did not fit (learnWindow).
 	window atomic.Int64
@@ -84,12 +86,16 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
+	}
 	e := &Engine{
-		cfg:   cfg,
-		store: cfg.Store,
-		model: retryModel{model: cfg.Model, tries: cfg.MaxRetries, base: cfg.RetryBaseDelay},
-		log:   cfg.Logger,
-		live:  map[string]*liveSession{},
+		cfg:     cfg,
+		store:   cfg.Store,
+		model:   retryModel{model: cfg.Model, tries: cfg.MaxRetries, base: cfg.RetryBaseDelay, metrics: cfg.Metrics},
+		log:     cfg.Logger,
+		metrics: cfg.Metrics,
+		live:    map[string]*liveSession{},
 	}
 	e.compactor = compactor{model: e.model, modelName: cfg.ModelName}
 	e.window.Store(int64(cfg.ContextWindow))

@@ -27,9 +27,10 @@ const (
 // jitter, never sooner than the server's Retry-After. Quota, credentials,
 // set-up errors and other refusals are reported at once.
 type retryModel struct {
-	model Model
-	tries int
-	base  time.Duration
+	model   Model
+	tries   int
+	base    time.Duration
+	metrics ModelMetrics // hears every try
 }
 
 // modelError is the final failure; DescribeModelError words it.
@@ -44,11 +45,9 @@ func (e *modelError) Unwrap() []error { return []error{ErrModel, e.err} }
 func (m retryModel) Complete(ctx context.Context, req ModelRequest) (Answer, error) {
 	empties := 0
 	for try := 1; ; try++ {
-		ans, err := m.model.Complete(ctx, req)
+		ans, err := m.try(ctx, req)
 		if err == nil {
-			if err = checkAnswer(&ans, len(req.Messages)); err == nil {
-				return ans, nil
-			}
+			return ans, nil
 		}
 		if ctx.Err() != nil {
 			return Answer{}, ctx.Err()
@@ -64,6 +63,17 @@ func (m retryModel) Complete(ctx context.Context, req ModelRequest) (Answer, err
 			return Answer{}, err
 		}
 	}
+}
+
+// try sends req once and checks the answer; the try is counted.
+func (m retryModel) try(ctx context.Context, req ModelRequest) (Answer, error) {
+	start := time.Now()
+	ans, err := m.model.Complete(ctx, req)
+	if err == nil {
+		err = checkAnswer(&ans, len(req.Messages))
+	}
+	m.metrics.ModelRequest(time.Since(start), failureKind(ctx, err))
+	return ans, err
 }
 
 // delay is the wait before try+1: backoff with full jitter, at least Retry-After.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/h9-app/h9/planning"
 )
@@ -40,6 +41,9 @@ type Result struct {
 // are saved on every path. A failed run returns a *RunError, whose Text
 // (also sent as EventError) is for users; tool mistakes are not failures.
 func (e *Engine) Run(ctx context.Context, sessionID string, req Request, opts RunOptions) (res Result, err error) {
+	intent, started := intentLabel(req.Intent), time.Now()
+	e.metrics.RunStarted(intent)
+	defer func() { e.metrics.RunEnded(intent, runOutcome(err), time.Since(started)) }() // after the recover below
 	prompt, err := req.prompt()
 	if err == nil && !opts.Mode.Valid() {
 		err = fmt.Errorf("%w: %d", ErrInvalidMode, int(opts.Mode))

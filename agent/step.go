@@ -42,6 +42,7 @@ func (r *run) askOnce(ctx context.Context) (Answer, error) {
 func (r *run) count(u Usage) {
 	r.runUsage.add(u)
 	r.usage.Total.add(u)
+	r.e.metrics.Tokens(u.PromptTokens, u.CompletionTokens, u.Estimated)
 }
 
 // finalText is what a run that ends with ans says: the text, marked when

@@ -38,6 +38,7 @@ func (r *registry) deliver(key threadKey, m message) {
 		a = newActor(r.b, key)
 		r.actors[key] = a
 		r.wg.Add(1)
+		r.b.metrics.SessionsActive(1)
 		go a.loop()
 	}
 	a.push(m)
@@ -53,6 +54,7 @@ func (r *registry) retire(a *actor) bool {
 		return false
 	}
 	delete(r.actors, a.key)
+	r.b.metrics.SessionsActive(-1)
 	return true
 }
 
@@ -211,6 +213,7 @@ func (a *actor) create(team, owner, task string, mode planning.PlanMode) {
 	now := time.Now()
 	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now}
 	a.log = sessionLogger(a.b.log, a.rec)
+	a.b.metrics.SessionCreated()
 	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now})
 }
 

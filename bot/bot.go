@@ -41,6 +41,8 @@ type Bot struct {
 	bg         context.Context // Slack calls: survives Run's ctx so final edits land
 	stopping   atomic.Bool
 	started    atomic.Bool
+	connected  atomic.Bool // Socket Mode is connected (Connected)
+	metrics    Metrics
 }
 
 // New checks cfg and builds the bot; it does not connect (Run does).
@@ -54,6 +56,7 @@ func New(cfg Config) (*Bot, error) {
 		return nil, err
 	}
 	api := newSlackAPI(cfg.BotToken, cfg.AppToken, cfg.APIURL, cfg.Logger)
+	api.metrics = cfg.Metrics
 	b := &Bot{
 		cfg:         cfg,
 		log:         cfg.Logger,
@@ -63,6 +66,7 @@ func New(cfg Config) (*Bot, error) {
 		perms:       newPermissions(cfg.AllowedUsers, cfg.AllowedChannels, cfg.Admins),
 		seen:        seen,
 		unsandboxed: cfg.SandboxLevel == "none",
+		metrics:     cfg.Metrics,
 	}
 	b.reg = newRegistry(b)
 	b.ackWork = make(chan struct{}, ackWorkers)
@@ -121,8 +125,14 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	cancelSock()
 	<-loopDone
+	b.connected.Store(false)
 	return err
 }
+
+// Connected reports whether Socket Mode is connected now: from Slack's
+// hello until the connection drops, Slack asks to reconnect, or Run ends.
+// While it is false, Slack cannot deliver to this process.
+func (b *Bot) Connected() bool { return b.connected.Load() }
 
 // sessionTeam is the team part of new session ids: the bot's own team
 // from auth.test, never a payload's team_id (payloads disagree about it),

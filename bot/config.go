@@ -39,7 +39,8 @@ type Config struct {
 	AllowedChannels []string // channel ids h9 works in; empty = every channel
 	Admins          []string // user ids that may press any session's buttons
 
-	Logger *slog.Logger // nil = slog.Default()
+	Logger  *slog.Logger // nil = slog.Default()
+	Metrics Metrics      // nil = counts nothing
 
 	// CoalesceInterval is the least time between two chat.update calls on
 	// one checklist; 0 = 1s (Slack's Tier 3 is ~50/min per workspace).
@@ -75,6 +76,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
 	}
 	if cfg.CoalesceInterval <= 0 {
 		cfg.CoalesceInterval = defaultCoalesceInterval

@@ -24,7 +24,7 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent, req *socketmode.Request
 	if ignored(ev.InnerEvent.Data) {
 		return // nothing to do, so nothing to remember for dedup
 	}
-	if !b.firstEnvelope(req) || (cb != nil && cb.EventID != "" && !b.seen.first("ev:"+cb.EventID)) {
+	if !b.firstEnvelope(req) || (cb != nil && cb.EventID != "" && !b.firstKey(eventsAPIKind, "ev:"+cb.EventID)) {
 		return
 	}
 	switch e := ev.InnerEvent.Data.(type) {

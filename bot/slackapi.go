@@ -41,6 +41,7 @@ type slackAPI struct {
 	// noPermalinks: the endpoint answered chat.getPermalink with
 	// unknown_method; links are built instead of asked for.
 	noPermalinks atomic.Bool
+	metrics      SlackMetrics
 }
 
 // slackIdleConns is how many idle keep-alive connections to Slack the bot
@@ -63,7 +64,7 @@ func slackTransport() *http.Transport {
 func newSlackAPI(botToken, appToken, apiURL string, log *slog.Logger) *slackAPI {
 	hc := &http.Client{Transport: slackTransport()}
 	c := slack.New(botToken, slack.OptionAppLevelToken(appToken), slack.OptionAPIURL(apiURL), slack.OptionHTTPClient(hc))
-	return &slackAPI{c: c, http: hc, token: botToken, log: log, apiURL: apiURL, permalinks: newLinkCache(maxPermalinks)}
+	return &slackAPI{c: c, http: hc, token: botToken, log: log, apiURL: apiURL, permalinks: newLinkCache(maxPermalinks), metrics: noMetrics{}}
 }
 
 // call runs f, waiting out rate limits, and logs a final failure.
@@ -72,11 +73,16 @@ func (s *slackAPI) call(ctx context.Context, log *slog.Logger, method string, f 
 	defer cancel()
 	transient := 0
 	for attempt := 0; ; attempt++ {
+		start := time.Now()
 		err := f(ctx)
 		var rl *slack.RateLimitedError
+		limited := errors.As(err, &rl)
+		if !errors.Is(err, errMessageLimits) { // refused before sending: no request
+			s.metrics.SlackRequest(method, time.Since(start), limited)
+		}
 		wait := time.Duration(-1)
 		switch {
-		case errors.As(err, &rl) && attempt < maxRateLimitRetries:
+		case limited && attempt < maxRateLimitRetries:
 			wait = min(max(rl.RetryAfter, 100*time.Millisecond), maxRetryAfter)
 			log.Debug("slack rate limited; waiting", "method", method, "retry_after", wait)
 		case transientSlackError(err) && transient < maxTransientRetries:
@@ -95,6 +101,7 @@ func (s *slackAPI) call(ctx context.Context, log *slog.Logger, method string, f 
 			}
 		}
 		if err != nil {
+			s.metrics.SlackFailed(method)
 			log.Error("slack call failed", "method", method, "err", err)
 		}
 		return err
@@ -159,6 +166,7 @@ func (s *slackAPI) ephemeral(ctx context.Context, log *slog.Logger, channel, use
 
 func (s *slackAPI) postEphemeral(ctx context.Context, log *slog.Logger, channel, user, threadTS string, m render.Message) error {
 	if err := checkLimits(m); err != nil {
+		s.metrics.SlackFailed("chat.postEphemeral")
 		log.Error("slack call failed", "method", "chat.postEphemeral", "err", err)
 		return err
 	}

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -20,50 +21,66 @@ func (b *Bot) socketLoop(ctx context.Context) {
 			if !ok {
 				return
 			}
-			b.onSocketEvent(evt)
+			b.onSocketEvent(evt, time.Now())
 		}
 	}
 }
 
-func (b *Bot) onSocketEvent(evt socketmode.Event) {
+// onSocketEvent handles one event of the socket client; received is when
+// the loop took it, where an envelope's ack latency starts.
+func (b *Bot) onSocketEvent(evt socketmode.Event, received time.Time) {
 	switch evt.Type {
 	case socketmode.EventTypeSlashCommand:
 		cmd, ok := evt.Data.(slack.SlashCommand)
 		if !ok {
-			b.ack(evt.Request, nil)
+			b.ack(evt, received, nil)
 			return
 		}
 		reply, work := b.commandAck(cmd)
-		b.ack(evt.Request, reply)
+		b.ack(evt, received, reply)
 		if work && b.firstEnvelope(evt.Request) {
 			go b.afterAck(func() { b.runCommand(cmd) })
 		}
 	case socketmode.EventTypeEventsAPI:
-		b.ack(evt.Request, nil)
+		b.ack(evt, received, nil)
 		if ev, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
 			b.onEventsAPI(ev, evt.Request)
 		}
 	case socketmode.EventTypeInteractive:
-		b.ack(evt.Request, nil)
+		b.ack(evt, received, nil)
 		cb, ok := evt.Data.(slack.InteractionCallback)
 		if ok && b.firstEnvelope(evt.Request) {
 			b.onInteraction(cb)
 		}
+	default:
+		b.onConnectionEvent(evt)
+	}
+}
+
+// onConnectionEvent follows the connection's state for Connected.
+func (b *Bot) onConnectionEvent(evt socketmode.Event) {
+	switch evt.Type {
 	case socketmode.EventTypeConnected:
+		b.connected.Store(true)
 		b.log.Info("socket mode connected")
 	case socketmode.EventTypeConnecting:
+		b.connected.Store(false) // a new attempt: the last connection is gone
 		b.log.Debug("socket mode connecting")
 	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed:
 		b.log.Warn("socket mode error", "type", evt.Type, "data", evt.Data)
 	case socketmode.EventTypeInvalidAuth:
+		b.connected.Store(false)
 		b.log.Error("socket mode: invalid app token")
 	case socketmode.EventTypeDisconnect:
+		b.connected.Store(false)
 		b.log.Info("socket mode: Slack asked to reconnect")
 	}
 }
 
 // ack answers an envelope; payload is nil or a slash command's response.
-func (b *Bot) ack(req *socketmode.Request, payload any) {
+// Its latency runs from received to the ack handed to the connection.
+func (b *Bot) ack(evt socketmode.Event, received time.Time, payload any) {
+	req := evt.Request
 	if req == nil || req.EnvelopeID == "" {
 		return
 	}
@@ -73,6 +90,7 @@ func (b *Bot) ack(req *socketmode.Request, payload any) {
 	} else {
 		err = b.sm.Ack(*req, payload)
 	}
+	b.metrics.EnvelopeAcked(string(evt.Type), time.Since(received), err != nil)
 	if err != nil {
 		b.log.Error("ack failed", "envelope", req.EnvelopeID, "err", err)
 	}
@@ -83,7 +101,30 @@ func (b *Bot) firstEnvelope(req *socketmode.Request) bool {
 	if req == nil {
 		return true
 	}
-	return b.seen.first("env:" + req.EnvelopeID)
+	return b.firstKey(envelopeKind(req), "env:"+req.EnvelopeID)
+}
+
+// firstKey records a delivery's dedup key and reports whether it is new;
+// a repeat is counted as a duplicate envelope of that kind.
+func (b *Bot) firstKey(kind, key string) bool {
+	if b.seen.first(key) {
+		return true
+	}
+	b.metrics.EnvelopeDuplicate(kind)
+	return false
+}
+
+// eventsAPIKind is the Events API envelopes' type.
+const eventsAPIKind = string(socketmode.EventTypeEventsAPI)
+
+// envelopeKind is req's type as a metric names it: one of the three
+// envelope types the socket loop handles.
+func envelopeKind(req *socketmode.Request) string {
+	switch t := socketmode.EventType(req.Type); t {
+	case socketmode.EventTypeEventsAPI, socketmode.EventTypeSlashCommand, socketmode.EventTypeInteractive:
+		return string(t)
+	}
+	return "other"
 }
 
 // afterAck runs a command's work once a slot is free. Bounding this work

@@ -44,6 +44,9 @@ type Backend interface {
 	// Dedup.
 	Claim(ctx context.Context, keys []string, at time.Time) ([]bool, error)
 	Claimed(ctx context.Context, since time.Time) ([]string, error)
+
+	// Health: whether the backend answers (h9's /readyz).
+	Ping(ctx context.Context) error
 }
 
 // Reopen closes the backend Fresh returned and opens the same data again,
@@ -66,7 +69,7 @@ type testCase struct {
 }
 
 // cases lists the suite, grouped by what relies on it.
-var cases = concat(agentCases, sessionCases, settingCases, dedupCases, concurrencyCases)
+var cases = concat(agentCases, sessionCases, settingCases, dedupCases, concurrencyCases, healthCases)
 
 func concat(groups ...[]testCase) []testCase {
 	var out []testCase
