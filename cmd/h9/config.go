@@ -47,6 +47,8 @@ type Config struct {
 	MaxConcurrentRuns int            `split_words:"true" default:"0" desc:"agent runs at once across all threads; 0 = no limit (others wait their turn)"`
 	LogFormat         string         `split_words:"true" default:"text" desc:"log format on stderr: text or json"`
 	LogLevel          string         `split_words:"true" default:"info" desc:"log level: debug, info, warn or error"`
+
+	HTTPAddr string `split_words:"true" desc:"host:port (e.g. :9090) serving /healthz, /readyz and /metrics (Prometheus); empty = off"`
 }
 
 // loadConfig reads the environment into a Config and validates it.
@@ -118,6 +120,7 @@ func (c *Config) validate() error {
 		func() error { return nonNegative("H9_MAX_CONCURRENT_RUNS", c.MaxConcurrentRuns) },
 		func() error { return positive("H9_SANDBOX_PIDS", c.SandboxPids) },
 		func() error { return checkROPaths(c.SandboxROPaths) },
+		func() error { return checkHTTPAddr(c.HTTPAddr) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

@@ -35,7 +35,8 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	warnIfUnsandboxed(log, cfg, ws)
 
-	engine, err := newEngine(cfg, st, ws, log)
+	metrics := newMetrics(cfg)
+	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent())
 	if err != nil {
 		return err
 	}
@@ -53,10 +54,16 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 		Logger:            log.With("component", "bot"),
 		CoalesceInterval:  cfg.CoalesceInterval,
 		MaxConcurrentRuns: cfg.MaxConcurrentRuns,
+		Metrics:           metrics.forBot(),
 	})
 	if err != nil {
 		return fmt.Errorf("bot: %w", err)
 	}
+	srv, err := serveHTTP(cfg, metrics, b, st, log.With("component", "http"))
+	if err != nil {
+		return err
+	}
+	defer srv.stop() // before the store closes
 
 	log.Info("h9 starting", "data_dir", cfg.DataDir, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
 		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level())
@@ -68,7 +75,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 }
 
 // newEngine builds the agent on the configured model endpoint and the store.
-func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logger) (*agent.Engine, error) {
+func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logger, metrics agent.Metrics) (*agent.Engine, error) {
 	model, err := newModel(cfg, cfg.ModelTimeout)
 	if err != nil {
 		return nil, err
@@ -83,6 +90,7 @@ func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logg
 		ContextWindow: cfg.ContextWindow,
 		MaxRetries:    cfg.ModelRetries,
 		Logger:        log.With("component", "agent"),
+		Metrics:       metrics,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)

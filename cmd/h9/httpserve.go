@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+const (
+	// readyTimeout bounds the store's answer to one /readyz.
+	readyTimeout = 2 * time.Second
+	// httpShutdownGrace bounds the wait for requests in flight at shutdown.
+	httpShutdownGrace = 5 * time.Second
+)
+
+// pinger is a store that can say whether it answers (boltstore, pgstore).
+type pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// readiness is what /readyz asks: whether Slack can deliver to this
+// process and the store answers.
+type readiness struct {
+	socketConnected func() bool
+	store           pinger
+	log             *slog.Logger
+	last            atomic.Value // the last answer's reason ("" = ready), to log changes only
+}
+
+// check returns "" when ready, else why not; err is the store's failure.
+func (r *readiness) check(ctx context.Context) (why string, err error) {
+	if !r.socketConnected() {
+		return "socket mode is not connected", nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	if err := r.store.Ping(ctx); err != nil {
+		return "store does not answer", err
+	}
+	return "", nil
+}
+
+func (r *readiness) serveHTTP(w http.ResponseWriter, req *http.Request) {
+	why, err := r.check(req.Context())
+	r.logChange(why, err)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if why != "" {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("not ready: " + why + "\n"))
+		return
+	}
+	_, _ = w.Write([]byte("ready\n"))
+}
+
+// logChange logs when readiness flips, not at every probe.
+func (r *readiness) logChange(why string, err error) {
+	if prev, _ := r.last.Swap(why).(string); prev == why {
+		return
+	}
+	if why == "" {
+		r.log.Info("ready")
+		return
+	}
+	r.log.Warn("not ready", "why", why, "err", err)
+}
+
+// newHTTPHandler serves /healthz (the process runs), /readyz and /metrics.
+func newHTTPHandler(m *promMetrics, ready *readiness) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", ready.serveHTTP)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+	return mux
+}
+
+// httpServer is the server on H9_HTTP_ADDR.
+type httpServer struct {
+	srv  *http.Server
+	done chan struct{}
+	log  *slog.Logger
+}
+
+// listenHTTP binds H9_HTTP_ADDR and serves h on it. A failure to bind is
+// a setting to fix: its error names the variable.
+func listenHTTP(addr string, h http.Handler, log *slog.Logger) (*httpServer, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, invalid("H9_HTTP_ADDR=%q: %v", addr, err)
+	}
+	s := &httpServer{
+		srv: &http.Server{
+			Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+			WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute,
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		},
+		done: make(chan struct{}),
+		log:  log,
+	}
+	log.Info("serving health checks and metrics", "addr", ln.Addr().String())
+	go func() {
+		defer close(s.done)
+		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			log.Error("health and metrics server stopped", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// stop lets requests in flight finish (for a while), then closes; a nil
+// server (metrics off) has nothing to stop.
+func (s *httpServer) stop() {
+	if s == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+	defer cancel()
+	if err := s.srv.Shutdown(ctx); err != nil {
+		s.log.Warn("health and metrics server: closing with requests in flight", "err", err)
+		_ = s.srv.Close()
+	}
+	<-s.done
+}
