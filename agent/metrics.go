@@ -138,5 +138,13 @@ func failureKind(ctx context.Context, err error) string {
 	case ctx.Err() != nil:
 		return failureCancelled
 	}
-	return failureNames[classify(err)]
+	return classify(err).metricName()
+}
+
+// metricName is f's name in metrics; a failure without one is "other".
+func (f failure) metricName() string {
+	if int(f) < len(failureNames) && failureNames[f] != "" {
+		return failureNames[f]
+	}
+	return failureNames[failOther]
 }

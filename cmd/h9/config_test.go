@@ -76,6 +76,9 @@ func TestConfigNames(t *testing.T) {
 		{"Azure deployment URL", []string{"OPENAI_BASE_URL", "https://r.openai.azure.com/openai/deployments/gpt4o?api-version=2024-10-21"}, func(c Config) any { return c.OpenAIBaseURL }, "https://r.openai.azure.com/openai/deployments/gpt4o?api-version=2024-10-21"},
 		{"coalesce zero", []string{"H9_COALESCE_INTERVAL", "0s"}, func(c Config) any { return c.CoalesceInterval }, time.Duration(0)},
 		{"json logs", []string{"H9_LOG_FORMAT", "JSON"}, func(c Config) any { return c.LogFormat }, "json"},
+		{"HTTP on every interface", []string{"H9_HTTP_ADDR", ":9090"}, func(c Config) any { return c.HTTPAddr }, ":9090"},
+		{"HTTP on IPv6 loopback", []string{"H9_HTTP_ADDR", "[::1]:9090"}, func(c Config) any { return c.HTTPAddr }, "[::1]:9090"},
+		{"HTTP on a free port", []string{"H9_HTTP_ADDR", "localhost:0"}, func(c Config) any { return c.HTTPAddr }, "localhost:0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,6 +127,10 @@ func TestConfigErrors(t *testing.T) {
 			`OPENAI_BASE_URL: "https://r.openai.azure.com/openai/deployments/gpt4o" is an Azure deployment URL without ?api-version=… (e.g. ?api-version=2024-10-21)`},
 		{"empty model", []string{"H9_MODEL", " "}, nil, ErrInvalidSetting, `H9_MODEL must not be empty`},
 		{"empty data dir", []string{"H9_DATA_DIR", ""}, nil, ErrInvalidSetting, `H9_DATA_DIR must not be empty`},
+		{"HTTP address without a port", []string{"H9_HTTP_ADDR", "9090"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR must be host:port or :port, e.g. :9090 (got "9090")`},
+		{"HTTP address as a URL", []string{"H9_HTTP_ADDR", "http://localhost:9090"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR must be host:port or :port, e.g. :9090 (got "http://localhost:9090")`},
+		{"HTTP port out of range", []string{"H9_HTTP_ADDR", ":90900"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":90900")`},
+		{"HTTP port by name", []string{"H9_HTTP_ADDR", ":http"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":http")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,6 +37,7 @@ var allSettings = []setting{
 	{"H9_MAX_CONCURRENT_RUNS", "0"},
 	{"H9_LOG_FORMAT", "text"},
 	{"H9_LOG_LEVEL", "info"},
+	{"H9_HTTP_ADDR", ""},
 }
 
 const (

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -80,13 +81,16 @@ func newHTTPHandler(m *promMetrics, ready *readiness) http.Handler {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET /readyz", ready.serveHTTP)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+	// The handler counts its own failures, prefixed like the rest.
+	errorsTo := prometheus.WrapRegistererWithPrefix(metricsPrefix, m.reg)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: errorsTo}))
 	return mux
 }
 
 // httpServer is the server on H9_HTTP_ADDR.
 type httpServer struct {
 	srv  *http.Server
+	addr string // where it listens (the port chosen, for :0)
 	done chan struct{}
 	log  *slog.Logger
 }
@@ -104,10 +108,11 @@ func listenHTTP(addr string, h http.Handler, log *slog.Logger) (*httpServer, err
 			WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		},
+		addr: ln.Addr().String(),
 		done: make(chan struct{}),
 		log:  log,
 	}
-	log.Info("serving health checks and metrics", "addr", ln.Addr().String())
+	log.Info("serving health checks and metrics", "addr", s.addr)
 	go func() {
 		defer close(s.done)
 		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot"
+	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/workspace"
+)
+
+// /readyz asks the store: a connected h9 whose bbolt file was closed
+// under it is not ready, while /healthz still says the process runs. The
+// pieces are run's own (store, engine, bot, serveHTTP), put together here
+// so the test can close the database.
+func TestReadyzFollowsTheStore(t *testing.T) {
+	slack := fakeslack.New(fakeslack.Options{BotToken: testBotToken, AppToken: testAppToken})
+	defer slack.Close()
+	model := fakemodel.New()
+	defer model.Close()
+	dataDir := filepath.Join(t.TempDir(), "data")
+	setEnv(t, "SLACK_API_URL", slack.APIURL(), "OPENAI_BASE_URL", model.URL(), "H9_DATA_DIR", dataDir,
+		"H9_SANDBOX", "none", "H9_HTTP_ADDR", "127.0.0.1:0")
+	cfg, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	defer func() {
+		if t.Failed() {
+			t.Logf("logs:\n%s", logs.String())
+		}
+	}()
+	db, st, err := openStore(dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ws, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dataDir, workspacesDir), Sandbox: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := newMetrics(cfg)
+	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bot.New(bot.Config{BotToken: cfg.SlackBotToken, AppToken: cfg.SlackAppToken, APIURL: cfg.SlackAPIURL,
+		Store: st, Agent: engine, Logger: log, Metrics: metrics.forBot()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := serveHTTP(cfg, metrics, b, st, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.stop()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	ran := make(chan error, 1)
+	go func() { ran <- b.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+
+	base := "http://" + srv.addr
+	ready := func() int { code, _ := httpGet(t, base+"/readyz"); return code }
+	if err := slack.WaitFor(ctx, "/readyz to say ready", func() bool { return ready() == 200 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := httpGet(t, base+"/readyz"); code != 503 || !strings.Contains(body, "store does not answer") {
+		t.Errorf("/readyz with the store closed = %d %q, want 503 naming the store", code, body)
+	}
+	if code, _ := httpGet(t, base+"/healthz"); code != 200 {
+		t.Errorf("/healthz with the store closed = %d, want 200: the process runs", code)
+	}
+	if !b.Connected() {
+		t.Error("the socket went down too: the 503 must be the store's")
+	}
+}
