@@ -62,6 +62,7 @@ var doctorChecks = []doctorCheck{
 	{"model endpoint", checkModel},
 	{"sandbox", checkSandbox},
 	{"data directory", checkDataDir},
+	{"health and metrics", checkHTTP},
 }
 
 // runDoctor prints one line per check and returns ErrDoctorFailed if any failed.
