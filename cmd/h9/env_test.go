@@ -46,7 +46,7 @@ const (
 )
 
 // clearEnv unsets every variable h9 reads (both spellings), restored when the test ends.
-func clearEnv(t *testing.T) {
+func clearEnv(t testing.TB) {
 	t.Helper()
 	for _, s := range allSettings {
 		for _, name := range []string{s.name, "H9_" + s.name} {
@@ -57,7 +57,7 @@ func clearEnv(t *testing.T) {
 }
 
 // setEnv starts from a clean environment with both tokens set, then applies kv pairs.
-func setEnv(t *testing.T, kv ...string) {
+func setEnv(t testing.TB, kv ...string) {
 	t.Helper()
 	clearEnv(t)
 	t.Setenv("SLACK_BOT_TOKEN", testBotToken)

@@ -136,7 +136,7 @@ func (e *obsEnv) scrape() scraped {
 	return scrapeURL(e.t, e.base+"/metrics")
 }
 
-func scrapeURL(t *testing.T, url string) scraped {
+func scrapeURL(t testing.TB, url string) scraped {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
