@@ -61,8 +61,10 @@ func (b *Bot) onSocketEvent(evt socketmode.Event, received time.Time) {
 func (b *Bot) onConnectionEvent(evt socketmode.Event) {
 	switch evt.Type {
 	case socketmode.EventTypeConnected:
-		b.connected.Store(true)
 		b.log.Info("socket mode connected")
+	case socketmode.EventTypeHello:
+		b.connected.Store(true) // Slack delivers from its hello on
+		b.log.Debug("socket mode: Slack said hello")
 	case socketmode.EventTypeConnecting:
 		b.connected.Store(false) // a new attempt: the last connection is gone
 		b.log.Debug("socket mode connecting")

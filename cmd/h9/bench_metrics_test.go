@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/h9-app/h9/agent/fakemodel"
@@ -40,9 +42,13 @@ func BenchmarkAckMetrics(b *testing.B) {
 	}
 	// The arms with metrics measured them counting: every command is there.
 	for _, a := range arms[1:] {
-		if got := scrapeURL(b, a.h9.base+"/metrics").value("h9_envelopes_total", "type", "slash_commands"); got < float64(a.sent) {
+		m := scrapeURL(b, a.h9.base+"/metrics")
+		if got := m.value("h9_envelopes_total", "type", "slash_commands"); got < float64(a.sent) {
 			b.Errorf("%s: h9_envelopes_total counted %v of the %d commands sent", a.name, got, a.sent)
 		}
+		// What h9's own histogram says of its p99 (a bucket's bound), to
+		// set beside what the fake measured end to end.
+		b.ReportMetric(bucketQuantile(m["h9_ack_latency_seconds"].GetMetric()[0].GetHistogram(), .99)*1000, a.name+"-h9-p99-ms")
 	}
 	for _, a := range arms {
 		slices.Sort(a.lat)
@@ -183,4 +189,17 @@ func ms(sorted []time.Duration, p float64) float64 {
 	}
 	i := min(len(sorted)-1, int(float64(len(sorted))*p/100))
 	return float64(sorted[i].Microseconds()) / 1000
+}
+
+// bucketQuantile is the upper bound of the first bucket holding the q-th
+// quantile of h's observations (its cumulative counts), as
+// histogram_quantile would bound it.
+func bucketQuantile(h *dto.Histogram, q float64) float64 {
+	want := q * float64(h.GetSampleCount())
+	for _, bk := range h.GetBucket() {
+		if float64(bk.GetCumulativeCount()) >= want {
+			return bk.GetUpperBound()
+		}
+	}
+	return math.Inf(1)
 }
