@@ -9,10 +9,41 @@ import (
 	"github.com/slack-go/slack/socketmode"
 )
 
-// socketLoop reads the socket client's events. Each envelope is acked
-// first; what follows is cheap routing (parsing, dedup, an inbox append) or
-// a new goroutine, never a Web API call or a run on this loop.
+// socketLoop handles the socket client's events in order. Each envelope
+// is acked first; what follows is cheap routing (parsing, dedup, an inbox
+// append) or a new goroutine, never a Web API call or a run on this loop.
 func (b *Bot) socketLoop(ctx context.Context) {
+	in := make(chan receivedEvent, receiveQueue)
+	go b.receive(ctx, in)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case r, ok := <-in:
+			if !ok {
+				return
+			}
+			b.onSocketEvent(r.evt, r.at)
+		}
+	}
+}
+
+// receivedEvent is a socket client event and when h9 took it from the client.
+type receivedEvent struct {
+	evt socketmode.Event
+	at  time.Time
+}
+
+// receiveQueue bounds the events taken from the client and not yet
+// handled. The client's own buffer is 50; past that it stops reading.
+const receiveQueue = 4096
+
+// receive takes each event off the socket client as soon as the client
+// has parsed it and stamps it, so that an envelope's ack latency includes
+// its wait for the socket loop (under a burst, nearly all of it: see
+// BENCHMARKS.md, "Issue 16: metrics and health").
+func (b *Bot) receive(ctx context.Context, out chan<- receivedEvent) {
+	defer close(out)
 	for {
 		select {
 		case <-ctx.Done():
@@ -21,13 +52,17 @@ func (b *Bot) socketLoop(ctx context.Context) {
 			if !ok {
 				return
 			}
-			b.onSocketEvent(evt, time.Now())
+			select {
+			case out <- receivedEvent{evt: evt, at: time.Now()}:
+			case <-ctx.Done():
+				return
+			}
 		}
 	}
 }
 
 // onSocketEvent handles one event of the socket client; received is when
-// the loop took it, where an envelope's ack latency starts.
+// h9 took it from the client, where an envelope's ack latency starts.
 func (b *Bot) onSocketEvent(evt socketmode.Event, received time.Time) {
 	switch evt.Type {
 	case socketmode.EventTypeSlashCommand:

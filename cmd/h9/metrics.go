@@ -129,7 +129,7 @@ func (m *promMetrics) watchSocket(connected func() bool) {
 	}))
 }
 
-// forBot and forAgent are m as the hooks' interfaces: nil (counting
+// forBot, forAgent and forLeases are m as the hooks' interfaces: nil (counting
 // nothing) when metrics are off, never an interface holding a nil pointer.
 func (m *promMetrics) forBot() bot.Metrics {
 	if m == nil {
@@ -139,6 +139,14 @@ func (m *promMetrics) forBot() bot.Metrics {
 }
 
 func (m *promMetrics) forAgent() agent.Metrics {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+// forLeases is m as a backend's lease observer (nil when metrics are off).
+func (m *promMetrics) forLeases() store.LeaseObserver {
 	if m == nil {
 		return nil
 	}

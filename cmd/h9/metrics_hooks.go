@@ -64,5 +64,10 @@ func (m *promMetrics) Tokens(prompt, completion int, estimated bool) {
 }
 
 func (m *promMetrics) LeaseChanged(c store.LeaseChange) {
+	switch c {
+	case store.LeaseAcquired, store.LeaseRenewed, store.LeaseLost, store.LeaseTakenOver, store.LeaseReleased:
+	default:
+		c = "other" // the label set stays closed whatever a backend passes
+	}
 	m.leaseChanges.WithLabelValues(string(c)).Inc()
 }

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/h9-app/h9/agent/store"
+)
+
+// What a backend with leases reports is counted by change, and every
+// change shows at zero before it happens; with metrics off there is no
+// observer to call.
+func TestLeaseChangesAreCounted(t *testing.T) {
+	var off *promMetrics
+	if off.forLeases() != nil || off.forBot() != nil || off.forAgent() != nil {
+		t.Fatal("metrics off must give nil hooks, not interfaces holding a nil pointer")
+	}
+	m := newPromMetrics()
+	srv := httptest.NewServer(newHTTPHandler(m, &readiness{}))
+	defer srv.Close()
+	for _, c := range store.LeaseChanges() {
+		if v := scrapeURL(t, srv.URL+"/metrics").value("h9_lease_changes_total", "change", string(c)); v != 0 {
+			t.Errorf("before any change, %s = %v, want 0", c, v)
+		}
+	}
+	leases := m.forLeases()
+	leases.LeaseChanged(store.LeaseAcquired)
+	leases.LeaseChanged(store.LeaseTakenOver)
+	leases.LeaseChanged(store.LeaseTakenOver)
+	leases.LeaseChanged(store.LeaseLost)
+	got := scrapeURL(t, srv.URL+"/metrics")
+	want := map[store.LeaseChange]float64{store.LeaseAcquired: 1, store.LeaseRenewed: 0, store.LeaseLost: 1,
+		store.LeaseTakenOver: 2, store.LeaseReleased: 0}
+	for c, n := range want {
+		if v := got.value("h9_lease_changes_total", "change", string(c)); v != n {
+			t.Errorf("h9_lease_changes_total{change=%q} = %v, want %v", c, v, n)
+		}
+	}
+}
