@@ -12,14 +12,24 @@ import (
 // socketLoop handles the socket client's events in order. Each envelope
 // is acked first; what follows is cheap routing (parsing, dedup, an inbox
 // append) or a new goroutine, never a Web API call or a run on this loop.
+// With metrics, the events come stamped by receive; without, straight
+// from the client (one goroutine hop less per event).
 func (b *Bot) socketLoop(ctx context.Context) {
-	in := make(chan receivedEvent, receiveQueue)
-	go b.receive(ctx, in)
+	direct, stamped := b.sm.Events, chan receivedEvent(nil)
+	if _, off := b.metrics.(noMetrics); !off {
+		direct, stamped = nil, make(chan receivedEvent, receiveQueue)
+		go b.receive(ctx, stamped)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case r, ok := <-in:
+		case evt, ok := <-direct:
+			if !ok {
+				return
+			}
+			b.onSocketEvent(evt, time.Now())
+		case r, ok := <-stamped:
 			if !ok {
 				return
 			}
