@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot"
 	"github.com/h9-app/h9/bot/fakeslack"
@@ -15,14 +17,36 @@ import (
 )
 
 // /readyz asks the store: a connected h9 whose bbolt file was closed
-// under it is not ready, while /healthz still says the process runs. The
-// pieces are run's own (store, engine, bot, serveHTTP), put together here
-// so the test can close the database.
+// under it is not ready, while /healthz still says the process runs.
 func TestReadyzFollowsTheStore(t *testing.T) {
 	slack := fakeslack.New(fakeslack.Options{BotToken: testBotToken, AppToken: testAppToken})
 	defer slack.Close()
 	model := fakemodel.New()
 	defer model.Close()
+	db, b, base := startByHand(t, slack, model)
+	ready := func() int { code, _ := httpGet(t, base+"/readyz"); return code }
+	if err := slack.WaitFor(t.Context(), "/readyz to say ready", func() bool { return ready() == 200 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := httpGet(t, base+"/readyz"); code != 503 || !strings.Contains(body, "store does not answer") {
+		t.Errorf("/readyz with the store closed = %d %q, want 503 naming the store", code, body)
+	}
+	if code, _ := httpGet(t, base+"/healthz"); code != 200 {
+		t.Errorf("/healthz with the store closed = %d, want 200: the process runs", code)
+	}
+	if !b.Connected() {
+		t.Error("the socket went down too: the 503 must be the store's")
+	}
+}
+
+// startByHand puts run's own pieces together (store, engine, bot,
+// serveHTTP) so that the test holds the database, and runs the bot until
+// the test ends. It returns the database, the bot and the server's URL.
+func startByHand(t *testing.T, slack *fakeslack.Server, model *fakemodel.Server) (*bolt.DB, *bot.Bot, string) {
+	t.Helper()
 	dataDir := filepath.Join(t.TempDir(), "data")
 	setEnv(t, "SLACK_API_URL", slack.APIURL(), "OPENAI_BASE_URL", model.URL(), "H9_DATA_DIR", dataDir,
 		"H9_SANDBOX", "none", "H9_HTTP_ADDR", "127.0.0.1:0")
@@ -32,16 +56,10 @@ func TestReadyzFollowsTheStore(t *testing.T) {
 	}
 	var logs lockedBuffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	defer func() {
-		if t.Failed() {
-			t.Logf("logs:\n%s", logs.String())
-		}
-	}()
 	db, st, err := openStore(dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
 	ws, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dataDir, workspacesDir), Sandbox: "none"})
 	if err != nil {
 		t.Fatal(err)
@@ -60,28 +78,17 @@ func TestReadyzFollowsTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.stop()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	ran := make(chan error, 1)
 	go func() { ran <- b.Run(ctx) }()
-	defer func() { cancel(); <-ran }()
-
-	base := "http://" + srv.addr
-	ready := func() int { code, _ := httpGet(t, base+"/readyz"); return code }
-	if err := slack.WaitFor(ctx, "/readyz to say ready", func() bool { return ready() == 200 }); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if code, body := httpGet(t, base+"/readyz"); code != 503 || !strings.Contains(body, "store does not answer") {
-		t.Errorf("/readyz with the store closed = %d %q, want 503 naming the store", code, body)
-	}
-	if code, _ := httpGet(t, base+"/healthz"); code != 200 {
-		t.Errorf("/healthz with the store closed = %d, want 200: the process runs", code)
-	}
-	if !b.Connected() {
-		t.Error("the socket went down too: the 503 must be the store's")
-	}
+	t.Cleanup(func() {
+		cancel()
+		<-ran
+		srv.stop()
+		db.Close()
+		if t.Failed() {
+			t.Logf("logs:\n%s", logs.String())
+		}
+	})
+	return db, b, "http://" + srv.addr
 }
