@@ -17,9 +17,9 @@ type Metrics interface {
 // EnvelopeMetrics hears the Socket Mode envelopes (socket.go).
 type EnvelopeMetrics interface {
 	// EnvelopeAcked: an envelope of a type ("events_api",
-	// "slash_commands", "interactive") was acked, wait after the socket
-	// loop received it from the connection; failed when the ack could not
-	// be handed to the connection.
+	// "slash_commands", "interactive") was acked, wait after h9 took it
+	// from the socket client (its wait for the socket loop included);
+	// failed when the ack could not be handed to the connection.
 	EnvelopeAcked(kind string, wait time.Duration, failed bool)
 	// EnvelopeDuplicate: a redelivered envelope, or an event Slack sent
 	// again in a new envelope, was dropped.

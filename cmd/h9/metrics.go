@@ -67,7 +67,7 @@ func newPromMetrics() *promMetrics {
 
 	m.envelopes = f.counters("envelopes_total", "Socket Mode envelopes acked, by envelope type.", "type")
 	m.duplicates = f.counters("envelopes_duplicate_total", "Envelopes and events Slack delivered again, dropped, by envelope type.", "type")
-	m.ackLatency = f.histogram("ack_latency_seconds", "Time from the socket loop's receipt of an envelope to its ack handed to the connection.", ackBuckets)
+	m.ackLatency = f.histogram("ack_latency_seconds", "Time from h9's receipt of an envelope from the Socket Mode client to its ack handed to the connection.", ackBuckets)
 	m.ackErrors = f.counter("ack_errors_total", "Acks that could not be handed to the connection.")
 
 	m.slackCalls = f.counters("slack_calls_total", "Web API requests sent, each retry included, by method.", "method")
