@@ -21,8 +21,8 @@ var (
 	runBuckets   = []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600}
 )
 
-// promMetrics counts what the bot, the agent and the store's leases report
-// (bot.Metrics, agent.Metrics, store.LeaseObserver) in a registry of its
+// promMetrics counts what the bot (bot.Metrics), the agent (agent.Metrics)
+// and a backend with leases (LeaseChanged) report, in a registry of its
 // own, served at /metrics.
 type promMetrics struct {
 	reg *prometheus.Registry
@@ -53,9 +53,8 @@ type promMetrics struct {
 }
 
 var (
-	_ bot.Metrics         = (*promMetrics)(nil)
-	_ agent.Metrics       = (*promMetrics)(nil)
-	_ store.LeaseObserver = (*promMetrics)(nil)
+	_ bot.Metrics   = (*promMetrics)(nil)
+	_ agent.Metrics = (*promMetrics)(nil)
 )
 
 // newPromMetrics registers every metric, with each label value known in
@@ -129,7 +128,7 @@ func (m *promMetrics) watchSocket(connected func() bool) {
 	}))
 }
 
-// forBot, forAgent and forLeases are m as the hooks' interfaces: nil (counting
+// forBot and forAgent are m as the hooks' interfaces: nil (counting
 // nothing) when metrics are off, never an interface holding a nil pointer.
 func (m *promMetrics) forBot() bot.Metrics {
 	if m == nil {
@@ -139,14 +138,6 @@ func (m *promMetrics) forBot() bot.Metrics {
 }
 
 func (m *promMetrics) forAgent() agent.Metrics {
-	if m == nil {
-		return nil
-	}
-	return m
-}
-
-// forLeases is m as a backend's lease observer (nil when metrics are off).
-func (m *promMetrics) forLeases() store.LeaseObserver {
 	if m == nil {
 		return nil
 	}

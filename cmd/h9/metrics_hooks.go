@@ -7,7 +7,7 @@ import (
 )
 
 // The hooks: what the bot (bot.Metrics), the agent (agent.Metrics) and a
-// backend with leases (store.LeaseObserver) report, counted.
+// backend with leases report, counted.
 
 func (m *promMetrics) EnvelopeAcked(kind string, wait time.Duration, failed bool) {
 	m.envelopes.WithLabelValues(kind).Inc()
@@ -63,11 +63,16 @@ func (m *promMetrics) Tokens(prompt, completion int, estimated bool) {
 	}
 }
 
-func (m *promMetrics) LeaseChanged(c store.LeaseChange) {
+// LeaseChanged counts n changes of this replica's leases (a renewal
+// statement may extend many). A backend with leases reports them;
+// bbolt has none.
+func (m *promMetrics) LeaseChanged(c store.LeaseChange, n int) {
 	switch c {
-	case store.LeaseAcquired, store.LeaseRenewed, store.LeaseLost, store.LeaseTakenOver, store.LeaseReleased:
+	case store.LeaseAcquired, store.LeaseTakenOver, store.LeaseRenewed, store.LeaseReleased, store.LeaseLost:
 	default:
 		c = "other" // the label set stays closed whatever a backend passes
 	}
-	m.leaseChanges.WithLabelValues(string(c)).Inc()
+	if n > 0 {
+		m.leaseChanges.WithLabelValues(string(c)).Add(float64(n))
+	}
 }

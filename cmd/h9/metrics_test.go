@@ -7,13 +7,14 @@ import (
 	"github.com/h9-app/h9/agent/store"
 )
 
-// What a backend with leases reports is counted by change, and every
-// change shows at zero before it happens; with metrics off there is no
-// observer to call.
+// What a backend with leases reports is counted by change (a renewal of
+// many leases counts each), and every change shows at zero before it
+// happens; a change outside the set is "other". With metrics off the
+// hooks are nil, not interfaces holding a nil pointer.
 func TestLeaseChangesAreCounted(t *testing.T) {
 	var off *promMetrics
-	if off.forLeases() != nil || off.forBot() != nil || off.forAgent() != nil {
-		t.Fatal("metrics off must give nil hooks, not interfaces holding a nil pointer")
+	if off.forBot() != nil || off.forAgent() != nil {
+		t.Fatal("metrics off must give nil hooks")
 	}
 	m := newPromMetrics()
 	srv := httptest.NewServer(newHTTPHandler(m, &readiness{}))
@@ -23,14 +24,15 @@ func TestLeaseChangesAreCounted(t *testing.T) {
 			t.Errorf("before any change, %s = %v, want 0", c, v)
 		}
 	}
-	leases := m.forLeases()
-	leases.LeaseChanged(store.LeaseAcquired)
-	leases.LeaseChanged(store.LeaseTakenOver)
-	leases.LeaseChanged(store.LeaseTakenOver)
-	leases.LeaseChanged(store.LeaseLost)
+	m.LeaseChanged(store.LeaseAcquired, 1)
+	m.LeaseChanged(store.LeaseTakenOver, 1)
+	m.LeaseChanged(store.LeaseTakenOver, 1)
+	m.LeaseChanged(store.LeaseRenewed, 40)
+	m.LeaseChanged(store.LeaseLost, 1)
+	m.LeaseChanged("stolen", 1)
 	got := scrapeURL(t, srv.URL+"/metrics")
-	want := map[store.LeaseChange]float64{store.LeaseAcquired: 1, store.LeaseRenewed: 0, store.LeaseLost: 1,
-		store.LeaseTakenOver: 2, store.LeaseReleased: 0}
+	want := map[store.LeaseChange]float64{store.LeaseAcquired: 1, store.LeaseRenewed: 40, store.LeaseLost: 1,
+		store.LeaseTakenOver: 2, store.LeaseReleased: 0, "other": 1}
 	for c, n := range want {
 		if v := got.value("h9_lease_changes_total", "change", string(c)); v != n {
 			t.Errorf("h9_lease_changes_total{change=%q} = %v, want %v", c, v, n)
