@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/h9-app/h9/agent/store/pgtest"
 )
 
 // The real binary, built once per test run, for the behaviour only a process shows:
@@ -21,7 +23,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Main(m) // stops the PostgreSQL server the fleet tests share
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

@@ -49,6 +49,9 @@ type Config struct {
 	LogLevel          string         `split_words:"true" default:"info" desc:"log level: debug, info, warn or error"`
 
 	HTTPAddr string `split_words:"true" desc:"host:port (e.g. :9090) serving /healthz, /readyz and /metrics (Prometheus); empty = off"`
+
+	// The fleet: many replicas on one PostgreSQL database.
+	DatabaseURL string `split_words:"true" desc:"postgres://… : keep all state in PostgreSQL (shared by every replica); empty = bbolt in H9_DATA_DIR/h9.db"`
 }
 
 // loadConfig reads the environment into a Config and validates it.
@@ -121,6 +124,7 @@ func (c *Config) validate() error {
 		func() error { return positive("H9_SANDBOX_PIDS", c.SandboxPids) },
 		func() error { return checkROPaths(c.SandboxROPaths) },
 		func() error { return checkHTTPAddr(c.HTTPAddr) },
+		func() error { return checkDatabaseURL(c.DatabaseURL) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

@@ -79,6 +79,8 @@ func TestConfigNames(t *testing.T) {
 		{"HTTP on every interface", []string{"H9_HTTP_ADDR", ":9090"}, func(c Config) any { return c.HTTPAddr }, ":9090"},
 		{"HTTP on IPv6 loopback", []string{"H9_HTTP_ADDR", "[::1]:9090"}, func(c Config) any { return c.HTTPAddr }, "[::1]:9090"},
 		{"HTTP on a free port", []string{"H9_HTTP_ADDR", "localhost:0"}, func(c Config) any { return c.HTTPAddr }, "localhost:0"},
+		{"database URL", []string{"H9_DATABASE_URL", "postgres://h9:pw@db:5432/h9"}, func(c Config) any { return c.DatabaseURL }, "postgres://h9:pw@db:5432/h9"},
+		{"database DSN", []string{"H9_DATABASE_URL", "host=db user=h9 dbname=h9"}, func(c Config) any { return c.DatabaseURL }, "host=db user=h9 dbname=h9"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,6 +133,8 @@ func TestConfigErrors(t *testing.T) {
 		{"HTTP address as a URL", []string{"H9_HTTP_ADDR", "http://localhost:9090"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR must be host:port or :port, e.g. :9090 (got "http://localhost:9090")`},
 		{"HTTP port out of range", []string{"H9_HTTP_ADDR", ":90900"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":90900")`},
 		{"HTTP port by name", []string{"H9_HTTP_ADDR", ":http"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":http")`},
+		{"database URL that does not parse", []string{"H9_DATABASE_URL", "postgres://h9:s3cret-pw@db:port/h9"}, nil, ErrInvalidSetting,
+			"H9_DATABASE_URL is not a PostgreSQL URL (postgres://user:password@host:5432/database) or key=value string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

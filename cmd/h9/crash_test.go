@@ -10,6 +10,7 @@ import (
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/store/pgtest"
 	"github.com/h9-app/h9/bot/render"
 )
 
@@ -25,8 +26,18 @@ const restartedWords = "h9 restarted"
 // step approval waits, mid auto-run and after a stall; each time a new
 // process on the same data directory carries on: no accepted todo, no
 // earlier conversation step and no thread binding lost, old buttons work.
-func TestBinaryCrashAndRestart(t *testing.T) {
-	e := newBinEnv(t)
+func TestBinaryCrashAndRestart(t *testing.T) { crashAndRestart(t, newBinEnv(t)) }
+
+// The same on PostgreSQL: every restart finds its sessions in the database.
+func TestBinaryCrashAndRestartOnPostgreSQL(t *testing.T) {
+	e := newBinEnv(t, "H9_DATABASE_URL="+pgtest.New(t))
+	crashAndRestart(t, e)
+	if !strings.Contains(e.logs.String(), "store=postgres") {
+		t.Error("h9 did not say it ran on PostgreSQL")
+	}
+}
+
+func crashAndRestart(t *testing.T, e *binEnv) {
 	e.start()
 	one := crashWhilePlanningAndReviewing(t, e)
 	two := crashMidAutoRun(t, e)

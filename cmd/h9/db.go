@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +11,10 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/store/boltstore"
+	"github.com/h9-app/h9/agent/store/pgstore"
+	"github.com/h9-app/h9/bot"
 )
 
 const (
@@ -18,7 +22,43 @@ const (
 	// dbLockTimeout bounds the wait for bbolt's file lock: a second h9 on the same
 	// data directory fails fast instead of hanging.
 	dbLockTimeout = 2 * time.Second
+	// dbConnectTimeout bounds connecting to PostgreSQL and migrating at start.
+	dbConnectTimeout = 30 * time.Second
 )
+
+// backend is the storage h9 runs on: every method the agent and the bot
+// call, whichever backend serves them.
+type backend interface {
+	agent.Store
+	bot.Store
+	Ping(ctx context.Context) error // the readiness check's
+}
+
+// storage is the open backend, what to call it in logs, and how to close it.
+type storage struct {
+	backend
+	kind  string // "bbolt" or "postgres"
+	close func() error
+}
+
+// openStorage opens PostgreSQL when H9_DATABASE_URL is set (migrating its
+// schema), else $H9_DATA_DIR/h9.db.
+func openStorage(ctx context.Context, cfg Config) (storage, error) {
+	if cfg.DatabaseURL == "" {
+		db, st, err := openStore(cfg.DataDir)
+		if err != nil {
+			return storage{}, err
+		}
+		return storage{backend: st, kind: "bbolt", close: db.Close}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, dbConnectTimeout)
+	defer cancel()
+	st, err := pgstore.Open(ctx, cfg.DatabaseURL, pgstore.Options{})
+	if err != nil {
+		return storage{}, fmt.Errorf("database: %w", err)
+	}
+	return storage{backend: st, kind: "postgres", close: func() error { st.Close(); return nil }}, nil
+}
 
 // openDB opens (creating if needed) $H9_DATA_DIR/h9.db.
 func openDB(dataDir string, timeout time.Duration) (*bolt.DB, error) {

@@ -63,6 +63,7 @@ var doctorChecks = []doctorCheck{
 	{"sandbox", checkSandbox},
 	{"data directory", checkDataDir},
 	{"health and metrics", checkHTTP},
+	{"database", checkDatabase},
 }
 
 // runDoctor prints one line per check and returns ErrDoctorFailed if any failed.
@@ -129,6 +130,9 @@ func checkDataDir(_ context.Context, cfg Config) finding {
 	}
 	f.Close()
 	os.Remove(f.Name())
+	if cfg.DatabaseURL != "" {
+		return ok("%s is writable (workspaces; state is in PostgreSQL)", cfg.DataDir)
+	}
 	db, err := openDB(cfg.DataDir, dbLockTimeout)
 	if err != nil {
 		return failed("stop the other h9 or give this one its own H9_DATA_DIR", "%v", err)

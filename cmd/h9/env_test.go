@@ -38,6 +38,7 @@ var allSettings = []setting{
 	{"H9_LOG_FORMAT", "text"},
 	{"H9_LOG_LEVEL", "info"},
 	{"H9_HTTP_ADDR", ""},
+	{"H9_DATABASE_URL", ""},
 }
 
 const (

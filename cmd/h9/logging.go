@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 )
 
@@ -44,7 +45,17 @@ func newScrubber(secrets ...string) scrubber {
 
 // secretsOf lists the configuration values that must never be printed.
 func secretsOf(c Config) scrubber {
-	return newScrubber(c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey)
+	return newScrubber(c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, c.DatabaseURL, databasePassword(c.DatabaseURL))
+}
+
+// databasePassword is the password in a postgres:// URL ("" when none).
+func databasePassword(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	pw, _ := u.User.Password()
+	return pw
 }
 
 // scrub returns s with every secret replaced, and whether anything was.

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot"
 	"github.com/h9-app/h9/workspace"
@@ -23,11 +21,11 @@ const workspacesDir = "workspaces"
 // before it touches Slack. One store serves the agent and the bot.
 func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel, secretsOf(cfg))
-	db, st, err := openStore(cfg.DataDir)
+	st, err := openStorage(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db, log)
+	defer closeStorage(st, log)
 
 	ws, err := workspace.NewManager(cfg.workspaceConfig(filepath.Join(cfg.DataDir, workspacesDir)))
 	if err != nil {
@@ -65,7 +63,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	defer srv.stop() // before the store closes
 
-	log.Info("h9 starting", "data_dir", cfg.DataDir, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
+	log.Info("h9 starting", "data_dir", cfg.DataDir, "store", st.kind, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
 		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level())
 	if err := b.Run(ctx); err != nil {
 		return err
@@ -123,8 +121,8 @@ func warnIfUnsandboxed(log *slog.Logger, cfg Config, ws *workspace.Manager) {
 		"sandbox_setting", cfg.Sandbox, "why", why)
 }
 
-func closeDB(db *bolt.DB, log *slog.Logger) {
-	if err := db.Close(); err != nil {
+func closeStorage(st storage, log *slog.Logger) {
+	if err := st.close(); err != nil {
 		log.Error("closing the database", "err", err)
 	}
 }

@@ -1,0 +1,169 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/h9-app/h9/agent/store"
+	"github.com/h9-app/h9/planning"
+)
+
+// LoadSession reads everything the agent stored for a session; a session
+// never written reads as the zero AgentSession.
+func (s *Store) LoadSession(ctx context.Context, id string) (store.AgentSession, error) {
+	var sess store.AgentSession
+	b := &pgx.Batch{}
+	b.Queue("SELECT todos, state FROM h9_agent_sessions WHERE id = $1", id).QueryRow(func(row pgx.Row) error {
+		var todos []byte
+		err := row.Scan(&todos, &sess.State)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		sess.Todos, err = decodeTodos(todos)
+		return err
+	})
+	b.Queue("SELECT body FROM h9_agent_messages WHERE session_id = $1 ORDER BY idx", id).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var body []byte
+			if err := rows.Scan(&body); err != nil {
+				return err
+			}
+			sess.Messages = append(sess.Messages, body)
+		}
+		return rows.Err()
+	})
+	if err := s.batch(ctx, b); err != nil {
+		return store.AgentSession{}, wrap("loading session "+id, err)
+	}
+	return sess, nil
+}
+
+// AppendStep stores a step in one transaction: its messages at First,
+// First+1, …, and the todos and state when set. First must be the number
+// of messages stored (ErrConflict otherwise, and nothing is written).
+func (s *Store) AppendStep(ctx context.Context, id string, st store.Step) error {
+	what := "appending a step to session " + id
+	if !validText(id) {
+		return fmt.Errorf("%w: %s: session id %q", store.ErrInvalid, what, id)
+	}
+	todos, err := encodeTodos(st.Todos)
+	if err != nil {
+		return fmt.Errorf("%w: %s: encoding todos: %w", store.ErrInvalid, what, err)
+	}
+	b := &pgx.Batch{}
+	b.Queue("INSERT INTO h9_agent_sessions (id) VALUES ($1) ON CONFLICT DO NOTHING", id)
+	b.Queue("SELECT h9_expect_length($1, $2)", id, st.First)
+	queueMessages(b, id, st.First, st.Messages)
+	b.Queue(`UPDATE h9_agent_sessions SET messages = $2, todos = coalesce($3, todos), state = coalesce($4, state)
+		WHERE id = $1`, id, st.First+len(st.Messages), todos, nullable(st.State))
+	if err := s.batch(ctx, b); err != nil {
+		return wrap(what, err)
+	}
+	return nil
+}
+
+// ReplaceHistory rewrites the whole conversation and the state atomically
+// (after compaction); the todos stay.
+func (s *Store) ReplaceHistory(ctx context.Context, id string, msgs []json.RawMessage, state json.RawMessage) error {
+	what := "replacing the history of session " + id
+	if !validText(id) {
+		return fmt.Errorf("%w: %s: session id %q", store.ErrInvalid, what, id)
+	}
+	b := &pgx.Batch{}
+	b.Queue("INSERT INTO h9_agent_sessions (id) VALUES ($1) ON CONFLICT DO NOTHING", id)
+	b.Queue("SELECT 1 FROM h9_agent_sessions WHERE id = $1 FOR UPDATE", id)
+	b.Queue("DELETE FROM h9_agent_messages WHERE session_id = $1", id)
+	queueMessages(b, id, 0, msgs)
+	b.Queue("UPDATE h9_agent_sessions SET messages = $2, state = coalesce($3, state) WHERE id = $1",
+		id, len(msgs), nullable(state))
+	if err := s.batch(ctx, b); err != nil {
+		return wrap(what, err)
+	}
+	return nil
+}
+
+// Todos reads the session's todo list (nil when never written).
+func (s *Store) Todos(ctx context.Context, id string) ([]planning.TodoItem, error) {
+	var data []byte
+	err := s.pool.QueryRow(ctx, "SELECT todos FROM h9_agent_sessions WHERE id = $1", id).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, wrap("reading the todos of session "+id, err)
+	}
+	items, err := decodeTodos(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading the todos of session %s: %w", id, err)
+	}
+	return items, nil
+}
+
+// SaveTodos replaces the session's todo list.
+func (s *Store) SaveTodos(ctx context.Context, id string, items []planning.TodoItem) error {
+	what := "saving the todos of session " + id
+	if !validText(id) {
+		return fmt.Errorf("%w: %s: session id %q", store.ErrInvalid, what, id)
+	}
+	data, err := encodeTodos(&items)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", store.ErrInvalid, what, err)
+	}
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO h9_agent_sessions (id, todos) VALUES ($1, $2)
+		ON CONFLICT (id) DO UPDATE SET todos = EXCLUDED.todos`, id, data)
+	if err := s.batch(ctx, b); err != nil {
+		return wrap(what, err)
+	}
+	return nil
+}
+
+// queueMessages inserts msgs at first, first+1, … in one statement.
+func queueMessages(b *pgx.Batch, id string, first int, msgs []json.RawMessage) {
+	if len(msgs) == 0 {
+		return
+	}
+	bodies := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		bodies[i] = m
+	}
+	b.Queue(`INSERT INTO h9_agent_messages (session_id, idx, body)
+		SELECT $1, $2 + m.n - 1, m.body FROM unnest($3::bytea[]) WITH ORDINALITY AS m(body, n)`, id, first, bodies)
+}
+
+// nullable is a blob parameter: NULL for "unchanged" (nil).
+func nullable(v json.RawMessage) []byte {
+	if v == nil {
+		return nil
+	}
+	return v
+}
+
+// encodeTodos marshals a todo list to store; nil for no change.
+func encodeTodos(items *[]planning.TodoItem) ([]byte, error) {
+	if items == nil {
+		return nil, nil
+	}
+	if *items == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal(*items)
+}
+
+func decodeTodos(v []byte) ([]planning.TodoItem, error) {
+	if v == nil || string(v) == "null" {
+		return nil, nil
+	}
+	var items []planning.TodoItem
+	if err := json.Unmarshal(v, &items); err != nil {
+		return nil, fmt.Errorf("%w: todos: %w", store.ErrCorrupt, err)
+	}
+	return items, nil
+}

@@ -1,0 +1,63 @@
+package pgstore
+
+// migrations are the schema's versions in order: migrations[i] brings a
+// database from version i to i+1. Never edit one that was released; add
+// the next.
+var migrations = []string{
+	schemaV1,
+}
+
+// CurrentSchema is the schema version this h9 writes.
+var CurrentSchema = len(migrations)
+
+// schemaV1: the storage the agent and the bot share with the bbolt backend.
+const schemaV1 = `
+CREATE TABLE h9_agent_sessions (
+	id       text COLLATE "C" PRIMARY KEY,
+	messages integer NOT NULL DEFAULT 0,
+	todos    bytea,
+	state    bytea
+);
+CREATE TABLE h9_agent_messages (
+	session_id text COLLATE "C" NOT NULL,
+	idx        integer NOT NULL,
+	body       bytea NOT NULL,
+	PRIMARY KEY (session_id, idx)
+);
+CREATE TABLE h9_sessions (
+	id      text COLLATE "C" PRIMARY KEY,
+	team    text COLLATE "C" NOT NULL,
+	channel text COLLATE "C" NOT NULL,
+	thread  text COLLATE "C" NOT NULL,
+	owner   text COLLATE "C" NOT NULL,
+	active  boolean NOT NULL,
+	updated timestamptz NOT NULL,
+	data    bytea NOT NULL,
+	CONSTRAINT h9_sessions_one_per_thread UNIQUE (channel, thread)
+);
+CREATE INDEX h9_sessions_by_owner ON h9_sessions (owner, updated DESC, thread DESC);
+CREATE INDEX h9_sessions_active ON h9_sessions (id) WHERE active;
+CREATE TABLE h9_dedup (
+	key     text COLLATE "C" PRIMARY KEY,
+	claimed timestamptz NOT NULL
+);
+CREATE INDEX h9_dedup_by_claim ON h9_dedup (claimed);
+CREATE TABLE h9_channel_settings (
+	channel text COLLATE "C" NOT NULL,
+	key     text COLLATE "C" NOT NULL,
+	value   text NOT NULL,
+	PRIMARY KEY (channel, key)
+);
+-- h9_expect_length locks a session's row and refuses a step that does not
+-- start at the end of its history (SQLSTATE H9C01), undoing its batch.
+CREATE FUNCTION h9_expect_length(session text, first integer) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE n integer;
+BEGIN
+	SELECT messages INTO n FROM h9_agent_sessions WHERE id = session FOR UPDATE;
+	IF coalesce(n, 0) <> first THEN
+		RAISE EXCEPTION 'step starts at message %, the history holds %', first, coalesce(n, 0)
+			USING ERRCODE = 'H9C01';
+	END IF;
+END $$;
+`

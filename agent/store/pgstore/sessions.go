@@ -1,0 +1,112 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/h9-app/h9/agent/store"
+)
+
+const sessionColumns = "id, team, channel, thread, owner, active, updated, data"
+
+// PutSession stores a record; its metadata are columns, so every index
+// follows it. A thread holds one session: a record for a thread that
+// another session id already has is ErrConflict.
+func (s *Store) PutSession(ctx context.Context, rec store.SessionRecord) error {
+	m := rec.Meta
+	what := "saving session " + m.ID
+	if err := checkMeta(m); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if !json.Valid(rec.Data) {
+		return fmt.Errorf("%w: %s: data is not JSON", store.ErrInvalid, what)
+	}
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO h9_sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (id) DO UPDATE SET team = EXCLUDED.team, channel = EXCLUDED.channel, thread = EXCLUDED.thread,
+		owner = EXCLUDED.owner, active = EXCLUDED.active, updated = EXCLUDED.updated, data = EXCLUDED.data`,
+		m.ID, m.Team, m.Channel, m.Thread, m.Owner, m.Active, m.Updated, []byte(rec.Data))
+	if err := s.batch(ctx, b); err != nil {
+		return wrap(what, err)
+	}
+	return nil
+}
+
+// FindThread returns the session of a thread, or ErrNotFound.
+func (s *Store) FindThread(ctx context.Context, channel, thread string) (store.SessionRecord, error) {
+	what := "finding the session of thread " + channel + "/" + thread
+	rows, err := s.pool.Query(ctx, "SELECT "+sessionColumns+" FROM h9_sessions WHERE channel = $1 AND thread = $2", channel, thread)
+	if err != nil {
+		return store.SessionRecord{}, wrap(what, err)
+	}
+	rec, err := pgx.CollectExactlyOneRow(rows, scanRecord)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.SessionRecord{}, fmt.Errorf("%s: %w", what, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.SessionRecord{}, wrap(what, err)
+	}
+	return rec, nil
+}
+
+// ListChannel returns the sessions of a channel, oldest thread first.
+func (s *Store) ListChannel(ctx context.Context, channel string) ([]store.SessionRecord, error) {
+	return s.list(ctx, "listing channel "+channel,
+		"SELECT "+sessionColumns+" FROM h9_sessions WHERE channel = $1 ORDER BY thread", channel)
+}
+
+// ListOwner returns the sessions owner started, most recently updated
+// first (then the newest thread first), at most limit (0: all).
+func (s *Store) ListOwner(ctx context.Context, owner string, limit int) ([]store.SessionRecord, error) {
+	return s.list(ctx, "listing the sessions of "+owner,
+		"SELECT "+sessionColumns+" FROM h9_sessions WHERE owner = $1 ORDER BY updated DESC, thread DESC LIMIT nullif($2, 0)",
+		owner, limit)
+}
+
+// ListActive returns the metadata of every active session, in id order.
+func (s *Store) ListActive(ctx context.Context) ([]store.SessionMeta, error) {
+	recs, err := s.list(ctx, "listing active sessions",
+		"SELECT "+sessionColumns+" FROM h9_sessions WHERE active ORDER BY id")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.SessionMeta, len(recs))
+	for i, r := range recs {
+		out[i] = r.Meta
+	}
+	return out, nil
+}
+
+func (s *Store) list(ctx context.Context, what, sql string, args ...any) ([]store.SessionRecord, error) {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, wrap(what, err)
+	}
+	recs, err := pgx.CollectRows(rows, scanRecord)
+	if err != nil {
+		return nil, wrap(what, err)
+	}
+	return recs, nil
+}
+
+func scanRecord(row pgx.CollectableRow) (store.SessionRecord, error) {
+	var r store.SessionRecord
+	m := &r.Meta
+	var data []byte
+	err := row.Scan(&m.ID, &m.Team, &m.Channel, &m.Thread, &m.Owner, &m.Active, &m.Updated, &data)
+	r.Data = data
+	return r, err
+}
+
+// checkMeta refuses metadata the columns cannot hold.
+func checkMeta(m store.SessionMeta) error {
+	if !validText(m.ID, m.Channel, m.Thread) || strings.IndexByte(m.Owner+m.Team, 0) >= 0 {
+		return fmt.Errorf("%w: id %q, channel %q, thread %q, owner %q", store.ErrInvalid, m.ID, m.Channel, m.Thread, m.Owner)
+	}
+	return nil
+}

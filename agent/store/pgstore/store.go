@@ -1,0 +1,128 @@
+package pgstore
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/h9-app/h9/agent/store"
+)
+
+// SQLSTATEs the store maps to its sentinels.
+const (
+	codeUniqueViolation = "23505"
+	codeUndefinedTable  = "42P01"
+	codeStepConflict    = "H9C01" // raised by h9_expect_length
+)
+
+// defaultMaxConns is the pool size unless the URL sets pool_max_conns:
+// pgxpool's default (4 on a small machine) would queue a burst of
+// sessions' commits behind one another.
+const defaultMaxConns = 16
+
+// Options tune a Store.
+type Options struct {
+	// ApplicationName is reported to the server (pg_stat_activity) unless
+	// the URL sets application_name; "" = "h9".
+	ApplicationName string
+}
+
+// Store is the PostgreSQL backend. It is safe for concurrent use.
+type Store struct {
+	pool   *pgxpool.Pool
+	claims claimCounter
+}
+
+// Open connects to the database at url (a postgres:// URL or a DSN),
+// brings its schema to CurrentSchema and returns the Store. Close it.
+func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, CheckURL(url)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = defaultMaxConns
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["application_name"]; !set {
+		cfg.ConnConfig.RuntimeParams["application_name"] = cmp.Or(opts.ApplicationName, "h9")
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: connecting: %w", store.ErrBackend, err)
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, wrap("preparing the schema", err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Close releases the store's connections.
+func (s *Store) Close() { s.pool.Close() }
+
+// wrap names the failed operation and maps the error to a store sentinel:
+// the store's own, a refused step, a unique key taken, else ErrBackend.
+func wrap(what string, err error) error {
+	if isStoreError(err) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case codeStepConflict:
+			return fmt.Errorf("%w: %s: %s", store.ErrConflict, what, pgErr.Message)
+		case codeUniqueViolation:
+			return fmt.Errorf("%w: %s: %s", store.ErrConflict, what, pgErr.Detail)
+		}
+	}
+	return fmt.Errorf("%w: %s: %w", store.ErrBackend, what, err)
+}
+
+func isStoreError(err error) bool {
+	for _, sentinel := range []error{store.ErrNotFound, store.ErrConflict, store.ErrInvalid, store.ErrCorrupt, store.ErrBackend} {
+		if errors.Is(err, sentinel) {
+			return true
+		}
+	}
+	return false
+}
+
+// batch sends b as one round trip (an implicit transaction: an error in
+// one statement undoes them all) and returns the first error.
+func (s *Store) batch(ctx context.Context, b *pgx.Batch) error {
+	return s.pool.SendBatch(ctx, b).Close()
+}
+
+// validText refuses what a text column cannot hold: empty parts, NUL.
+func validText(parts ...string) bool {
+	for _, p := range parts {
+		if p == "" || strings.IndexByte(p, 0) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckURL reports whether url is a connection string pgx accepts, without
+// connecting. pgx's own words are left out: they may quote the URL, and
+// with it a password.
+func CheckURL(url string) error {
+	if _, err := pgxpool.ParseConfig(url); err != nil {
+		return fmt.Errorf("%w: the database URL does not parse as a postgres:// URL or a key=value string", store.ErrInvalid)
+	}
+	return nil
+}
+
+// Ping reports whether the database answers (h9's readiness check).
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return wrap("pinging the database", err)
+	}
+	return nil
+}
