@@ -20,3 +20,13 @@ var (
 	// lost connection). The write, if any, did not happen.
 	ErrBackend = errors.New("storage backend failed")
 )
+
+// Sentinels of leases, with which replicas of h9 share sessions.
+var (
+	// ErrLeaseHeld: another replica holds an unexpired lease on the key.
+	ErrLeaseHeld = errors.New("lease held by another replica")
+	// ErrFenced: a write for a session whose lease this replica does not
+	// hold (never took, released, or lost to a takeover). Nothing of the
+	// write was stored; the replica must drop the session.
+	ErrFenced = errors.New("lease lost: write refused")
+)

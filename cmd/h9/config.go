@@ -51,7 +51,8 @@ type Config struct {
 	HTTPAddr string `split_words:"true" desc:"host:port (e.g. :9090) serving /healthz, /readyz and /metrics (Prometheus); empty = off"`
 
 	// The fleet: many replicas on one PostgreSQL database.
-	DatabaseURL string `split_words:"true" desc:"postgres://… : keep all state in PostgreSQL (shared by every replica); empty = bbolt in H9_DATA_DIR/h9.db"`
+	DatabaseURL string        `split_words:"true" desc:"postgres://… : keep all state in PostgreSQL (shared by every replica); empty = bbolt in H9_DATA_DIR/h9.db"`
+	LeaseTTL    time.Duration `split_words:"true" default:"15s" desc:"how long a replica owns a session without renewing its lease (at least 1s)"`
 }
 
 // loadConfig reads the environment into a Config and validates it.
@@ -125,6 +126,7 @@ func (c *Config) validate() error {
 		func() error { return checkROPaths(c.SandboxROPaths) },
 		func() error { return checkHTTPAddr(c.HTTPAddr) },
 		func() error { return checkDatabaseURL(c.DatabaseURL) },
+		func() error { return atLeast("H9_LEASE_TTL", c.LeaseTTL, minLeaseTTL) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

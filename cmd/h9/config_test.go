@@ -37,6 +37,7 @@ func TestConfigDefaults(t *testing.T) {
 		CoalesceInterval: time.Second,
 		LogFormat:        "text",
 		LogLevel:         "info",
+		LeaseTTL:         15 * time.Second,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)
@@ -80,6 +81,7 @@ func TestConfigNames(t *testing.T) {
 		{"HTTP on IPv6 loopback", []string{"H9_HTTP_ADDR", "[::1]:9090"}, func(c Config) any { return c.HTTPAddr }, "[::1]:9090"},
 		{"HTTP on a free port", []string{"H9_HTTP_ADDR", "localhost:0"}, func(c Config) any { return c.HTTPAddr }, "localhost:0"},
 		{"database URL", []string{"H9_DATABASE_URL", "postgres://h9:pw@db:5432/h9"}, func(c Config) any { return c.DatabaseURL }, "postgres://h9:pw@db:5432/h9"},
+		{"lease TTL", []string{"H9_LEASE_TTL", "3s"}, func(c Config) any { return c.LeaseTTL }, 3 * time.Second},
 		{"database DSN", []string{"H9_DATABASE_URL", "host=db user=h9 dbname=h9"}, func(c Config) any { return c.DatabaseURL }, "host=db user=h9 dbname=h9"},
 	}
 	for _, tt := range tests {
@@ -133,6 +135,7 @@ func TestConfigErrors(t *testing.T) {
 		{"HTTP address as a URL", []string{"H9_HTTP_ADDR", "http://localhost:9090"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR must be host:port or :port, e.g. :9090 (got "http://localhost:9090")`},
 		{"HTTP port out of range", []string{"H9_HTTP_ADDR", ":90900"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":90900")`},
 		{"HTTP port by name", []string{"H9_HTTP_ADDR", ":http"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":http")`},
+		{"lease TTL too short", []string{"H9_LEASE_TTL", "500ms"}, nil, ErrInvalidSetting, "H9_LEASE_TTL must be at least 1s (got 500ms)"},
 		{"database URL that does not parse", []string{"H9_DATABASE_URL", "postgres://h9:s3cret-pw@db:port/h9"}, nil, ErrInvalidSetting,
 			"H9_DATABASE_URL is not a PostgreSQL URL (postgres://user:password@host:5432/database) or key=value string"},
 	}

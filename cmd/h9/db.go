@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -31,19 +33,21 @@ const (
 type backend interface {
 	agent.Store
 	bot.Store
+	bot.Leases
 	Ping(ctx context.Context) error // the readiness check's
 }
 
 // storage is the open backend, what to call it in logs, and how to close it.
 type storage struct {
 	backend
-	kind  string // "bbolt" or "postgres"
-	close func() error
+	kind    string // "bbolt" or "postgres"
+	replica string // this process's name in the fleet ("" with bbolt)
+	close   func() error
 }
 
 // openStorage opens PostgreSQL when H9_DATABASE_URL is set (migrating its
-// schema), else $H9_DATA_DIR/h9.db.
-func openStorage(ctx context.Context, cfg Config) (storage, error) {
+// schema) as one replica of a fleet, else $H9_DATA_DIR/h9.db.
+func openStorage(ctx context.Context, cfg Config, log *slog.Logger) (storage, error) {
 	if cfg.DatabaseURL == "" {
 		db, st, err := openStore(cfg.DataDir)
 		if err != nil {
@@ -53,11 +57,25 @@ func openStorage(ctx context.Context, cfg Config) (storage, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, dbConnectTimeout)
 	defer cancel()
-	st, err := pgstore.Open(ctx, cfg.DatabaseURL, pgstore.Options{})
+	replica := replicaName()
+	st, err := pgstore.Open(ctx, cfg.DatabaseURL, pgstore.Options{
+		LeaseTTL: cfg.LeaseTTL, Logger: log.With("component", "store"),
+	})
 	if err != nil {
 		return storage{}, fmt.Errorf("database: %w", err)
 	}
-	return storage{backend: st, kind: "postgres", close: func() error { st.Close(); return nil }}, nil
+	return storage{backend: st, kind: "postgres", replica: replica, close: func() error { st.Close(); return nil }}, nil
+}
+
+// replicaName names this process among the fleet's replicas: the host
+// and pid for an operator, and random bytes so that a restarted process
+// never passes for its predecessor (whose leases it must not inherit).
+func replicaName() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "h9"
+	}
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), rand.Text()[:8])
 }
 
 // openDB opens (creating if needed) $H9_DATA_DIR/h9.db.

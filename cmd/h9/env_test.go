@@ -39,6 +39,7 @@ var allSettings = []setting{
 	{"H9_LOG_LEVEL", "info"},
 	{"H9_HTTP_ADDR", ""},
 	{"H9_DATABASE_URL", ""},
+	{"H9_LEASE_TTL", "15s"},
 }
 
 const (

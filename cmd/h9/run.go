@@ -21,7 +21,7 @@ const workspacesDir = "workspaces"
 // before it touches Slack. One store serves the agent and the bot.
 func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel, secretsOf(cfg))
-	st, err := openStorage(ctx, cfg)
+	st, err := openStorage(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -63,8 +63,8 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	defer srv.stop() // before the store closes
 
-	log.Info("h9 starting", "data_dir", cfg.DataDir, "store", st.kind, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
-		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level())
+	log.Info("h9 starting", "data_dir", cfg.DataDir, "store", st.kind, "replica", st.replica, "model", cfg.Model,
+		"model_endpoint", cfg.OpenAIBaseURL, "model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level())
 	if err := b.Run(ctx); err != nil {
 		return err
 	}

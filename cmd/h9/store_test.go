@@ -16,4 +16,6 @@ var (
 	_ bot.Store         = storetest.Backend(nil)
 	_ storetest.Backend = (*boltstore.Store)(nil)
 	_ storetest.Backend = (*pgstore.Store)(nil)
+	_ bot.Leases        = (*boltstore.Store)(nil)
+	_ bot.Leases        = (*pgstore.Store)(nil)
 )

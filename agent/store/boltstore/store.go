@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -53,6 +54,7 @@ var (
 type Store struct {
 	db     *bolt.DB
 	commit *group
+	tokens atomic.Int64 // the leases' tokens (lease.go)
 }
 
 // New prepares db (creating buckets, migrating an older layout) and

@@ -58,6 +58,9 @@ func (s *Store) AppendStep(ctx context.Context, id string, st store.Step) error 
 		return fmt.Errorf("%w: %s: encoding todos: %w", store.ErrInvalid, what, err)
 	}
 	b := &pgx.Batch{}
+	if err := s.fenceSession(b, id, what); err != nil {
+		return err
+	}
 	b.Queue("INSERT INTO h9_agent_sessions (id) VALUES ($1) ON CONFLICT DO NOTHING", id)
 	b.Queue("SELECT h9_expect_length($1, $2)", id, st.First)
 	queueMessages(b, id, st.First, st.Messages)
@@ -77,6 +80,9 @@ func (s *Store) ReplaceHistory(ctx context.Context, id string, msgs []json.RawMe
 		return fmt.Errorf("%w: %s: session id %q", store.ErrInvalid, what, id)
 	}
 	b := &pgx.Batch{}
+	if err := s.fenceSession(b, id, what); err != nil {
+		return err
+	}
 	b.Queue("INSERT INTO h9_agent_sessions (id) VALUES ($1) ON CONFLICT DO NOTHING", id)
 	b.Queue("SELECT 1 FROM h9_agent_sessions WHERE id = $1 FOR UPDATE", id)
 	b.Queue("DELETE FROM h9_agent_messages WHERE session_id = $1", id)
@@ -117,6 +123,9 @@ func (s *Store) SaveTodos(ctx context.Context, id string, items []planning.TodoI
 		return fmt.Errorf("%w: %s: %w", store.ErrInvalid, what, err)
 	}
 	b := &pgx.Batch{}
+	if err := s.fenceSession(b, id, what); err != nil {
+		return err
+	}
 	b.Queue(`INSERT INTO h9_agent_sessions (id, todos) VALUES ($1, $2)
 		ON CONFLICT (id) DO UPDATE SET todos = EXCLUDED.todos`, id, data)
 	if err := s.batch(ctx, b); err != nil {

@@ -5,6 +5,7 @@ package pgstore
 // the next.
 var migrations = []string{
 	schemaV1,
+	schemaV2,
 }
 
 // CurrentSchema is the schema version this h9 writes.
@@ -58,6 +59,34 @@ BEGIN
 	IF coalesce(n, 0) <> first THEN
 		RAISE EXCEPTION 'step starts at message %, the history holds %', first, coalesce(n, 0)
 			USING ERRCODE = 'H9C01';
+	END IF;
+END $$;
+`
+
+// schemaV2: leases, with which replicas share sessions (lease.go, fence.go).
+const schemaV2 = `
+CREATE SEQUENCE h9_lease_tokens;
+CREATE TABLE h9_leases (
+	channel text COLLATE "C" NOT NULL,
+	thread  text COLLATE "C" NOT NULL,
+	owner   text COLLATE "C" NOT NULL,
+	token   bigint NOT NULL,
+	expires timestamptz NOT NULL,
+	PRIMARY KEY (channel, thread)
+);
+CREATE INDEX h9_leases_by_owner ON h9_leases (owner);
+-- h9_fence locks a lease row for the rest of the transaction (so a
+-- takeover waits for the write) and raises H9F01 unless the lease is
+-- still the caller's hold, unexpired by the database's clock.
+CREATE FUNCTION h9_fence(c text, t text, o text, tok bigint) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM 1 FROM h9_leases
+		WHERE channel = c AND thread = t AND owner = o AND token = tok AND expires > now()
+		FOR SHARE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'the lease on %/% is no longer held by % with token %', c, t, o, tok
+			USING ERRCODE = 'H9F01';
 	END IF;
 END $$;
 `

@@ -26,7 +26,11 @@ func (s *Store) PutSession(ctx context.Context, rec store.SessionRecord) error {
 	if !json.Valid(rec.Data) {
 		return fmt.Errorf("%w: %s: data is not JSON", store.ErrInvalid, what)
 	}
+	s.bind(m)
 	b := &pgx.Batch{}
+	if err := s.fenceKey(b, store.LeaseKey{Channel: m.Channel, Thread: m.Thread}, what); err != nil {
+		return err
+	}
 	b.Queue(`INSERT INTO h9_sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (id) DO UPDATE SET team = EXCLUDED.team, channel = EXCLUDED.channel, thread = EXCLUDED.thread,
 		owner = EXCLUDED.owner, active = EXCLUDED.active, updated = EXCLUDED.updated, data = EXCLUDED.data`,
@@ -51,6 +55,7 @@ func (s *Store) FindThread(ctx context.Context, channel, thread string) (store.S
 	if err != nil {
 		return store.SessionRecord{}, wrap(what, err)
 	}
+	s.bind(rec.Meta)
 	return rec, nil
 }
 

@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -19,6 +22,7 @@ const (
 	codeUniqueViolation = "23505"
 	codeUndefinedTable  = "42P01"
 	codeStepConflict    = "H9C01" // raised by h9_expect_length
+	codeFenced          = "H9F01" // raised by h9_fence
 )
 
 // defaultMaxConns is the pool size unless the URL sets pool_max_conns:
@@ -28,15 +32,31 @@ const defaultMaxConns = 16
 
 // Options tune a Store.
 type Options struct {
+	// Replica names this process among those sharing the database. It
+	// holds the leases it acquires, and every write of a session is fenced
+	// by the lease of the session's thread (lease.go). "" = one writer
+	// alone (tests, tools): no leases, no fencing.
+	Replica string
+	// LeaseTTL is how long a lease lasts without renewal; 0 = store.DefaultLeaseTTL.
+	LeaseTTL time.Duration
 	// ApplicationName is reported to the server (pg_stat_activity) unless
 	// the URL sets application_name; "" = "h9".
 	ApplicationName string
+	// Logger receives what the store does in the background (renewals);
+	// nil = discard.
+	Logger *slog.Logger
 }
 
 // Store is the PostgreSQL backend. It is safe for concurrent use.
 type Store struct {
 	pool   *pgxpool.Pool
 	claims claimCounter
+	holds  *holds // nil without a replica name
+	log    *slog.Logger
+	stop   chan struct{} // closed by stopRenewing
+	done   chan struct{} // closed when the renewer has stopped
+	halt   sync.Once
+	once   sync.Once
 }
 
 // Open connects to the database at url (a postgres:// URL or a DSN),
@@ -60,11 +80,38 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, wrap("preparing the schema", err)
 	}
-	return &Store{pool: pool}, nil
+	s := &Store{pool: pool, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{})}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Replica == "" {
+		close(s.done)
+		return s, nil
+	}
+	s.holds = newHolds(opts.Replica, cmp.Or(opts.LeaseTTL, store.DefaultLeaseTTL))
+	go func() { defer close(s.done); s.renewLoop(s.stop) }()
+	return s, nil
 }
 
-// Close releases the store's connections.
-func (s *Store) Close() { s.pool.Close() }
+// releaseTimeout bounds Close's release of the leases still held.
+const releaseTimeout = 5 * time.Second
+
+// Close stops renewing, releases the leases still held (so that another
+// replica takes their sessions at once rather than after their TTL) and
+// closes the store's connections.
+func (s *Store) Close() {
+	s.once.Do(func() {
+		s.stopRenewing()
+		if s.holds != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+			for _, l := range s.holds.all() {
+				_ = s.ReleaseLease(ctx, l)
+			}
+			cancel()
+		}
+		s.pool.Close()
+	})
+}
 
 // wrap names the failed operation and maps the error to a store sentinel:
 // the store's own, a refused step, a unique key taken, else ErrBackend.
@@ -77,6 +124,8 @@ func wrap(what string, err error) error {
 		switch pgErr.Code {
 		case codeStepConflict:
 			return fmt.Errorf("%w: %s: %s", store.ErrConflict, what, pgErr.Message)
+		case codeFenced:
+			return fmt.Errorf("%w: %s: %s", store.ErrFenced, what, pgErr.Message)
 		case codeUniqueViolation:
 			return fmt.Errorf("%w: %s: %s", store.ErrConflict, what, pgErr.Detail)
 		}
@@ -85,7 +134,7 @@ func wrap(what string, err error) error {
 }
 
 func isStoreError(err error) bool {
-	for _, sentinel := range []error{store.ErrNotFound, store.ErrConflict, store.ErrInvalid, store.ErrCorrupt, store.ErrBackend} {
+	for _, sentinel := range []error{store.ErrNotFound, store.ErrConflict, store.ErrInvalid, store.ErrCorrupt, store.ErrBackend, store.ErrFenced, store.ErrLeaseHeld} {
 		if errors.Is(err, sentinel) {
 			return true
 		}
@@ -125,4 +174,11 @@ func (s *Store) Ping(ctx context.Context) error {
 		return wrap("pinging the database", err)
 	}
 	return nil
+}
+
+// stopRenewing ends the renewer and waits for it (Close; tests playing a
+// paused replica).
+func (s *Store) stopRenewing() {
+	s.halt.Do(func() { close(s.stop) })
+	<-s.done
 }

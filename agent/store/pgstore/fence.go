@@ -1,0 +1,57 @@
+package pgstore
+
+import (
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/h9-app/h9/agent/store"
+)
+
+// Fencing. With a replica name, every write of a session goes as a batch
+// whose first statement is h9_fence: it locks the thread's lease row
+// until the batch commits, so a takeover (which updates that row) waits
+// for the write, and it undoes the batch unless this replica still holds
+// the lease with the token it acquired, unexpired by the database's
+// clock. A replica paused past its lease thus writes nothing once another
+// replica took it over (nor after it lapsed), whatever its goroutines
+// were doing when it stopped.
+//
+// The bot's records name their thread; the agent's writes carry only a
+// session id, so the store learns which thread a session lives in from
+// the records it reads or writes under a lease (holds.bind). An agent
+// write for a session it never learned is refused: the bot always reads
+// or saves a session's record before its runs write.
+
+// fenceKey queues the fence of key's lease into b, or refuses at once
+// when this replica does not hold it (or it lapsed by the local clock).
+func (s *Store) fenceKey(b *pgx.Batch, key store.LeaseKey, what string) error {
+	if s.holds == nil {
+		return nil
+	}
+	l, ok := s.holds.get(key)
+	if !ok {
+		return fmt.Errorf("%w: %s: replica %s holds no lease on %s", store.ErrFenced, what, s.holds.replica, key)
+	}
+	b.Queue("SELECT h9_fence($1, $2, $3, $4)", key.Channel, key.Thread, l.Owner, l.Token)
+	return nil
+}
+
+// fenceSession is fenceKey for the thread of an agent session.
+func (s *Store) fenceSession(b *pgx.Batch, id, what string) error {
+	if s.holds == nil {
+		return nil
+	}
+	l, ok := s.holds.forSession(id)
+	if !ok {
+		return fmt.Errorf("%w: %s: replica %s holds no lease covering session %s", store.ErrFenced, what, s.holds.replica, id)
+	}
+	return s.fenceKey(b, l.Key, what)
+}
+
+// bind notes a record's thread for the fencing of its agent session.
+func (s *Store) bind(m store.SessionMeta) {
+	if s.holds != nil {
+		s.holds.bind(m.ID, store.LeaseKey{Channel: m.Channel, Thread: m.Thread})
+	}
+}
