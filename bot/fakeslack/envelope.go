@@ -47,11 +47,13 @@ func (s *Server) newEnvelopeLocked(typ string, payload any, acceptsResponse bool
 	return e
 }
 
-// deliver sends e to the current connection and waits for its ack. When the connection is lost
-// before the ack, e goes again on the next connection with retry_attempt+1, as Slack redelivers.
+// deliver sends e to one open connection (or to Fanout of them) and waits for an ack. Slack
+// spreads envelopes over an app's connections; so does the fake, in turn. When the connection is
+// lost before the ack, or AckTimeout passes, e goes again (to the next connection) with
+// retry_attempt+1, as Slack redelivers.
 func (s *Server) deliver(ctx context.Context, e *envelope) (Ack, error) {
 	for {
-		wc, err := s.waitConn(ctx)
+		conns, err := s.waitConns(ctx)
 		if err != nil {
 			return Ack{}, fmt.Errorf("delivering %s %s: %w", e.typ, e.id, err)
 		}
@@ -62,17 +64,15 @@ func (s *Server) deliver(ctx context.Context, e *envelope) (Ack, error) {
 		e.sent = true
 		s.mu.Unlock()
 		start := time.Now()
-		if err := wc.write(data); err != nil {
-			_ = wc.c.Close() // the reader notices and retires the connection
-		} else {
-			s.logf("socket %d: sent %s %s", wc.id, e.typ, e.id)
+		for _, wc := range conns {
+			if err := wc.write(data); err != nil {
+				_ = wc.c.Close() // the reader notices and retires the connection
+			} else {
+				s.logf("socket %d: sent %s %s", wc.id, e.typ, e.id)
+			}
 		}
-		select {
-		case a := <-ch:
+		if a, acked := s.awaitAck(ctx, ch, conns); acked {
 			return Ack{EnvelopeID: e.id, Payload: a.payload, Latency: a.at.Sub(start)}, nil
-		case <-wc.done:
-		case <-ctx.Done():
-		case <-s.ctx.Done():
 		}
 		s.mu.Lock()
 		s.sock.waiters[e.id] = slices.DeleteFunc(s.sock.waiters[e.id], func(x chan ackMsg) bool { return x == ch })
@@ -92,6 +92,33 @@ func (s *Server) deliver(ctx context.Context, e *envelope) (Ack, error) {
 			return Ack{}, fmt.Errorf("waiting for the ack of %s %s: %w", e.typ, e.id, err)
 		}
 	}
+}
+
+// awaitAck waits for the ack on ch; false when every connection it went to closed first, the ack
+// timed out, or ctx or the server ended.
+func (s *Server) awaitAck(ctx context.Context, ch chan ackMsg, conns []*wsConn) (ackMsg, bool) {
+	var timeout <-chan time.Time
+	if s.opts.AckTimeout > 0 {
+		t := time.NewTimer(s.opts.AckTimeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	gone := make(chan struct{})
+	go func() {
+		for _, wc := range conns {
+			<-wc.done
+		}
+		close(gone)
+	}()
+	select {
+	case a := <-ch:
+		return a, true
+	case <-gone:
+	case <-timeout:
+	case <-ctx.Done():
+	case <-s.ctx.Done():
+	}
+	return ackMsg{}, false
 }
 
 // Redeliver sends an earlier envelope again, verbatim but with retry_attempt+1, as Slack does

@@ -40,8 +40,14 @@ func newServer(t *testing.T, opts fakeslack.Options) *fakeslack.Server {
 
 func startApp(t *testing.T, s *fakeslack.Server, ackWith func(socketmode.Event) any, smOpts ...socketmode.Option) *app {
 	t.Helper()
+	return startAppAt(t, s, s.APIURL(), ackWith, smOpts...)
+}
+
+// startAppAt is startApp with the Web API at apiURL (a replica's, APIURLFor).
+func startAppAt(t *testing.T, s *fakeslack.Server, apiURL string, ackWith func(socketmode.Event) any, smOpts ...socketmode.Option) *app {
+	t.Helper()
 	o := s.Options()
-	api := slack.New(o.BotToken, slack.OptionAppLevelToken(o.AppToken), slack.OptionAPIURL(s.APIURL()))
+	api := slack.New(o.BotToken, slack.OptionAppLevelToken(o.AppToken), slack.OptionAPIURL(apiURL))
 	a := &app{api: api, sm: socketmode.New(api, smOpts...), got: make(chan socketmode.Event, 1000)}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -91,7 +97,13 @@ func (a *app) next(t *testing.T) socketmode.Event {
 // socketURL asks apps.connections.open, as a client would, for a Socket Mode URL.
 func socketURL(t *testing.T, s *fakeslack.Server) string {
 	t.Helper()
-	resp, err := http.PostForm(s.APIURL()+"apps.connections.open", url.Values{"token": {"xapp-test"}})
+	return socketURLAt(t, s.APIURL())
+}
+
+// socketURLAt is socketURL through the Web API at apiURL.
+func socketURLAt(t *testing.T, apiURL string) string {
+	t.Helper()
+	resp, err := http.PostForm(apiURL+"apps.connections.open", url.Values{"token": {"xapp-test"}})
 	if err != nil {
 		t.Fatal(err)
 	}

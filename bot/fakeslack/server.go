@@ -32,6 +32,10 @@ type Options struct {
 	EchoEdits bool
 	// Logf, when set, receives a line per socket frame and API call (e.g. t.Logf).
 	Logf func(format string, args ...any)
+	// AckTimeout, when set, is how long an envelope waits for its ack before Slack sends it again
+	// (retry_attempt+1), to another open connection when there is one; 0 waits as long as the
+	// connection lives.
+	AckTimeout time.Duration
 }
 
 func (o *Options) defaults() {
@@ -92,6 +96,8 @@ func New(opts Options) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/ws", s.serveSocket)
+	mux.HandleFunc("/r/{replica}/api/", s.serveAPI)
+	mux.HandleFunc("/r/{replica}/ws", s.serveSocket)
 	mux.HandleFunc("/response/", s.serveResponseURL)
 	s.srv = httptest.NewServer(mux)
 	return s

@@ -20,6 +20,8 @@ type sockets struct {
 	tickets map[string]bool
 	waiters map[string][]chan ackMsg // envelope_id → deliveries waiting for its ack
 	total   int                      // connections ever greeted
+	next    int                      // round-robin position among live connections
+	fanout  int                      // connections each envelope is written to (Fanout); 0 = 1
 }
 
 func (ss *sockets) init() {
@@ -45,6 +47,7 @@ func (ss *sockets) currentLocked() *wsConn {
 
 type wsConn struct {
 	id       int
+	replica  string // the tag of the URL it connected through ("" for /ws)
 	c        *websocket.Conn
 	wmu      sync.Mutex // gorilla allows one concurrent writer
 	done     chan struct{}
@@ -84,7 +87,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	wc := &wsConn{c: c, done: make(chan struct{})}
+	wc := &wsConn{c: c, done: make(chan struct{}), replica: r.PathValue("replica")}
 	if !s.greet(wc) {
 		c.Close()
 		return
@@ -124,7 +127,7 @@ func (s *Server) greet(wc *wsConn) bool {
 	}
 	s.sock.live = append(s.sock.live, wc)
 	s.sock.notifyLocked()
-	s.logf("socket %d connected", wc.id)
+	s.logf("socket %d connected (replica %q)", wc.id, wc.replica)
 	return true
 }
 
@@ -176,17 +179,18 @@ func (s *Server) readAcks(wc *wsConn) {
 	}
 }
 
-// waitConn returns the current connection, waiting for one (a reconnection) until ctx is done.
-func (s *Server) waitConn(ctx context.Context) (*wsConn, error) {
+// waitConns returns the connections the next envelope goes to, waiting for one (a reconnection)
+// until ctx is done.
+func (s *Server) waitConns(ctx context.Context) ([]*wsConn, error) {
 	for {
 		s.mu.Lock()
-		wc, changed, closed := s.sock.currentLocked(), s.sock.changed, s.sock.closed
+		conns, changed, closed := s.sock.pickLocked(), s.sock.changed, s.sock.closed
 		s.mu.Unlock()
 		switch {
 		case closed:
 			return nil, ErrClosed
-		case wc != nil:
-			return wc, nil
+		case len(conns) > 0:
+			return conns, nil
 		}
 		select {
 		case <-changed:
@@ -198,9 +202,29 @@ func (s *Server) waitConn(ctx context.Context) (*wsConn, error) {
 	}
 }
 
+// pickLocked is the next Fanout (at least one) open connections not told to go away, in turn.
+func (ss *sockets) pickLocked() []*wsConn {
+	var open []*wsConn
+	for _, wc := range ss.live {
+		if !wc.draining {
+			open = append(open, wc)
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	n := min(max(ss.fanout, 1), len(open))
+	out := make([]*wsConn, 0, n)
+	for i := range n {
+		out = append(out, open[(ss.next+i)%len(open)])
+	}
+	ss.next = (ss.next + 1) % len(open)
+	return out
+}
+
 // WaitConnected waits until a Socket Mode client is connected and has been sent hello.
 func (s *Server) WaitConnected(ctx context.Context) error {
-	_, err := s.waitConn(ctx)
+	_, err := s.waitConns(ctx)
 	return err
 }
 

@@ -25,11 +25,14 @@ type Call struct {
 	At         time.Time
 	Status     int    // HTTP status answered
 	SlackError string // "error" of an ok:false answer
+	// Replica is the tag of the API URL the call came through (APIURLFor); "" for APIURL.
+	Replica string
 }
 
 // apiRequest is a parsed Web API request.
 type apiRequest struct {
-	method string
+	replica string // the tag of APIURLFor, "" for APIURL
+	method  string
 	token  string
 	params map[string]string
 	raw    map[string]json.RawMessage // top-level JSON body fields, when the body is JSON
@@ -100,8 +103,9 @@ var apiMethods = map[string]apiHandler{
 }
 
 func (s *Server) serveAPI(w http.ResponseWriter, hr *http.Request) {
-	method := strings.TrimPrefix(hr.URL.Path, "/api/")
+	_, method, _ := strings.Cut(hr.URL.Path, "/api/")
 	r, err := parseAPIRequest(method, hr)
+	r.replica = hr.PathValue("replica")
 	if err != nil {
 		s.finish(w, reply{status: http.StatusBadRequest, body: map[string]any{"ok": false, "error": "invalid_form_data"}})
 		return
@@ -131,7 +135,7 @@ func (s *Server) handleLocked(r *apiRequest, h func() reply) reply {
 	} else {
 		rep = h()
 	}
-	c := Call{Method: r.method, Token: r.token, Params: r.params, Body: r.body, At: time.Now(), Status: rep.status}
+	c := Call{Method: r.method, Token: r.token, Params: r.params, Body: r.body, At: time.Now(), Status: rep.status, Replica: r.replica}
 	if c.Status == 0 {
 		c.Status = http.StatusOK
 	}

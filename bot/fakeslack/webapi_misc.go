@@ -11,10 +11,15 @@ func (s *Server) authTest(*apiRequest) reply {
 }
 
 // connectionsOpen hands out a single-use websocket URL, like Slack's wss://wss-primary.slack.com/link/?ticket=….
-func (s *Server) connectionsOpen(*apiRequest) reply {
+// A replica's API URL (APIURLFor) hands out a socket URL tagged the same way.
+func (s *Server) connectionsOpen(r *apiRequest) reply {
 	ticket := fmt.Sprintf("t%08d", s.nextSeqLocked())
 	s.sock.tickets[ticket] = true
-	return ok(map[string]any{"url": "ws" + s.srv.URL[len("http"):] + "/ws?ticket=" + ticket})
+	path := "/ws"
+	if r.replica != "" {
+		path = "/r/" + r.replica + "/ws"
+	}
+	return ok(map[string]any{"url": "ws" + s.srv.URL[len("http"):] + path + "?ticket=" + ticket})
 }
 
 func (s *Server) conversationsInfo(r *apiRequest) reply {
