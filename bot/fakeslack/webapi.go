@@ -33,10 +33,10 @@ type Call struct {
 type apiRequest struct {
 	replica string // the tag of APIURLFor, "" for APIURL
 	method  string
-	token  string
-	params map[string]string
-	raw    map[string]json.RawMessage // top-level JSON body fields, when the body is JSON
-	body   []byte
+	token   string
+	params  map[string]string
+	raw     map[string]json.RawMessage // top-level JSON body fields, when the body is JSON
+	body    []byte
 }
 
 func (r *apiRequest) get(k string) string { return r.params[k] }
