@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"slices"
@@ -44,6 +45,13 @@ func (r *registry) deliver(key threadKey, m message) {
 	a.push(m)
 }
 
+// find returns the thread's actor, nil when none runs.
+func (r *registry) find(key threadKey) *actor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.actors[key]
+}
+
 // retire removes an idle actor unless a message slipped in meanwhile.
 func (r *registry) retire(a *actor) bool {
 	r.mu.Lock()
@@ -85,7 +93,16 @@ type actor struct {
 	inbox []message
 	wake  chan struct{}
 
-	// Owned by the actor goroutine.
+	// Owned by the actor goroutine. The lease (actor_lease.go): held
+	// while leased; lost once another replica has the session (or never
+	// had it: a forwarder). ctx carries the lease to the session's Slack
+	// calls and is cancelled when it is lost.
+	lease  store.Lease
+	leased bool
+	lost   bool
+	ctx    context.Context
+	cancel context.CancelFunc
+
 	loaded    bool
 	rec       *Session // nil: the thread has no session
 	check     *checklist
@@ -98,7 +115,9 @@ type actor struct {
 }
 
 func newActor(b *Bot, key threadKey) *actor {
-	return &actor{b: b, key: key, log: b.log.With("channel", key.channel, "thread", key.ts), wake: make(chan struct{}, 1)}
+	a := &actor{b: b, key: key, log: b.log.With("channel", key.channel, "thread", key.ts), wake: make(chan struct{}, 1)}
+	a.ctx, a.cancel = context.WithCancel(b.bg)
+	return a
 }
 
 func (a *actor) push(m message) {
@@ -139,6 +158,7 @@ func (a *actor) next() (message, bool) {
 		}
 		a.mu.Unlock()
 		if a.idle() && a.b.reg.retire(a) {
+			a.release()
 			return nil, false
 		}
 		<-a.wake
@@ -156,6 +176,17 @@ func (a *actor) handle(m message) {
 			a.log.Error("session actor panicked; message dropped", "panic", p)
 		}
 	}()
+	if in, ok := m.(input); ok && a.lost {
+		a.forward(in) // the session is another replica's
+		return
+	}
+	if !a.leased && !a.lost && !a.takeLease(m) {
+		return
+	}
+	if a.lost { // messages of the actor's own making: the run ending, the lease lost
+		m.handle(a)
+		return
+	}
 	if err := a.load(); err != nil {
 		// Not "no session": creating one now would overwrite the record.
 		a.log.Error("loading session; message dropped", "err", err)
@@ -164,11 +195,15 @@ func (a *actor) handle(m message) {
 	m.handle(a)
 }
 
-// apply runs the state machine on ev and carries out its effects.
+// apply runs the state machine on ev and carries out its effects, as
+// long as the session's lease holds: none runs once it is lost.
 func (a *actor) apply(ev event) {
 	next, effs := transition(*a.rec, ev)
 	*a.rec = next
 	for _, e := range effs {
+		if !a.holding() {
+			return
+		}
 		e.run(a)
 	}
 }
@@ -179,7 +214,7 @@ func (a *actor) load() error {
 	if a.loaded {
 		return nil
 	}
-	rec, err := a.b.store.FindThread(a.b.bg, a.key.channel, a.key.ts)
+	rec, err := a.b.store.FindThread(a.ctx, a.key.channel, a.key.ts)
 	if errors.Is(err, store.ErrNotFound) {
 		a.loaded = true
 		return nil
@@ -196,7 +231,7 @@ func (a *actor) load() error {
 	if s.ChecklistTS == "" {
 		// h9 may have stopped between posting the checklist and saving its
 		// ts: adopt the thread's checklist rather than post a second one.
-		if ts := a.b.api.findChecklist(a.b.bg, a.log, s.Channel, s.ThreadTS); ts != "" {
+		if ts := a.b.api.findChecklist(a.ctx, a.log, s.Channel, s.ThreadTS); ts != "" {
 			a.apply(evChecklistPosted{ts: ts})
 		}
 	}
@@ -231,7 +266,7 @@ func (a *actor) save() {
 		err = a.b.store.PutSession(a.b.bg, rec)
 	}
 	if err != nil {
-		a.log.Error("saving session", "err", err)
+		a.saveFailed(err)
 	}
 }
 
@@ -278,13 +313,13 @@ func (a *actor) say(m render.Message) string {
 	if a.check != nil {
 		a.check.waitFirstPost() // the checklist stays the thread's first reply
 	}
-	ts, _ := a.b.api.post(a.b.bg, a.log, a.rec.Channel, a.rec.ThreadTS, m)
+	ts, _ := a.b.api.post(a.ctx, a.log, a.rec.Channel, a.rec.ThreadTS, m)
 	return ts
 }
 
 // tell answers one user privately in the session's thread.
 func (a *actor) tell(user, s string) {
-	a.b.api.ephemeral(a.b.bg, a.log, a.rec.Channel, user, a.rec.ThreadTS, text(s))
+	a.b.api.ephemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, text(s))
 }
 
 // recentReplies bounds tookReply's memory: a mention's two events arrive

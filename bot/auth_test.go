@@ -82,7 +82,7 @@ func bareBot(t *testing.T, slack *fakeslack.Server) *Bot {
 	}
 	opts := slack.Options()
 	b, err := New(Config{BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: slack.APIURL(),
-		Store: st, Agent: eng, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Store: st, Leases: st, Agent: eng, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

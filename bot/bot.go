@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,14 +19,16 @@ import (
 
 // Bot is a running Slack app. Make one with New, then call Run.
 type Bot struct {
-	cfg   Config
-	log   *slog.Logger
-	api   *slackAPI
-	sm    *socketmode.Client
-	store Store
-	perms permissions
-	seen  *dedup
-	reg   *registry
+	cfg    Config
+	log    *slog.Logger
+	api    *slackAPI
+	sm     *socketmode.Client
+	store  Store
+	leases Leases
+	fleet  Fleet // nil: this process is the only one
+	perms  permissions
+	seen   *dedup
+	reg    *registry
 
 	unsandboxed bool
 	runSlots    chan struct{} // nil = unbounded
@@ -43,6 +46,7 @@ type Bot struct {
 	started    atomic.Bool
 	connected  atomic.Bool // Socket Mode is connected (Connected)
 	metrics    Metrics
+	fleetDone  sync.WaitGroup // adoptLoop
 }
 
 // New checks cfg and builds the bot; it does not connect (Run does).
@@ -63,12 +67,15 @@ func New(cfg Config) (*Bot, error) {
 		api:         api,
 		sm:          socketmode.New(api.c, socketmode.OptionLog(slogPrinter{cfg.Logger})),
 		store:       cfg.Store,
+		leases:      cfg.Leases,
+		fleet:       cfg.Fleet,
 		perms:       newPermissions(cfg.AllowedUsers, cfg.AllowedChannels, cfg.Admins),
 		seen:        seen,
 		unsandboxed: cfg.SandboxLevel == "none",
 		metrics:     cfg.Metrics,
 	}
 	b.reg = newRegistry(b)
+	cfg.Leases.OnLeaseLost(b.onLeaseLost)
 	b.ackWork = make(chan struct{}, ackWorkers)
 	if cfg.MaxConcurrentRuns > 0 {
 		b.runSlots = make(chan struct{}, cfg.MaxConcurrentRuns)
@@ -103,11 +110,11 @@ func (b *Bot) Run(ctx context.Context) error {
 		b.log.Warn("workspaces are not sandboxed", "why", b.cfg.SandboxWarning)
 	}
 	b.log.Info("h9 bot starting", "bot_user", b.botUserID, "team", auth.TeamID)
-	b.recoverSessions()
-	b.seen.start()
-
 	sockCtx, cancelSock := context.WithCancel(ctx)
 	defer cancelSock()
+	b.recoverSessions(sockCtx)
+	b.seen.start()
+
 	sockErr := make(chan error, 1)
 	go func() { sockErr <- b.sm.RunContext(sockCtx) }()
 	loopDone := make(chan struct{})
@@ -126,6 +133,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	cancelSock()
 	<-loopDone
 	b.connected.Store(false)
+	b.fleetDone.Wait()
 	return err
 }
 
@@ -142,8 +150,17 @@ func (b *Bot) sessionTeam() string { return b.teamID }
 
 // recoverSessions hands every session that was running or waiting for a
 // step approval to its actor. Other sessions need nothing: their buttons
-// work from the store.
-func (b *Bot) recoverSessions() {
+// work from the store. In a fleet, the sessions other replicas hold are
+// theirs: this replica adopts those without a holder, now and from then
+// on (adoptLoop), and listens for what other replicas post to its
+// sessions' inboxes.
+func (b *Bot) recoverSessions(ctx context.Context) {
+	if b.fleet != nil {
+		b.fleet.OnInbox(b.onInbox)
+		b.adoptOrphans(ctx)
+		b.fleetDone.Go(func() { b.adoptLoop(ctx) })
+		return
+	}
 	active, err := b.store.ListActive(b.bg)
 	if err != nil {
 		b.log.Error("recovering sessions", "err", err)

@@ -14,6 +14,7 @@ import (
 // most one chat.update per interval, and the latest state always lands.
 // Safe for concurrent use (the run's events and the actor both set it).
 type checklist struct {
+	ctx      context.Context // the session's: its edits stop when its lease is lost
 	api      *slackAPI
 	log      *slog.Logger
 	channel  string
@@ -45,7 +46,7 @@ const settleTimeout = 5 * time.Second
 
 func (a *actor) newChecklist(ts string, first render.Checklist) *checklist {
 	return &checklist{
-		api: a.b.api, log: a.log, channel: a.rec.Channel, thread: a.rec.ThreadTS, ts: ts,
+		ctx: a.ctx, api: a.b.api, log: a.log, channel: a.rec.Channel, thread: a.rec.ThreadTS, ts: ts,
 		interval: a.b.cfg.CoalesceInterval, onIdle: a.signal,
 		onPosted: func(ts string) { a.push(msgChecklistPosted{ts: ts}) },
 		cur:      first, lastSent: time.Now(), hurry: make(chan struct{}, 1),
@@ -160,10 +161,10 @@ func (c *checklist) flush() {
 // post is tried again on the next change.
 func (c *checklist) send(ts string, m render.Message) {
 	if ts != "" {
-		_ = c.api.update(context.Background(), c.log, c.channel, ts, m)
+		_ = c.api.update(c.ctx, c.log, c.channel, ts, m)
 		return
 	}
-	posted, err := c.api.post(context.Background(), c.log, c.channel, c.thread, m)
+	posted, err := c.api.post(c.ctx, c.log, c.channel, c.thread, m)
 	if c.firstDone != nil {
 		c.firstOnce.Do(func() { close(c.firstDone) })
 	}

@@ -26,7 +26,12 @@ type Config struct {
 	AppToken string // xapp-… with connections:write, required
 	APIURL   string // Web API base ending in "/"; "" = https://slack.com/api/
 
-	Store Store // required: sessions, dedup, channel settings
+	Store  Store  // required: sessions, dedup, channel settings
+	Leases Leases // required: which sessions this replica may work on
+	// Fleet, when set, is what replicas sharing the Store use to hand
+	// each other messages (agent/store/pgstore); nil: this process is the
+	// only one (bbolt).
+	Fleet Fleet
 	Agent Agent // required
 
 	// SandboxLevel is the workspace sandbox in force ("bwrap" or "none");
@@ -63,6 +68,8 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("%w: AppToken is required", ErrInvalidConfig)
 	case cfg.Store == nil:
 		return cfg, fmt.Errorf("%w: Store is required", ErrInvalidConfig)
+	case cfg.Leases == nil:
+		return cfg, fmt.Errorf("%w: Leases is required", ErrInvalidConfig)
 	case cfg.Agent == nil:
 		return cfg, fmt.Errorf("%w: Agent is required", ErrInvalidConfig)
 	case cfg.MaxConcurrentRuns < 0:

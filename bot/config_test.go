@@ -20,11 +20,13 @@ func TestNewRejectsMissingDeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	full := Config{BotToken: "xoxb-x", AppToken: "xapp-x", Store: openStore(t, db), Agent: nopAgent{}}
+	st := openStore(t, db)
+	full := Config{BotToken: "xoxb-x", AppToken: "xapp-x", Store: st, Leases: st, Agent: nopAgent{}}
 	for name, mutate := range map[string]func(*Config){
 		"no bot token":   func(c *Config) { c.BotToken = "" },
 		"no app token":   func(c *Config) { c.AppToken = "" },
 		"no store":       func(c *Config) { c.Store = nil },
+		"no leases":      func(c *Config) { c.Leases = nil },
 		"no agent":       func(c *Config) { c.Agent = nil },
 		"bad api url":    func(c *Config) { c.APIURL = "http://x/api" },
 		"negative slots": func(c *Config) { c.MaxConcurrentRuns = -1 },

@@ -1,11 +1,13 @@
 package bot
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
 )
@@ -74,8 +76,8 @@ func (e effSetTodos) run(a *actor) {
 func (effSettle) run(a *actor)     { a.check.settle() }
 func (e effPost) run(a *actor)     { a.say(e.msg) }
 func (e effTell) run(a *actor)     { a.tell(e.user, e.text) }
-func (e effUpdate) run(a *actor)   { _ = a.b.api.update(a.b.bg, a.log, a.rec.Channel, e.ts, e.msg) }
-func (e effReact) run(a *actor)    { a.b.api.react(a.b.bg, a.log, a.rec.Channel, e.ts, e.name) }
+func (e effUpdate) run(a *actor)   { _ = a.b.api.update(a.ctx, a.log, a.rec.Channel, e.ts, e.msg) }
+func (e effReact) run(a *actor)    { a.b.api.react(a.ctx, a.log, a.rec.Channel, e.ts, e.name) }
 func (e effStartRun) run(a *actor) { a.launch(e) }
 func (effForgetStep) run(a *actor) { a.waiter = nil }
 
@@ -96,7 +98,7 @@ func (e effPostApproval) run(a *actor) {
 
 func (e effUnreact) run(a *actor) {
 	if e.ts != "" {
-		a.b.api.unreact(a.b.bg, a.log, a.rec.Channel, e.ts, e.name)
+		a.b.api.unreact(a.ctx, a.log, a.rec.Channel, e.ts, e.name)
 	}
 }
 
@@ -115,6 +117,10 @@ func (e effAnswerStep) run(a *actor) {
 
 func (effCancelTodos) run(a *actor) {
 	todos, err := a.b.cfg.Agent.CancelOpenTodos(a.b.bg, a.rec.ID)
+	if errors.Is(err, store.ErrFenced) {
+		a.drop("cancelling the todos was fenced")
+		return
+	}
 	if err != nil {
 		a.apply(evCancelFailed{words: err.Error()})
 		return

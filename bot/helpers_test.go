@@ -110,7 +110,7 @@ func (e *env) newBot() *Bot {
 	opts := e.slack.Options()
 	cfg := Config{
 		BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: e.slack.APIURL(),
-		Store: e.store, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
+		Store: e.store, Leases: e.store, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
 		CoalesceInterval: 50 * time.Millisecond,
 	}
 	for _, f := range e.cfgFn {

@@ -1,7 +1,10 @@
 package bot
 
 import (
+	"errors"
+
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
 )
@@ -75,7 +78,7 @@ type msgAction struct {
 func (m msgAction) handle(a *actor) {
 	if a.rec == nil {
 		a.log.Warn("click for an unknown session refused", "session", m.value.SessionID, "user", m.user)
-		a.b.api.ephemeral(a.b.bg, a.log, m.channel, m.user, "", text("That button belongs to a session h9 does not know, so nothing happened."))
+		a.b.api.ephemeral(a.ctx, a.log, m.channel, m.user, "", text("That button belongs to a session h9 does not know, so nothing happened."))
 		return
 	}
 	if !a.b.perms.canControl(a.rec, m.user) {
@@ -99,6 +102,12 @@ func (m msgRunDone) handle(a *actor) {
 	}
 	a.run = nil
 	h.cancel()
+	if errors.Is(m.err, store.ErrFenced) {
+		a.drop("the run's write was fenced")
+	}
+	if a.lost {
+		return // the new holder resumes the run as a restart does
+	}
 	a.apply(a.runDone(h, m.res, m.err))
 }
 
@@ -110,7 +119,7 @@ type msgApprovalAsk struct {
 }
 
 func (m msgApprovalAsk) handle(a *actor) {
-	if a.rec == nil || a.run != m.run {
+	if a.rec == nil || a.run != m.run || a.lost {
 		m.reply <- false
 		return
 	}
@@ -122,7 +131,7 @@ func (m msgApprovalAsk) handle(a *actor) {
 type msgRecover struct{}
 
 func (msgRecover) handle(a *actor) {
-	if a.rec != nil && a.run == nil {
+	if a.rec != nil && a.run == nil && !a.lost {
 		a.apply(evRecover{})
 	}
 }
@@ -131,7 +140,7 @@ func (msgRecover) handle(a *actor) {
 type msgChecklistPosted struct{ ts string }
 
 func (m msgChecklistPosted) handle(a *actor) {
-	if a.rec != nil {
+	if a.rec != nil && !a.lost {
 		a.apply(evChecklistPosted(m))
 	}
 }

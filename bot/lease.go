@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/h9-app/h9/agent/store"
 )
@@ -22,4 +23,31 @@ type Leases interface {
 	LeaseValid(l store.Lease) bool
 	// OnLeaseLost registers f, called with each lease this replica loses.
 	OnLeaseLost(f func(store.Lease))
+}
+
+// leaseCheck rides on the context of a session's Slack calls: the lease
+// they are made under, and how to tell whether it still holds.
+type leaseCheck struct {
+	lease store.Lease
+	valid func(store.Lease) bool
+}
+
+type leaseKey struct{}
+
+// withLease marks ctx's Slack calls as made under l.
+func withLease(ctx context.Context, l store.Lease, valid func(store.Lease) bool) context.Context {
+	return context.WithValue(ctx, leaseKey{}, leaseCheck{lease: l, valid: valid})
+}
+
+// leaseGate refuses a Web API request made under a lease this replica no
+// longer holds, at the last moment before it leaves the process: a
+// replica paused past its lease posts nothing once it resumes, whatever
+// its goroutines were about to send.
+type leaseGate struct{ next http.RoundTripper }
+
+func (g leaseGate) RoundTrip(r *http.Request) (*http.Response, error) {
+	if c, ok := r.Context().Value(leaseKey{}).(leaseCheck); ok && !c.valid(c.lease) {
+		return nil, errLeaseLost
+	}
+	return g.next.RoundTrip(r)
 }

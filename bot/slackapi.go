@@ -62,7 +62,7 @@ func slackTransport() *http.Transport {
 // newSlackAPI makes the Web API client: slack-go's, over a transport that
 // keeps enough connections alive for many sessions posting at once.
 func newSlackAPI(botToken, appToken, apiURL string, log *slog.Logger) *slackAPI {
-	hc := &http.Client{Transport: slackTransport()}
+	hc := &http.Client{Transport: leaseGate{next: slackTransport()}}
 	c := slack.New(botToken, slack.OptionAppLevelToken(appToken), slack.OptionAPIURL(apiURL), slack.OptionHTTPClient(hc))
 	return &slackAPI{c: c, http: hc, token: botToken, log: log, apiURL: apiURL, permalinks: newLinkCache(maxPermalinks), metrics: noMetrics{}}
 }
@@ -77,7 +77,7 @@ func (s *slackAPI) call(ctx context.Context, log *slog.Logger, method string, f 
 		err := f(ctx)
 		var rl *slack.RateLimitedError
 		limited := errors.As(err, &rl)
-		if !errors.Is(err, errMessageLimits) { // refused before sending: no request
+		if !errors.Is(err, errMessageLimits) && !errors.Is(err, errLeaseLost) { // refused before sending: no request
 			s.metrics.SlackRequest(method, time.Since(start), limited)
 		}
 		wait := time.Duration(-1)
@@ -100,7 +100,10 @@ func (s *slackAPI) call(ctx context.Context, log *slog.Logger, method string, f 
 				err = ctx.Err()
 			}
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, errLeaseLost): // not Slack's failure: nothing was sent
+			log.Info("slack call not sent: the session's lease moved", "method", method)
+		case err != nil:
 			s.metrics.SlackFailed(method)
 			log.Error("slack call failed", "method", method, "err", err)
 		}

@@ -73,9 +73,9 @@ func (b *Bot) statusRow(rec *Session) render.StatusRow {
 // onStatus answers "@h9 status" inside a thread.
 func (a *actor) onStatus(user string) {
 	if a.rec == nil {
-		a.b.api.ephemeral(a.b.bg, a.log, a.key.channel, user, a.key.ts, text("There is no h9 session in this thread. Here are this channel's sessions."))
+		a.b.api.ephemeral(a.ctx, a.log, a.key.channel, user, a.key.ts, text("There is no h9 session in this thread. Here are this channel's sessions."))
 		a.b.postChannelStatus(a.key.channel, user, a.key.ts, "")
 		return
 	}
-	a.b.api.ephemeral(a.b.bg, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderThreadStatus(a.b.statusRow(a.rec)))
+	a.b.api.ephemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderThreadStatus(a.b.statusRow(a.rec)))
 }

@@ -28,9 +28,10 @@ const restartedWords = "h9 restarted"
 // earlier conversation step and no thread binding lost, old buttons work.
 func TestBinaryCrashAndRestart(t *testing.T) { crashAndRestart(t, newBinEnv(t)) }
 
-// The same on PostgreSQL: every restart finds its sessions in the database.
+// The same on PostgreSQL: every restart finds its sessions in the
+// database, once the killed process's leases have lapsed.
 func TestBinaryCrashAndRestartOnPostgreSQL(t *testing.T) {
-	e := newBinEnv(t, "H9_DATABASE_URL="+pgtest.New(t))
+	e := newBinEnv(t, "H9_DATABASE_URL="+pgtest.New(t), "H9_LEASE_TTL=1s")
 	crashAndRestart(t, e)
 	if !strings.Contains(e.logs.String(), "store=postgres") {
 		t.Error("h9 did not say it ran on PostgreSQL")

@@ -40,8 +40,9 @@ type backend interface {
 // storage is the open backend, what to call it in logs, and how to close it.
 type storage struct {
 	backend
-	kind    string // "bbolt" or "postgres"
-	replica string // this process's name in the fleet ("" with bbolt)
+	fleet   bot.Fleet // nil with bbolt: one process
+	kind    string    // "bbolt" or "postgres"
+	replica string    // this process's name in the fleet ("" with bbolt)
 	close   func() error
 }
 
@@ -59,12 +60,12 @@ func openStorage(ctx context.Context, cfg Config, log *slog.Logger) (storage, er
 	defer cancel()
 	replica := replicaName()
 	st, err := pgstore.Open(ctx, cfg.DatabaseURL, pgstore.Options{
-		LeaseTTL: cfg.LeaseTTL, Logger: log.With("component", "store"),
+		Replica: replica, LeaseTTL: cfg.LeaseTTL, Logger: log.With("component", "store"),
 	})
 	if err != nil {
 		return storage{}, fmt.Errorf("database: %w", err)
 	}
-	return storage{backend: st, kind: "postgres", replica: replica, close: func() error { st.Close(); return nil }}, nil
+	return storage{backend: st, fleet: st, kind: "postgres", replica: replica, close: func() error { st.Close(); return nil }}, nil
 }
 
 // replicaName names this process among the fleet's replicas: the host

@@ -70,7 +70,7 @@ func startByHand(t *testing.T, slack *fakeslack.Server, model *fakemodel.Server)
 		t.Fatal(err)
 	}
 	b, err := bot.New(bot.Config{BotToken: cfg.SlackBotToken, AppToken: cfg.SlackAppToken, APIURL: cfg.SlackAPIURL,
-		Store: st, Agent: engine, Logger: log, Metrics: metrics.forBot()})
+		Store: st, Leases: st, Agent: engine, Logger: log, Metrics: metrics.forBot()})
 	if err != nil {
 		t.Fatal(err)
 	}

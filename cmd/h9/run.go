@@ -43,6 +43,8 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 		AppToken:          cfg.SlackAppToken,
 		APIURL:            cfg.SlackAPIURL,
 		Store:             st,
+		Leases:            st,
+		Fleet:             st.fleet,
 		Agent:             engine,
 		SandboxLevel:      string(ws.Level()),
 		SandboxWarning:    ws.Warning(),

@@ -6,6 +6,7 @@ package pgstore
 var migrations = []string{
 	schemaV1,
 	schemaV2,
+	schemaV3,
 }
 
 // CurrentSchema is the schema version this h9 writes.
@@ -89,4 +90,17 @@ BEGIN
 			USING ERRCODE = 'H9F01';
 	END IF;
 END $$;
+`
+
+// schemaV3: the threads' inboxes, through which replicas hand each other
+// what Slack sent to the wrong one (inbox.go).
+const schemaV3 = `
+CREATE TABLE h9_inbox (
+	id      bigserial PRIMARY KEY,
+	channel text COLLATE "C" NOT NULL,
+	thread  text COLLATE "C" NOT NULL,
+	item    bytea NOT NULL,
+	posted  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX h9_inbox_by_thread ON h9_inbox (channel, thread, id);
 `

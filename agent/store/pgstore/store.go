@@ -52,11 +52,14 @@ type Store struct {
 	pool   *pgxpool.Pool
 	claims claimCounter
 	holds  *holds // nil without a replica name
+	listen *listener
 	log    *slog.Logger
 	stop   chan struct{} // closed by stopRenewing
 	done   chan struct{} // closed when the renewer has stopped
 	halt   sync.Once
 	once   sync.Once
+	quiet  context.CancelFunc // stops the listener
+	heard  sync.WaitGroup     // the listener
 }
 
 // Open connects to the database at url (a postgres:// URL or a DSN),
@@ -80,16 +83,21 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, wrap("preparing the schema", err)
 	}
-	s := &Store{pool: pool, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{pool: pool, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}), quiet: func() {}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.listen = &listener{cfg: cfg.ConnConfig.Copy(), log: s.log}
+	s.listen.cfg.RuntimeParams["application_name"] += listenSuffix
 	if opts.Replica == "" {
 		close(s.done)
 		return s, nil
 	}
 	s.holds = newHolds(opts.Replica, cmp.Or(opts.LeaseTTL, store.DefaultLeaseTTL))
 	go func() { defer close(s.done); s.renewLoop(s.stop) }()
+	var lctx context.Context
+	lctx, s.quiet = context.WithCancel(context.Background())
+	s.heard.Go(func() { s.listen.run(lctx) })
 	return s, nil
 }
 
@@ -101,6 +109,8 @@ const releaseTimeout = 5 * time.Second
 // closes the store's connections.
 func (s *Store) Close() {
 	s.once.Do(func() {
+		s.quiet()
+		s.heard.Wait()
 		s.stopRenewing()
 		if s.holds != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)

@@ -1,0 +1,112 @@
+package pgstore
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/h9-app/h9/agent/store"
+)
+
+// inboxChannel is the LISTEN/NOTIFY channel of posted inbox items; the
+// payload names the thread (notifyPayload).
+const inboxChannel = "h9_inbox"
+
+// maxOrphans bounds one scan for threads without a holder; the next scan
+// gets the rest.
+const maxOrphans = 200
+
+type notifyPayload struct {
+	Channel string `json:"c"`
+	Thread  string `json:"t"`
+}
+
+// PostInbox appends an item to a thread's inbox and notifies every
+// replica listening, in one transaction: the notification goes out when
+// the item is there to take. Any replica may post, holder or not.
+func (s *Store) PostInbox(ctx context.Context, key store.LeaseKey, item []byte) error {
+	what := "posting to the inbox of " + key.String()
+	if !validText(key.Channel, key.Thread) {
+		return fmt.Errorf("%w: %s: malformed key", store.ErrInvalid, what)
+	}
+	payload, err := json.Marshal(notifyPayload{Channel: key.Channel, Thread: key.Thread})
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", store.ErrInvalid, what, err)
+	}
+	b := &pgx.Batch{}
+	b.Queue("INSERT INTO h9_inbox (channel, thread, item) VALUES ($1, $2, $3)", key.Channel, key.Thread, item)
+	b.Queue("SELECT pg_notify($1, $2)", inboxChannel, string(payload))
+	if err := s.batch(ctx, b); err != nil {
+		return wrap(what, err)
+	}
+	return nil
+}
+
+// TakeInbox removes and returns a thread's items, oldest first. Only the
+// lease's holder takes them (fenced like a session write).
+func (s *Store) TakeInbox(ctx context.Context, key store.LeaseKey) ([][]byte, error) {
+	what := "taking the inbox of " + key.String()
+	type row struct {
+		id   int64
+		item []byte
+	}
+	var rows []row
+	b := &pgx.Batch{}
+	if err := s.fenceKey(b, key, what); err != nil {
+		return nil, err
+	}
+	b.Queue("DELETE FROM h9_inbox WHERE channel = $1 AND thread = $2 RETURNING id, item", key.Channel, key.Thread).
+		Query(func(rs pgx.Rows) error {
+			var r row
+			_, err := pgx.ForEachRow(rs, []any{&r.id, &r.item}, func() error { rows = append(rows, r); return nil })
+			return err
+		})
+	if err := s.batch(ctx, b); err != nil {
+		return nil, wrap(what, err)
+	}
+	slices.SortFunc(rows, func(x, y row) int { return cmp.Compare(x.id, y.id) })
+	items := make([][]byte, len(rows))
+	for i, r := range rows {
+		items[i] = r.item
+	}
+	return items, nil
+}
+
+// orphansSQL: active sessions and inbox items no unexpired lease covers.
+const orphansSQL = `SELECT channel, thread FROM h9_sessions s WHERE active AND NOT EXISTS (
+	SELECT 1 FROM h9_leases l WHERE l.channel = s.channel AND l.thread = s.thread AND l.expires > now())
+UNION
+SELECT channel, thread FROM h9_inbox i WHERE NOT EXISTS (
+	SELECT 1 FROM h9_leases l WHERE l.channel = i.channel AND l.thread = i.thread AND l.expires > now())
+LIMIT $1`
+
+// Orphans lists the threads that need a holder: sessions a restart must
+// act on whose lease lapsed or was released, and inbox items no live
+// lease covers.
+func (s *Store) Orphans(ctx context.Context) ([]store.LeaseKey, error) {
+	rows, err := s.pool.Query(ctx, orphansSQL, maxOrphans)
+	if err != nil {
+		return nil, wrap("looking for orphaned sessions", err)
+	}
+	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.LeaseKey, error) {
+		var k store.LeaseKey
+		return k, r.Scan(&k.Channel, &k.Thread)
+	})
+	if err != nil {
+		return nil, wrap("looking for orphaned sessions", err)
+	}
+	return keys, nil
+}
+
+// LeaseTTL is how long this store's leases last without renewal.
+func (s *Store) LeaseTTL() time.Duration {
+	if s.holds == nil {
+		return store.DefaultLeaseTTL
+	}
+	return s.holds.ttl
+}

@@ -1,0 +1,142 @@
+package bot
+
+import (
+	"errors"
+
+	"github.com/h9-app/h9/agent/store"
+)
+
+// An actor works on its thread's session only under the thread's lease
+// (Leases): it takes it before reading the session, drops the session the
+// moment the lease is lost (renewal too late, a write fenced, a Slack
+// call refused), and gives it up when the session rests, so that any
+// replica takes the next message. Another replica's session is not
+// touched: what arrives for it is forwarded to its holder (fleet.go).
+
+// leaseKey is the lease of the actor's thread.
+func (a *actor) leaseKey() store.LeaseKey {
+	return store.LeaseKey{Channel: a.key.channel, Thread: a.key.ts}
+}
+
+// takeLease takes the thread's lease before m is handled, and reports
+// whether m may now be. A thread without a session needs no lease unless
+// m starts one: such a message is handled at once, on nothing.
+func (a *actor) takeLease(m message) bool {
+	if _, starts := m.(starter); !starts && a.noSession() {
+		m.handle(a)
+		return false
+	}
+	l, err := a.b.leases.AcquireLease(a.b.bg, a.leaseKey())
+	switch {
+	case errors.Is(err, store.ErrLeaseHeld):
+		a.lost = true // another replica's session: this actor only forwards
+		a.log.Debug("the session is another replica's; forwarding", "holder", l.Owner)
+		if in, ok := m.(input); ok {
+			a.forward(in)
+		}
+		return false
+	case err != nil:
+		a.log.Error("taking the session's lease; message dropped", "err", err)
+		return false
+	}
+	a.mu.Lock()
+	a.lease, a.leased = l, true
+	a.mu.Unlock()
+	a.ctx = withLease(a.ctx, l, a.b.leases.LeaseValid)
+	if waiting := a.takeInbox(); len(waiting) > 0 {
+		a.unshift(append(waiting, m)...) // what other replicas received first goes first
+		return false
+	}
+	return true
+}
+
+// noSession reports whether the thread has no session (a read, no lease).
+func (a *actor) noSession() bool {
+	_, err := a.b.store.FindThread(a.b.bg, a.key.channel, a.key.ts)
+	return errors.Is(err, store.ErrNotFound)
+}
+
+// holding reports whether the actor may still act for the session, and
+// drops it the first time it may not.
+func (a *actor) holding() bool {
+	if a.lost {
+		return false
+	}
+	if a.leased && !a.b.leases.LeaseValid(a.lease) {
+		a.drop("the lease lapsed")
+		return false
+	}
+	return true
+}
+
+// drop gives the session up at once: no write, post or run of this
+// actor goes on. The actor stays until its run has returned (the agent
+// runs one run per session at a time), forwarding what arrives meanwhile.
+func (a *actor) drop(why string) {
+	if a.lost {
+		return
+	}
+	a.lost = true
+	a.log.Warn("dropping the session: its lease is no longer this replica's", "why", why)
+	a.cancel()
+	if a.run != nil {
+		a.run.cancel()
+	}
+	if w := a.waiter; w != nil {
+		a.waiter = nil
+		w <- false
+	}
+}
+
+// saveFailed handles a failed save: a fenced one means the lease is gone;
+// otherwise the session goes on in memory and the next save retries.
+func (a *actor) saveFailed(err error) {
+	if errors.Is(err, store.ErrFenced) {
+		a.drop("a save was fenced")
+		return
+	}
+	a.log.Error("saving session", "err", err)
+}
+
+// release gives the lease up as the actor retires, unless it was lost.
+func (a *actor) release() {
+	defer a.cancel()
+	if !a.leased || a.lost {
+		return
+	}
+	if err := a.b.leases.ReleaseLease(a.b.bg, a.lease); err != nil {
+		a.log.Warn("releasing the session's lease; it lapses by itself", "err", err)
+	}
+}
+
+// leaseLost is called by the store (off the actor) when l is lost: the
+// session's Slack calls stop at once, the rest on the actor.
+func (a *actor) leaseLost(l store.Lease) {
+	a.mu.Lock()
+	mine := a.leased && a.lease.Token == l.Token
+	a.mu.Unlock()
+	if mine {
+		a.cancel()
+		a.push(msgLeaseLost{})
+	}
+}
+
+// onLeaseLost routes a lost lease to its thread's actor.
+func (b *Bot) onLeaseLost(l store.Lease) {
+	if a := b.reg.find(threadKey{channel: l.Key.Channel, ts: l.Key.Thread}); a != nil {
+		a.leaseLost(l)
+	}
+}
+
+// msgLeaseLost: the store reported the session's lease lost.
+type msgLeaseLost struct{}
+
+func (msgLeaseLost) handle(a *actor) { a.drop("the store reported the lease lost") }
+
+// unshift puts ms at the front of the inbox, in order.
+func (a *actor) unshift(ms ...message) {
+	a.mu.Lock()
+	a.inbox = append(ms, a.inbox...)
+	a.mu.Unlock()
+	a.signal()
+}
