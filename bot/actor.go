@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -104,7 +105,9 @@ type actor struct {
 	cancel context.CancelFunc
 
 	loaded    bool
-	rec       *Session // nil: the thread has no session
+	rec       *Session        // nil: the thread has no session
+	last      lastSave        // what the last save stored
+	durable   map[string]bool // pending posts known stored (posts.go)
 	check     *checklist
 	run       *runHandle // the run in flight, nil when none
 	took      []string   // ts of the latest replies taken (tookReply)
@@ -227,6 +230,7 @@ func (a *actor) load() error {
 		return err
 	}
 	a.loaded, a.rec = true, s
+	a.stored(rec)
 	a.log = sessionLogger(a.b.log, s)
 	if s.ChecklistTS == "" {
 		// h9 may have stopped between posting the checklist and saving its
@@ -255,18 +259,46 @@ func (a *actor) create(team, owner, task string, mode planning.PlanMode) {
 // save persists the session; a failure is logged (the session goes on in
 // memory and the next save retries). It follows a commit still in flight,
 // so an older version never lands after a newer one.
+// A save that would store what the last one did is skipped.
 func (a *actor) save() {
 	if a.committed != nil {
 		<-a.committed
 		a.committed = nil
 	}
-	a.rec.Updated = time.Now()
 	rec, err := a.rec.record()
+	if err == nil && a.last.same(rec) {
+		return
+	}
+	a.rec.Updated = time.Now()
+	rec.Meta.Updated = a.rec.Updated
 	if err == nil {
 		err = a.b.store.PutSession(a.b.bg, rec)
 	}
 	if err != nil {
 		a.saveFailed(err)
+		return
+	}
+	a.stored(rec)
+}
+
+// lastSave is what the actor's last save stored.
+type lastSave struct {
+	data   []byte
+	active bool
+}
+
+func (l lastSave) same(rec store.SessionRecord) bool {
+	return l.data != nil && rec.Meta.Active == l.active && bytes.Equal(rec.Data, l.data)
+}
+
+// stored notes a save (or a load): the pending posts it holds are durable.
+func (a *actor) stored(rec store.SessionRecord) {
+	a.last = lastSave{data: rec.Data, active: rec.Meta.Active}
+	if a.durable == nil {
+		a.durable = map[string]bool{}
+	}
+	for _, p := range a.rec.Posts {
+		a.durable[p.Key] = true
 	}
 }
 

@@ -30,11 +30,16 @@ type (
 	effSettle struct{}
 	// effPostChecklist posts a new session's checklist, off the actor.
 	effPostChecklist struct{}
-	// effPost posts in the thread; effPostReview and effPostApproval also
-	// report the post (evReviewPosted; evApprovalShown or evApprovalUnseen).
-	effPost         struct{ msg render.Message }
-	effPostReview   struct{ msg render.Message }
+	// effPost posts a pending post (posts.go), then reports it (evPosted);
+	// effPostApproval posts a step's approval and reports it
+	// (evApprovalShown or evApprovalUnseen). effFinishPosts settles the
+	// posts a previous holder left pending.
+	effPost struct {
+		key, kind string
+		msg       render.Message
+	}
 	effPostApproval struct{ msg render.Message }
+	effFinishPosts  struct{}
 	// effTell answers one user privately in the thread.
 	effTell struct{ user, text string }
 	// effUpdate edits a message of the session (a review, an approval).
@@ -73,20 +78,19 @@ func (effRefresh) run(a *actor)     { a.refresh() }
 func (e effSetTodos) run(a *actor) {
 	a.check.set(func(c *render.Checklist) { c.Todos = slices.Clone(e.todos) })
 }
-func (effSettle) run(a *actor)     { a.check.settle() }
-func (e effPost) run(a *actor)     { a.say(e.msg) }
-func (e effTell) run(a *actor)     { a.tell(e.user, e.text) }
-func (e effUpdate) run(a *actor)   { _ = a.b.api.update(a.ctx, a.log, a.rec.Channel, e.ts, e.msg) }
-func (e effReact) run(a *actor)    { a.b.api.react(a.ctx, a.log, a.rec.Channel, e.ts, e.name) }
-func (e effStartRun) run(a *actor) { a.launch(e) }
-func (effForgetStep) run(a *actor) { a.waiter = nil }
+func (effSettle) run(a *actor)      { a.check.settle() }
+func (e effPost) run(a *actor)      { a.postPending(e.key) }
+func (effFinishPosts) run(a *actor) { a.finishPosts() }
+func (e effTell) run(a *actor)      { a.tell(e.user, e.text) }
+func (e effUpdate) run(a *actor)    { _ = a.b.api.update(a.ctx, a.log, a.rec.Channel, e.ts, e.msg) }
+func (e effReact) run(a *actor)     { a.b.api.react(a.ctx, a.log, a.rec.Channel, e.ts, e.name) }
+func (e effStartRun) run(a *actor)  { a.launch(e) }
+func (effForgetStep) run(a *actor)  { a.waiter = nil }
 
 func (effPostChecklist) run(a *actor) {
 	a.check = a.newChecklist("", a.view(nil))
 	a.check.postNow()
 }
-
-func (e effPostReview) run(a *actor) { a.apply(evReviewPosted{ts: a.say(e.msg)}) }
 
 func (e effPostApproval) run(a *actor) {
 	if ts := a.say(e.msg); ts != "" {
@@ -137,8 +141,13 @@ func (effRefresh) String() string       { return "refresh" }
 func (e effSetTodos) String() string    { return "show " + planning.Summarize(e.todos).String() }
 func (effSettle) String() string        { return "settle" }
 func (effPostChecklist) String() string { return "post the checklist" }
-func (e effPost) String() string        { return "post " + describe(e.msg) }
-func (e effPostReview) String() string  { return "post review " + describe(e.msg) }
+func (e effPost) String() string {
+	if e.kind == postReview {
+		return "post review " + describe(e.msg)
+	}
+	return "post " + describe(e.msg)
+}
+func (effFinishPosts) String() string { return "finish the pending posts" }
 func (e effPostApproval) String() string {
 	return "post approval " + describe(e.msg)
 }

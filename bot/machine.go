@@ -137,7 +137,7 @@ func (m *move) resetAutoRun() {
 // settled saves the session and shows its state on the checklist.
 func (m *move) settled() { m.do(effSave{}, effRefresh{}) }
 
-func (m *move) say(msg render.Message) { m.do(effPost{msg: msg}) }
+func (m *move) say(msg render.Message) { m.post(postNotice, msg) }
 
 func (m *move) tell(user, words string) { m.do(effTell{user: user, text: words}) }
 
@@ -211,7 +211,7 @@ func (m *move) afterPlan(finalText string) {
 	if strings.TrimSpace(finalText) != "" {
 		m.say(render.RenderPlanSummary(finalText))
 	}
-	m.do(effPostReview{msg: render.RenderReviewAsk(s.ID, s.Revision)})
+	m.post(postReview, render.RenderReviewAsk(s.ID, s.Revision))
 }
 
 // afterAutoRun is the seed's auto-run decision: the next run while todos

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/h9-app/h9/agent"
@@ -106,6 +107,11 @@ var recoverRows = []row{
 		ev: evRecover{}, to: stateInterrupted,
 		effects: []string{"log step approval interrupted by a restart", "post h9_interrupted", "save", "refresh"}},
 	{what: "a session at rest needs nothing", from: sess(stateIdle), ev: evRecover{}, to: stateIdle},
+	{what: "a Done decided but maybe not posted is settled, nothing else", from: sess(stateDone, pendingPosts(postNotice)),
+		ev: evRecover{}, to: stateDone, effects: []string{"finish the pending posts"}},
+	{what: "a pending post goes before the run resumes", from: sess(stateRunning, autoRun, pendingPosts(postNotice)),
+		ev: evRecover{}, to: stateRunning,
+		effects: []string{"finish the pending posts", "log resuming after a restart", say(restartNotice), "save", "start continue (default)"}},
 }
 
 var bookkeepingRows = []row{
@@ -118,7 +124,40 @@ var bookkeepingRows = []row{
 		check: func(t *testing.T, s Session) { wantString(t, "checklist ts", s.ChecklistTS, "1.2") }},
 	{what: "a ts already saved needs no save", from: sess(stateRunning),
 		ev: evChecklistPosted{ts: "1.2"}, to: stateRunning},
-	{what: "the review's ts is kept (its transition saves)", from: sess(stateAwaitingReview, reviewOpen),
-		ev: evReviewPosted{ts: "1.8"}, to: stateAwaitingReview,
-		check: func(t *testing.T, s Session) { wantString(t, "review ts", s.ReviewTS, "1.8") }},
+	{what: "a posted review: its ts is kept, the post no longer pending", from: sess(stateAwaitingReview, reviewOpen, pendingPosts(postReview)),
+		ev: evPosted{key: "review-1", ts: "1.8"}, to: stateAwaitingReview, effects: []string{"save"},
+		check: func(t *testing.T, s Session) {
+			wantString(t, "review ts", s.ReviewTS, "1.8")
+			wantInt(t, "pending posts", len(s.Posts), 0)
+		}},
+	{what: "a posted Done is no longer pending; the review's ts stays", from: sess(stateDone, reviewOpen, pendingPosts(postNotice)),
+		ev: evPosted{key: "notice-1", ts: "1.9"}, to: stateDone, effects: []string{"save"},
+		check: func(t *testing.T, s Session) {
+			wantString(t, "review ts", s.ReviewTS, "1.5")
+			wantInt(t, "pending posts", len(s.Posts), 0)
+		}},
+	{what: "a post no longer pending needs nothing", from: sess(stateDone),
+		ev: evPosted{key: "notice-4", ts: "1.9"}, to: stateDone},
+}
+
+// pendingPosts gives the session pending posts of those kinds.
+func pendingPosts(kinds ...string) func(*Session) {
+	return func(s *Session) {
+		for _, k := range kinds {
+			s.PostSeq++
+			s.Posts = append(s.Posts, PendingPost{Key: k + "-" + itoa(s.PostSeq), Kind: k, Text: "words"})
+		}
+	}
+}
+
+// wantPosts checks the keys of the session's pending posts.
+func wantPosts(t *testing.T, s Session, keys ...string) {
+	t.Helper()
+	var got []string
+	for _, p := range s.Posts {
+		got = append(got, p.Key)
+	}
+	if !slices.Equal(got, keys) {
+		t.Errorf("pending posts %v, want %v", got, keys)
+	}
 }

@@ -18,7 +18,10 @@ var runDoneRows = []row{
 	{what: "a plan with todos opens the review at the next revision", from: sess(statePlanning, planMode, func(s *Session) { s.Revision = 1 }),
 		ev: evRunDone{planRun: true, text: "Plan: a, then b.", todos: items(pending, pending)}, to: stateAwaitingReview,
 		effects: []string{"show 0/2 tasks", "forget the step", "settle", "post h9_plan_summary_0", "post review h9_review_ask", "save", "refresh"},
-		check:   func(t *testing.T, s Session) { wantInt(t, "revision", s.Revision, 2) }},
+		check: func(t *testing.T, s Session) {
+			wantInt(t, "revision", s.Revision, 2)
+			wantPosts(t, s, "notice-1", "review-2") // recorded before they are posted
+		}},
 	{what: "a plan without todos says so and rests", from: sess(statePlanning, planMode),
 		ev: evRunDone{planRun: true}, to: stateIdle,
 		effects: []string{"show 0/0 tasks", "forget the step", "settle",
@@ -48,7 +51,11 @@ var runDoneRows = []row{
 	{what: "auto-run: every todo completed is done", from: sess(stateRunning, autoRun, stuck(0, 1)),
 		ev: evRunDone{text: "Built both.", todos: items(completed, completed)}, to: stateDone,
 		effects: []string{"show 2/2 tasks", "forget the step", "settle", "post h9_done", "save", "refresh"},
-		check:   func(t *testing.T, s Session) { wantBool(t, "auto-run", s.AutoRun, false) }},
+		check: func(t *testing.T, s Session) {
+			wantBool(t, "auto-run", s.AutoRun, false)
+			wantPosts(t, s, "notice-1")
+			wantBool(t, "active until posted", s.active(), true)
+		}},
 	{what: "a follow-up that leaves todos open rests with the agent's answer", from: sess(stateRunning),
 		ev: evRunDone{text: "Answered.", todos: items(completed, pending)}, to: stateIdle,
 		effects: []string{"show 1/2 tasks", "forget the step", "settle", "post h9_reply_0", "save", "refresh"}},

@@ -73,6 +73,9 @@ type evRecover struct{}
 
 func (evRecover) apply(m *move) {
 	s := m.s
+	if len(s.Posts) > 0 {
+		m.do(effFinishPosts{}) // what the previous holder decided to post comes first
+	}
 	switch {
 	case s.Approval != nil:
 		what := "the approval of " + s.Approval.Tool + " `" + render.Truncate(s.Approval.Summary, 200) + "`" // RenderInterrupted escapes
@@ -104,11 +107,6 @@ func (e evChecklistPosted) apply(m *move) {
 		m.do(effSave{})
 	}
 }
-
-// evReviewPosted: the review was posted (the transition that posted it saves).
-type evReviewPosted struct{ ts string }
-
-func (e evReviewPosted) apply(m *move) { m.s.ReviewTS = e.ts }
 
 // evApprovalAsked: in confirm-each-step mode the run wants to make a change.
 type evApprovalAsked struct{ req agent.ApprovalRequest }

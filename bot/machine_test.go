@@ -153,7 +153,7 @@ var possiblePairs = []string{
 	"planning + Reply", "running + Reply", "awaiting approval + Reply", "idle + Reply", "stalled + Reply",
 	"interrupted + Reply", "done + Reply", "cancelled + Reply", "error + Reply",
 	"planning + Recover", "running + Recover", "awaiting approval + Recover", "idle + Recover",
-	"running + ChecklistPosted", "awaiting review + ReviewPosted",
+	"running + ChecklistPosted", "awaiting review + Posted", "done + Posted", "done + Recover",
 }
 
 var startRows = []row{

@@ -48,6 +48,10 @@ type Session struct {
 
 	Queue    []QueuedReply     `json:"queue,omitempty"` // replies that arrived during a run, in order
 	Progress planning.Progress `json:"progress"`        // for /h9 status without asking the agent
+
+	// Posts are thread messages decided and not yet known posted (posts.go).
+	Posts   []PendingPost `json:"posts,omitempty"`
+	PostSeq int           `json:"post_seq,omitempty"`
 }
 
 // PendingApproval is a step waiting for Approve/Reject in confirm-each-step mode.
@@ -65,12 +69,14 @@ type QueuedReply struct {
 	TS   string `json:"ts"`
 }
 
-// active reports whether a restart must act on the session.
-func (s *Session) active() bool { return s.State.inFlight() }
+// active reports whether a restart must act on the session: a run in
+// flight, or a post it may not have made.
+func (s *Session) active() bool { return s.State.inFlight() || len(s.Posts) > 0 }
 
 // clone copies s deeply enough that changing the copy leaves s as it was.
 func (s Session) clone() Session {
 	s.Queue = slices.Clone(s.Queue)
+	s.Posts = slices.Clone(s.Posts)
 	if s.Approval != nil {
 		a := *s.Approval
 		s.Approval = &a

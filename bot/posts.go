@@ -1,0 +1,143 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"strconv"
+
+	"github.com/slack-go/slack"
+
+	"github.com/h9-app/h9/bot/render"
+)
+
+// Idempotent posts. A transition that posts in the thread records the
+// post in the session first (PendingPost, with a key unique in the
+// session), the record is saved before the post goes out with the key in
+// its first block id, and the post's ts is recorded after (evPosted). A
+// restart or a takeover that finds a post still pending looks for it in
+// the thread and adopts it, posting it only when it is not there: a
+// takeover never posts a second review, Done, stalled or error message.
+// (The checklist is adopted the same way, by its title block.)
+
+// Kinds of pending posts: a review's ts is what its decision edits.
+const (
+	postNotice = "notice"
+	postReview = "review"
+)
+
+// PendingPost is a thread message a transition decided to post, not yet
+// known to be posted. The message is kept encoded as Slack takes it.
+type PendingPost struct {
+	Key    string          `json:"key"`
+	Kind   string          `json:"kind"`
+	Text   string          `json:"text"`
+	Blocks json.RawMessage `json:"blocks,omitempty"`
+}
+
+// post records a post of msg and asks for it.
+func (m *move) post(kind string, msg render.Message) {
+	s := m.s
+	s.PostSeq++
+	key := kind + "-" + strconv.Itoa(s.PostSeq)
+	blocks, _ := json.Marshal(msg.Blocks) // render's blocks always encode
+	if len(msg.Blocks) == 0 {
+		blocks = nil
+	}
+	s.Posts = append(s.Posts, PendingPost{Key: key, Kind: kind, Text: msg.Text, Blocks: blocks})
+	m.do(effPost{key: key, kind: kind, msg: msg})
+}
+
+// message decodes a pending post back into what is sent.
+func (p PendingPost) message() render.Message {
+	m := render.Message{Text: p.Text}
+	if len(p.Blocks) > 0 {
+		var bs slack.Blocks
+		if json.Unmarshal(p.Blocks, &bs) == nil {
+			m.Blocks = bs.BlockSet
+		}
+	}
+	return m
+}
+
+// evPosted: a pending post was posted (ts; "" when Slack refused it, which
+// is logged and not tried again) or found in the thread.
+type evPosted struct{ key, ts string }
+
+func (e evPosted) apply(m *move) {
+	s := m.s
+	i := slices.IndexFunc(s.Posts, func(p PendingPost) bool { return p.Key == e.key })
+	if i < 0 {
+		return
+	}
+	if s.Posts[i].Kind == postReview {
+		s.ReviewTS = e.ts
+	}
+	s.Posts = slices.Delete(s.Posts, i, i+1)
+	m.do(effSave{})
+}
+
+// postPending posts the pending post key, after its intent is stored.
+func (a *actor) postPending(key string) {
+	i := slices.IndexFunc(a.rec.Posts, func(p PendingPost) bool { return p.Key == key })
+	if i < 0 {
+		return
+	}
+	p := a.rec.Posts[i]
+	if !a.durable[key] {
+		a.save()
+		if !a.holding() {
+			return
+		}
+	}
+	a.apply(evPosted{key: key, ts: a.say(render.WithKey(p.message(), key))})
+}
+
+// finishPosts settles what a previous holder left pending: each post found
+// in the thread is adopted, the others are posted.
+func (a *actor) finishPosts() {
+	for _, p := range slices.Clone(a.rec.Posts) {
+		if !a.holding() {
+			return
+		}
+		if ts := a.b.api.findPost(a.ctx, a.log, a.rec.Channel, a.rec.ThreadTS, p.Key); ts != "" {
+			a.log.Info("adopted a post a previous holder made", "key", p.Key, "ts", ts)
+			a.apply(evPosted{key: p.Key, ts: ts})
+			continue
+		}
+		a.postPending(p.Key)
+	}
+}
+
+// maxPostPages bounds the pages of a thread searched for a post.
+const maxPostPages = 10
+
+// findPost returns the ts of the bot's message in a thread whose first
+// block carries key; "" when there is none or Slack cannot say.
+func (s *slackAPI) findPost(ctx context.Context, log *slog.Logger, channel, thread, key string) string {
+	var ts string
+	cursor := ""
+	for range maxPostPages {
+		var msgs []slack.Message
+		err := s.call(ctx, log, "conversations.replies", func(ctx context.Context) error {
+			var err error
+			msgs, _, cursor, err = s.c.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+				ChannelID: channel, Timestamp: thread, Limit: 200, Cursor: cursor,
+			})
+			return err
+		})
+		if err != nil {
+			return ""
+		}
+		for _, m := range msgs {
+			if m.BotID != "" && len(m.Blocks.BlockSet) > 0 && render.PostKey(m.Blocks.BlockSet[0].ID()) == key {
+				ts = m.Timestamp
+			}
+		}
+		if ts != "" || cursor == "" {
+			return ts
+		}
+	}
+	return ts
+}
