@@ -28,6 +28,7 @@ type Bot struct {
 	fleet  Fleet // nil: this process is the only one
 	perms  permissions
 	seen   *dedup
+	claims *claimer // nil: one process, dedup in memory
 	reg    *registry
 
 	unsandboxed bool
@@ -75,6 +76,9 @@ func New(cfg Config) (*Bot, error) {
 		metrics:     cfg.Metrics,
 	}
 	b.reg = newRegistry(b)
+	if cfg.Fleet != nil {
+		b.claims = newClaimer(cfg.Store, cfg.Logger)
+	}
 	cfg.Leases.OnLeaseLost(b.onLeaseLost)
 	b.ackWork = make(chan struct{}, ackWorkers)
 	if cfg.MaxConcurrentRuns > 0 {
@@ -119,6 +123,9 @@ func (b *Bot) Run(ctx context.Context) error {
 	go func() { sockErr <- b.sm.RunContext(sockCtx) }()
 	loopDone := make(chan struct{})
 	go func() { defer close(loopDone); b.socketLoop(sockCtx) }()
+	if b.claims != nil {
+		b.fleetDone.Go(func() { b.claims.run(sockCtx) })
+	}
 
 	select {
 	case <-ctx.Done():

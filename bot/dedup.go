@@ -89,6 +89,15 @@ func (d *dedup) first(key string) bool {
 	return true
 }
 
+// note records key as seen without claiming it (a claimer does).
+func (d *dedup) note(key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.seen[key]; !ok {
+		d.remember(key)
+	}
+}
+
 // has reports whether key was seen, without recording it.
 func (d *dedup) has(key string) bool {
 	d.mu.Lock()

@@ -8,6 +8,9 @@ import (
 	"github.com/slack-go/slack/socketmode"
 )
 
+// eventsAPIKind is the Events API envelopes' type, as metrics name it.
+const eventsAPIKind = string(socketmode.EventTypeEventsAPI)
+
 // inbound is a user message from the Events API, either event type.
 type inbound struct {
 	user, text, channel, ts, threadTS string
@@ -24,20 +27,21 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent, req *socketmode.Request
 	if ignored(ev.InnerEvent.Data) {
 		return // nothing to do, so nothing to remember for dedup
 	}
-	if !b.firstEnvelope(req) || (cb != nil && cb.EventID != "" && !b.firstKey(eventsAPIKind, "ev:"+cb.EventID)) {
-		return
+	keys := envelopeKeys(req)
+	if cb != nil && cb.EventID != "" {
+		keys = append(keys, "ev:"+cb.EventID)
 	}
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.AppMentionEvent:
 		b.onMessage(inbound{user: e.User, text: e.Text, channel: e.Channel,
-			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true})
+			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true}, keys)
 	case *slackevents.AppHomeOpenedEvent:
 		if e.Tab == "home" && e.User != "" {
-			go b.publishHome(e.User)
+			b.admit(eventsAPIKind, keys, func() { go b.publishHome(e.User) })
 		}
 	case *slackevents.MessageEvent:
 		b.onMessage(inbound{user: e.User, text: e.Text, channel: e.Channel,
-			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: b.mentionsMe(e.Text)})
+			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: b.mentionsMe(e.Text)}, keys)
 	}
 }
 
@@ -55,8 +59,8 @@ func ignored(data any) bool {
 }
 
 // onMessage handles one user message, once per (channel, ts): Slack sends a
-// mention both as app_mention and as message.
-func (b *Bot) onMessage(m inbound) {
+// mention both as app_mention and as message. keys are its envelope's.
+func (b *Bot) onMessage(m inbound, keys []string) {
 	if m.user == "" || m.user == b.botUserID || m.ts == "" {
 		return
 	}
@@ -78,9 +82,11 @@ func (b *Bot) onMessage(m inbound) {
 		}
 		key = "maybe:" + m.channel + "/" + m.ts
 	}
-	if !b.seen.first(key) {
-		return
-	}
+	b.admit(eventsAPIKind, append(keys, key), func() { b.route(m) })
+}
+
+// route hands an admitted user message to its thread's session.
+func (b *Bot) route(m inbound) {
 	root := m.threadTS
 	if root == "" {
 		root = m.ts

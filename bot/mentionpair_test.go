@@ -24,8 +24,8 @@ func TestMentionPairWithUnknownBotID(t *testing.T) {
 	e := newEnv(t)
 	b := idleBot(e)
 	pair := func(thread, ts, text string) {
-		b.onMessage(inbound{user: testUser, text: text, channel: testChannel, ts: ts, threadTS: thread})
-		b.onMessage(inbound{user: testUser, text: text, channel: testChannel, ts: ts, threadTS: thread, mention: true})
+		b.onMessage(inbound{user: testUser, text: text, channel: testChannel, ts: ts, threadTS: thread}, nil)
+		b.onMessage(inbound{user: testUser, text: text, channel: testChannel, ts: ts, threadTS: thread, mention: true}, nil)
 	}
 
 	// A mention inside a thread that is no session yet: message event first.

@@ -83,8 +83,8 @@ func (b *Bot) onSocketEvent(evt socketmode.Event, received time.Time) {
 		}
 		reply, work := b.commandAck(cmd)
 		b.ack(evt, received, reply)
-		if work && b.firstEnvelope(evt.Request) {
-			go b.afterAck(func() { b.runCommand(cmd) })
+		if work {
+			b.admit(envelopeKind(evt.Request), envelopeKeys(evt.Request), func() { go b.afterAck(func() { b.runCommand(cmd) }) })
 		}
 	case socketmode.EventTypeEventsAPI:
 		b.ack(evt, received, nil)
@@ -93,9 +93,8 @@ func (b *Bot) onSocketEvent(evt socketmode.Event, received time.Time) {
 		}
 	case socketmode.EventTypeInteractive:
 		b.ack(evt, received, nil)
-		cb, ok := evt.Data.(slack.InteractionCallback)
-		if ok && b.firstEnvelope(evt.Request) {
-			b.onInteraction(cb)
+		if cb, ok := evt.Data.(slack.InteractionCallback); ok {
+			b.admit(envelopeKind(evt.Request), envelopeKeys(evt.Request), func() { b.onInteraction(cb) })
 		}
 	default:
 		b.onConnectionEvent(evt)
@@ -143,30 +142,21 @@ func (b *Bot) ack(evt socketmode.Event, received time.Time, payload any) {
 	}
 }
 
-// firstEnvelope drops a redelivered envelope (same envelope id).
-func (b *Bot) firstEnvelope(req *socketmode.Request) bool {
-	if req == nil {
-		return true
+// envelopeKeys are the dedup keys of an envelope: its id, which a
+// redelivery repeats.
+func envelopeKeys(req *socketmode.Request) []string {
+	if req == nil || req.EnvelopeID == "" {
+		return nil
 	}
-	return b.firstKey(envelopeKind(req), "env:"+req.EnvelopeID)
+	return []string{"env:" + req.EnvelopeID}
 }
-
-// firstKey records a delivery's dedup key and reports whether it is new;
-// a repeat is counted as a duplicate envelope of that kind.
-func (b *Bot) firstKey(kind, key string) bool {
-	if b.seen.first(key) {
-		return true
-	}
-	b.metrics.EnvelopeDuplicate(kind)
-	return false
-}
-
-// eventsAPIKind is the Events API envelopes' type.
-const eventsAPIKind = string(socketmode.EventTypeEventsAPI)
 
 // envelopeKind is req's type as a metric names it: one of the three
 // envelope types the socket loop handles.
 func envelopeKind(req *socketmode.Request) string {
+	if req == nil {
+		return "other"
+	}
 	switch t := socketmode.EventType(req.Type); t {
 	case socketmode.EventTypeEventsAPI, socketmode.EventTypeSlashCommand, socketmode.EventTypeInteractive:
 		return string(t)

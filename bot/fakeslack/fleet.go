@@ -21,6 +21,14 @@ func (s *Server) Fanout(n int) {
 	s.sock.fanout = n
 }
 
+// Prefer sends every envelope from now on to the given replica's connection while it is open (a
+// test choosing which replica receives what); "" restores taking the connections in turn.
+func (s *Server) Prefer(replica string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sock.prefer = replica
+}
+
 // WaitConnections waits until n connections are open and not told to go away.
 func (s *Server) WaitConnections(ctx context.Context, n int) error {
 	for {

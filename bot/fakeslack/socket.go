@@ -22,6 +22,7 @@ type sockets struct {
 	total   int                      // connections ever greeted
 	next    int                      // round-robin position among live connections
 	fanout  int                      // connections each envelope is written to (Fanout); 0 = 1
+	prefer  string                   // the replica whose connections get every envelope (Prefer)
 }
 
 func (ss *sockets) init() {
@@ -204,11 +205,17 @@ func (s *Server) waitConns(ctx context.Context) ([]*wsConn, error) {
 
 // pickLocked is the next Fanout (at least one) open connections not told to go away, in turn.
 func (ss *sockets) pickLocked() []*wsConn {
-	var open []*wsConn
+	var open, preferred []*wsConn
 	for _, wc := range ss.live {
 		if !wc.draining {
 			open = append(open, wc)
+			if ss.prefer != "" && wc.replica == ss.prefer {
+				preferred = append(preferred, wc)
+			}
 		}
+	}
+	if len(preferred) > 0 {
+		open = preferred
 	}
 	if len(open) == 0 {
 		return nil
