@@ -17,10 +17,11 @@ type holds struct {
 	ttl     time.Duration
 	margin  time.Duration // a local deadline ends this long before the database's
 
-	mu     sync.Mutex
-	leases map[store.LeaseKey]*hold
-	ids    map[string]store.LeaseKey // session id → the key whose lease covers it
-	onLost func(store.Lease)
+	mu      sync.Mutex
+	leases  map[store.LeaseKey]*hold
+	ids     map[string]store.LeaseKey // session id → the key whose lease covers it
+	onLost  func(store.Lease)
+	changed func(store.LeaseChange, int) // Options.OnLeaseChange; set once at Open
 }
 
 type hold struct {
@@ -158,9 +159,12 @@ func (h *holds) lost(ls []store.Lease) {
 	f := h.onLost
 	h.mu.Unlock()
 	if f == nil {
-		return
+		f = func(store.Lease) {}
 	}
 	for _, l := range slices.Clip(ls) {
+		if h.changed != nil {
+			h.changed(store.LeaseLost, 1)
+		}
 		f(l)
 	}
 }

@@ -14,16 +14,18 @@ import (
 // acquireSQL takes a key's lease for a replica when nobody holds it, when
 // its lease expired (by the database's clock), or when the replica itself
 // holds it (a new hold, with a new token). Otherwise it returns the holder.
-const acquireSQL = `WITH taken AS (
+const acquireSQL = `WITH before AS (
+	SELECT owner FROM h9_leases WHERE channel = $1 AND thread = $2),
+taken AS (
 	INSERT INTO h9_leases AS l (channel, thread, owner, token, expires)
 	VALUES ($1, $2, $3, nextval('h9_lease_tokens'), now() + make_interval(secs => $4))
 	ON CONFLICT (channel, thread) DO UPDATE
 		SET owner = EXCLUDED.owner, token = EXCLUDED.token, expires = EXCLUDED.expires
 		WHERE l.expires <= now() OR l.owner = EXCLUDED.owner
 	RETURNING owner, token, expires)
-SELECT owner, token, expires, true FROM taken
+SELECT owner, token, expires, true, coalesce((SELECT owner FROM before), '') FROM taken
 UNION ALL
-SELECT owner, token, expires, false FROM h9_leases
+SELECT owner, token, expires, false, '' FROM h9_leases
 	WHERE channel = $1 AND thread = $2 AND NOT EXISTS (SELECT 1 FROM taken)`
 
 // renewSQL extends, in one statement, every unexpired lease the replica
@@ -48,8 +50,9 @@ func (s *Store) AcquireLease(ctx context.Context, key store.LeaseKey) (store.Lea
 		sent := time.Now()
 		l := store.Lease{Key: key}
 		var mine bool
+		var before string
 		err := s.pool.QueryRow(ctx, acquireSQL, key.Channel, key.Thread, s.holds.replica, s.holds.ttl.Seconds()).
-			Scan(&l.Owner, &l.Token, &l.Expires, &mine)
+			Scan(&l.Owner, &l.Token, &l.Expires, &mine, &before)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			continue
@@ -59,6 +62,12 @@ func (s *Store) AcquireLease(ctx context.Context, key store.LeaseKey) (store.Lea
 			return l, fmt.Errorf("%w: %s: %s holds it until %s", store.ErrLeaseHeld, what, l.Owner, l.Expires.Format(time.RFC3339Nano))
 		}
 		s.holds.add(l, sent)
+		if before != "" && before != l.Owner {
+			s.changed(store.LeaseTakenOver, 1)
+			s.log.Info("took over a lease another replica let lapse", "lease", key.String(), "from", before)
+		} else {
+			s.changed(store.LeaseAcquired, 1)
+		}
 		return l, nil
 	}
 	return store.Lease{}, fmt.Errorf("%w: %s: it changed hands three times in a row", store.ErrLeaseHeld, what)
@@ -70,6 +79,7 @@ func (s *Store) ReleaseLease(ctx context.Context, l store.Lease) error {
 	if s.holds == nil || !s.holds.drop(l) {
 		return nil
 	}
+	s.changed(store.LeaseReleased, 1)
 	_, err := s.pool.Exec(ctx, "DELETE FROM h9_leases WHERE channel = $1 AND thread = $2 AND owner = $3 AND token = $4",
 		l.Key.Channel, l.Key.Thread, l.Owner, l.Token)
 	if err != nil {
@@ -126,6 +136,7 @@ func (s *Store) renew() {
 		s.log.Warn("renewing leases failed; they lapse unless a renewal succeeds in time", "leases", len(held), "err", err)
 		return
 	}
+	s.changed(store.LeaseRenewed, len(ok))
 	s.holds.lost(s.holds.renewed(held, ok, sent))
 }
 
@@ -147,4 +158,11 @@ func (s *Store) extend(ctx context.Context, held []store.Lease) (map[store.Lease
 		return nil
 	})
 	return ok, err
+}
+
+// changed tells Options.OnLeaseChange about n changes, when it is set.
+func (s *Store) changed(c store.LeaseChange, n int) {
+	if s.holds.changed != nil {
+		s.holds.changed(c, n)
+	}
 }

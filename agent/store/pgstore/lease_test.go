@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -220,5 +221,41 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Every change of a replica's leases is told to OnLeaseChange: acquired,
+// renewed (n at a time), released, taken over and lost.
+func TestLeaseChanges(t *testing.T) {
+	url := pgtest.New(t)
+	type change struct {
+		c store.LeaseChange
+		n int
+	}
+	record := func() (*[]change, func(store.LeaseChange, int)) {
+		var got []change
+		return &got, func(c store.LeaseChange, n int) { got = append(got, change{c, n}) }
+	}
+	aGot, aHook := record()
+	bGot, bHook := record()
+	a := open(t, url, Options{Replica: "a", LeaseTTL: time.Minute, OnLeaseChange: aHook})
+	b := open(t, url, Options{Replica: "b", LeaseTTL: time.Minute, OnLeaseChange: bHook})
+	a.stopRenewing() // the test renews by hand; the hooks are then called on this goroutine only
+	b.stopRenewing()
+	other := store.LeaseKey{Channel: "C2", Thread: "2.2"}
+	la := acquire(t, a, key)
+	acquire(t, a, other)
+	a.renew()
+	must(t, a.ReleaseLease(t.Context(), la))
+	exec(t, url, "UPDATE h9_leases SET expires = now() WHERE thread = '2.2'")
+	acquire(t, b, other)
+	a.renew()
+	want := []change{{store.LeaseAcquired, 1}, {store.LeaseAcquired, 1}, {store.LeaseRenewed, 2},
+		{store.LeaseReleased, 1}, {store.LeaseRenewed, 0}, {store.LeaseLost, 1}}
+	if !slices.Equal(*aGot, want) {
+		t.Errorf("a's changes:\n got %v\nwant %v", *aGot, want)
+	}
+	if wantB := []change{{store.LeaseTakenOver, 1}}; !slices.Equal(*bGot, wantB) {
+		t.Errorf("b's changes = %v, want %v", *bGot, wantB)
 	}
 }

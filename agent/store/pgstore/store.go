@@ -45,6 +45,10 @@ type Options struct {
 	// Logger receives what the store does in the background (renewals);
 	// nil = discard.
 	Logger *slog.Logger
+	// OnLeaseChange, when set, is told every change of this replica's
+	// leases, n at a time (one renewal extends many), for metrics;
+	// synchronously: it must not block.
+	OnLeaseChange func(c store.LeaseChange, n int)
 }
 
 // Store is the PostgreSQL backend. It is safe for concurrent use.
@@ -94,6 +98,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return s, nil
 	}
 	s.holds = newHolds(opts.Replica, cmp.Or(opts.LeaseTTL, store.DefaultLeaseTTL))
+	s.holds.changed = opts.OnLeaseChange
 	go func() { defer close(s.done); s.renewLoop(s.stop) }()
 	var lctx context.Context
 	lctx, s.quiet = context.WithCancel(context.Background())
