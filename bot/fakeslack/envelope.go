@@ -98,8 +98,11 @@ func (s *Server) deliver(ctx context.Context, e *envelope) (Ack, error) {
 // timed out, or ctx or the server ended.
 func (s *Server) awaitAck(ctx context.Context, ch chan ackMsg, conns []*wsConn) (ackMsg, bool) {
 	var timeout <-chan time.Time
-	if s.opts.AckTimeout > 0 {
-		t := time.NewTimer(s.opts.AckTimeout)
+	s.mu.Lock()
+	wait := s.opts.AckTimeout
+	s.mu.Unlock()
+	if wait > 0 {
+		t := time.NewTimer(wait)
 		defer t.Stop()
 		timeout = t.C
 	}

@@ -3,6 +3,7 @@ package fakeslack
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // The fake as an app with several Socket Mode connections sees Slack: one process each (replicas
@@ -27,6 +28,13 @@ func (s *Server) Prefer(replica string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sock.prefer = replica
+}
+
+// SetAckTimeout changes Options.AckTimeout for envelopes sent from now on.
+func (s *Server) SetAckTimeout(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.AckTimeout = d
 }
 
 // WaitConnections waits until n connections are open and not told to go away.

@@ -110,7 +110,11 @@ func (s *Server) APIURL() string { return s.srv.URL + "/api/" }
 func (s *Server) URL() string { return s.srv.URL }
 
 // Options returns the effective options (defaults filled in).
-func (s *Server) Options() Options { return s.opts }
+func (s *Server) Options() Options {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opts
+}
 
 // Close drops every socket, stops background deliveries and shuts the HTTP server down.
 func (s *Server) Close() {

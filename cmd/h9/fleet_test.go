@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+)
+
+// kill -9 of the replica running a session: the other takes the session
+// over once its lease lapses (within 2 × H9_LEASE_TTL), resumes it as a
+// restart does on the same checklist, and /h9 status on it tells the
+// truth. Nothing ran twice, nothing was posted twice.
+func TestFleetBinaryKillMidRun(t *testing.T) {
+	f := newFleetBin(t)
+	f.start("r1")
+	f.start("r2")
+	f.slack.Prefer("r1")
+	f.model.Enqueue(
+		fakemodel.ToolCall("todo_write", todoArgs("a:in_progress", "b:pending")),
+		fakemodel.ToolCall("todo_write", todoArgs("a:completed", "b:pending")),
+		blocked(),
+	)
+	thread := f.slash("run fleet kill")
+	f.waitCalls(3)
+	f.model.Enqueue(fakemodel.ToolCall("todo_write", todoArgs("a:completed", "b:completed")), fakemodel.Text("Finished after the kill."))
+	killed := time.Now()
+	f.signal("r1", syscall.SIGKILL)
+	f.slack.Prefer("")
+	f.waitMsg(thread, restartedWords, 1)
+	t.Logf("r2 resumed the session %v after r1 was killed (H9_LEASE_TTL %v)", time.Since(killed).Round(time.Millisecond), fleetTTL)
+	f.waitMsg(thread, "Finished after the kill.", 1)
+	f.waitChecklist(thread, "2/2 tasks", "done")
+	f.slash("status")
+	f.waitEphemeral("fleet kill", "2/2 tasks", "done")
+	f.checkThread(thread, restartedWords, "Finished after the kill.")
+	if n := f.model.Unscripted(); n != 0 {
+		t.Errorf("%d unscripted model requests (a run was repeated)", n)
+	}
+	if got := f.slack.Calls("chat.postEphemeral"); len(got) == 0 || got[len(got)-1].Replica != "r2" {
+		t.Error("the status answer did not come from r2")
+	}
+}
+
+// A replica paused past its lease (SIGSTOP) while its run's model request
+// is in flight: the other replica takes the session over and finishes it;
+// when the paused one resumes (SIGCONT) and its model answer arrives, it
+// writes nothing to the database and posts nothing to Slack.
+func TestFleetBinaryPausedReplicaWritesNothing(t *testing.T) {
+	f := newFleetBin(t)
+	f.slack.SetAckTimeout(time.Second) // what Slack sends the paused replica goes to the other
+	f.start("r1")
+	f.start("r2")
+	f.slack.Prefer("r1")
+	f.model.Enqueue(
+		fakemodel.ToolCall("todo_write", todoArgs("a:in_progress")),
+		fakemodel.Text("Stale answer from the paused replica.").WithLatency(3*fleetTTL),
+	)
+	thread := f.slash("run fleet pause")
+	f.waitCalls(2)
+	f.signal("r1", syscall.SIGSTOP)
+	f.slack.Prefer("r2")
+	f.model.Enqueue(fakemodel.ToolCall("todo_write", todoArgs("a:completed")), fakemodel.Text("Finished on r2."))
+	f.waitMsg(thread, "Finished on r2.", 1)
+	f.waitChecklist(thread, "1/1 tasks", "done")
+	moved := f.firstWrite("r2", "h9_leases")
+	resumed := time.Now()
+	f.signal("r1", syscall.SIGCONT)
+	// r1's model answer arrives within 3 TTLs of its request; then its run
+	// tries to store it.
+	f.waitFor("r1 dropping the session", func() bool {
+		return strings.Contains(f.procs["r1"].logs.String(), "dropping the session")
+	})
+	time.Sleep(fleetTTL) // give r1 every chance to write or post what it still had
+	if w := f.audit("r1", "", moved); len(w) > 0 {
+		t.Errorf("r1 wrote to the database after its lease moved:\n%s", strings.Join(w, "\n"))
+	}
+	if w := f.slackWritesBy("r1", resumed); len(w) > 0 {
+		t.Errorf("r1 posted to Slack after it resumed: %q", w)
+	}
+	f.checkThread(thread, "Finished on r2.")
+	if n := len(f.msgs(thread, "Stale answer")); n != 0 {
+		t.Error("the paused replica's answer reached the thread")
+	}
+}
+
+// Three replicas: an envelope sent to all of them runs once, sessions
+// spread over them, and when one is killed the others finish its
+// sessions; every session finishes once, on one checklist.
+func TestFleetBinaryThreeReplicas(t *testing.T) {
+	f := newFleetBin(t)
+	f.model.SetHandler(perTaskScript)
+	for _, r := range []string{"r1", "r2", "r3"} {
+		f.start(r)
+	}
+	f.slack.Fanout(3)
+	once := f.slash("run fanned out to all")
+	f.waitMsg(once, "Finished fanned out to all.", 1)
+	f.slack.Fanout(1)
+
+	var threads []string
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Go(func() {
+			th := f.slash(fmt.Sprintf("run spread %d", i))
+			mu.Lock()
+			threads = append(threads, th)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	f.waitFor("a run in flight on r3", func() bool { return f.inFlightOn("r3") })
+	f.signal("r3", syscall.SIGKILL)
+	for _, th := range append(threads, once) {
+		f.waitChecklist(th, "2/2 tasks", "done")
+		f.checkThread(th, "Finished ")
+	}
+}
+
+// inFlightOn reports whether replica name has made a model-driven edit of
+// a checklist (so it holds a session mid-run).
+func (f *fleetBin) inFlightOn(name string) bool {
+	for _, c := range f.slack.Calls("chat.update") {
+		if c.Replica == name && strings.Contains(c.Params["text"], "0/2 tasks") {
+			return true
+		}
+	}
+	return false
+}
+
+// perTaskScript is every session's run, from its history alone (so a
+// resumed run goes on where it was): start a, work, complete a, work,
+// complete b, finish; 300 ms per request, so that a kill lands mid-run.
+func perTaskScript(req openai.ChatCompletionRequest) fakemodel.Reply {
+	task, steps := "", 0
+	for _, m := range req.Messages {
+		switch {
+		case m.Role == openai.ChatMessageRoleUser && task == "":
+			task = m.Content
+		case m.Role == openai.ChatMessageRoleTool:
+			steps++
+		}
+	}
+	script := []fakemodel.Reply{
+		fakemodel.ToolCall("todo_write", todoArgs("a:in_progress", "b:pending")),
+		fakemodel.ToolCall("bash", `{"command":"true"}`),
+		fakemodel.ToolCall("todo_write", todoArgs("a:completed", "b:in_progress")),
+		fakemodel.ToolCall("bash", `{"command":"true"}`),
+		fakemodel.ToolCall("todo_write", todoArgs("a:completed", "b:completed")),
+	}
+	r := fakemodel.Text("Finished " + task + ".")
+	if steps < len(script) {
+		r = script[steps]
+	}
+	return r.WithLatency(300 * time.Millisecond)
+}
