@@ -63,11 +63,15 @@ func BenchmarkStep(b *testing.B) {
 		if writes {
 			name = "inprocess-todos" // every step's todo_write is accepted
 		}
-		for _, where := range dbPlaces() {
+		for _, where := range append(dbPlaces(), dbPlace{name: dbPostgres}) {
 			b.Run(name+"/db="+where.name, func(b *testing.B) {
 				model := &instantModel{steps: int64(b.N), writes: writes}
 				h := newHarness(b, func(c *Config) { c.Model = model; c.MaxSteps = b.N + 1 })
-				h.moveDB(where.dir(b))
+				if where.name == dbPostgres {
+					h.onPostgres(b, "bench")
+				} else {
+					h.moveDB(where.dir(b))
+				}
 				b.ReportAllocs()
 				measure(b, b.N, func() {
 					if _, err := h.eng.Run(context.Background(), "bench", task("go"), RunOptions{Events: func(Event) {}}); err != nil {
@@ -176,6 +180,10 @@ func benchPersist(b *testing.B, st Store, prefill int) {
 // dbPlace is where a benchmark keeps its bbolt file: the temp dir on disk
 // (fsync cost included, noisy on a shared machine) and, when present,
 // tmpfs, where fsync costs nothing, to show the engine's CPU cost alone.
+// dbPostgres is no file: PostgreSQL with durable commits (onPostgres), for
+// BenchmarkStep.
+const dbPostgres = "postgres"
+
 type dbPlace struct {
 	name string
 	dir  func(b *testing.B) string

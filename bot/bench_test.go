@@ -30,8 +30,13 @@ func textReply(string) fakemodel.Handler {
 // session (root post, checklist, a run) while the rest wait for their
 // acks. Budget: p99 < 100 ms and nothing un-acked.
 func BenchmarkAckLatency(b *testing.B) {
-	const n = 500
 	e := newBenchEnv(b, os.Getenv("H9_BENCH_DIR"), 0, textReply("ok"), nil)
+	ackBurst(b, e.slack, e.model)
+}
+
+// ackBurst is BenchmarkAckLatency's rounds against whatever serves sl.
+func ackBurst(b *testing.B, sl *fakeslack.Server, md *fakemodel.Server) {
+	const n = 500
 	ctx := context.Background()
 	var all []time.Duration
 	failed, sent := 0, 0
@@ -41,7 +46,7 @@ func BenchmarkAckLatency(b *testing.B) {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				ack, err := e.slack.SlashCommand(ctx, fakeslack.SlashCommand{Text: fmt.Sprintf("plan task %d", sent+i)})
+				ack, err := sl.SlashCommand(ctx, fakeslack.SlashCommand{Text: fmt.Sprintf("plan task %d", sent+i)})
 				lat[i], errs[i] = ack.Latency, err
 			})
 		}
@@ -58,7 +63,7 @@ func BenchmarkAckLatency(b *testing.B) {
 		}
 		sent += n
 		// Let the sessions' runs finish before the next round.
-		e.waitFor(b, "every run", func() bool { return e.model.Calls() >= sent })
+		benchWait(b, sl, "every run", func() bool { return md.Calls() >= sent })
 	}
 	b.ReportMetric(percentile(all, 50), "p50-ms")
 	b.ReportMetric(percentile(all, 99), "p99-ms")
@@ -66,8 +71,8 @@ func BenchmarkAckLatency(b *testing.B) {
 	// what stays un-acked after that was lost.
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_ = e.slack.WaitFor(ctx, "every ack", func() bool { return len(e.slack.Unacked()) == 0 })
-	b.ReportMetric(float64(failed+len(e.slack.Unacked())), "unacked")
+	_ = sl.WaitFor(ctx, "every ack", func() bool { return len(sl.Unacked()) == 0 })
+	b.ReportMetric(float64(failed+len(sl.Unacked())), "unacked")
 }
 
 // BenchmarkFirstVisibleResponse: "/h9 plan" until Slack holds the root
@@ -185,14 +190,23 @@ func BenchmarkChecklistEdits(b *testing.B) {
 // is 10 × 50 ms; budget ≥ 80% efficiency. The wall time ends when the last
 // session posted its "Done".
 func BenchmarkIsolation(b *testing.B) {
-	const sessions, steps, latency = 100, 10, 50 * time.Millisecond
-	handler := func(req openai.ChatCompletionRequest) fakemodel.Reply {
-		if toolSteps(req) < steps-1 {
-			return fakemodel.ToolCall("todo_write", `{}`)
-		}
-		return fakemodel.Text("finished")
+	e := newBenchEnv(b, os.Getenv("H9_BENCH_DIR"), isolationLatency, isolationModel, nil)
+	isolationRounds(b, e.slack)
+}
+
+// The isolation benchmark's sessions: 10 model calls each (9 no-op tool
+// steps and a final answer), 50 ms per call.
+const isolationSessions, isolationSteps, isolationLatency = 100, 10, 50 * time.Millisecond
+
+func isolationModel(req openai.ChatCompletionRequest) fakemodel.Reply {
+	if toolSteps(req) < isolationSteps-1 {
+		return fakemodel.ToolCall("todo_write", `{}`)
 	}
-	e := newBenchEnv(b, os.Getenv("H9_BENCH_DIR"), latency, handler, nil)
+	return fakemodel.Text("finished")
+}
+
+// isolationRounds is BenchmarkIsolation's rounds against whatever serves sl.
+func isolationRounds(b *testing.B, sl *fakeslack.Server) {
 	ctx := context.Background()
 	var walls []time.Duration
 	round := 0
@@ -200,35 +214,40 @@ func BenchmarkIsolation(b *testing.B) {
 		round++
 		start := time.Now()
 		var wg sync.WaitGroup
-		for i := range sessions {
+		for i := range isolationSessions {
 			wg.Go(func() {
-				if _, err := e.slack.SlashCommand(ctx, fakeslack.SlashCommand{Text: fmt.Sprintf("run iso %d-%d", round, i)}); err != nil {
+				if _, err := sl.SlashCommand(ctx, fakeslack.SlashCommand{Text: fmt.Sprintf("run iso %d-%d", round, i)}); err != nil {
 					b.Error(err)
 				}
 			})
 		}
 		wg.Wait()
-		// The wall time ends at the last "Done" post the fake received;
-		// polling slowly keeps the check's own cost out of the run.
-		var last time.Time
-		for n := 0; n < round*sessions; time.Sleep(50 * time.Millisecond) {
-			n = 0
-			for _, c := range e.slack.Calls("chat.postMessage") {
-				if strings.HasPrefix(c.Params["text"], "Done:") {
-					n++
-					if c.At.After(last) {
-						last = c.At
-					}
-				}
-			}
-			if time.Since(start) > time.Minute {
-				b.Fatalf("%d of %d sessions done after a minute", n, round*sessions)
-			}
-		}
-		walls = append(walls, last.Sub(start))
+		walls = append(walls, lastDone(b, sl, start, round*isolationSessions).Sub(start))
 	}
 	wall := percentile(walls, 50)
-	ideal := float64(steps*latency) / float64(time.Millisecond)
+	ideal := float64(isolationSteps*isolationLatency) / float64(time.Millisecond)
 	b.ReportMetric(wall, "wall-ms")
 	b.ReportMetric(100*ideal/wall, "efficiency-%")
+}
+
+// lastDone waits until want sessions posted "Done" and returns when the
+// fake received the last; polling slowly keeps the check's own cost out
+// of the run.
+func lastDone(b *testing.B, sl *fakeslack.Server, start time.Time, want int) time.Time {
+	var last time.Time
+	for n := 0; n < want; time.Sleep(50 * time.Millisecond) {
+		n = 0
+		for _, c := range sl.Calls("chat.postMessage") {
+			if strings.HasPrefix(c.Params["text"], "Done:") {
+				n++
+				if c.At.After(last) {
+					last = c.At
+				}
+			}
+		}
+		if time.Since(start) > time.Minute {
+			b.Fatalf("%d of %d sessions done after a minute", n, want)
+		}
+	}
+	return last
 }

@@ -109,9 +109,15 @@ func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
 // waitFor polls cond for up to a minute.
 func (e *benchEnv) waitFor(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
+	benchWait(tb, e.slack, what, cond)
+}
+
+// benchWait polls cond for up to a minute.
+func benchWait(tb testing.TB, sl *fakeslack.Server, what string, cond func() bool) {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := e.slack.WaitFor(ctx, what, cond); err != nil {
+	if err := sl.WaitFor(ctx, what, cond); err != nil {
 		tb.Fatal(err)
 	}
 }

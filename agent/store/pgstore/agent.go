@@ -61,11 +61,7 @@ func (s *Store) AppendStep(ctx context.Context, id string, st store.Step) error 
 	if err := s.fenceSession(b, id, what); err != nil {
 		return err
 	}
-	b.Queue("INSERT INTO h9_agent_sessions (id) VALUES ($1) ON CONFLICT DO NOTHING", id)
-	b.Queue("SELECT h9_expect_length($1, $2)", id, st.First)
-	queueMessages(b, id, st.First, st.Messages)
-	b.Queue(`UPDATE h9_agent_sessions SET messages = $2, todos = coalesce($3, todos), state = coalesce($4, state)
-		WHERE id = $1`, id, st.First+len(st.Messages), todos, nullable(st.State))
+	b.Queue("SELECT h9_append_step($1, $2, $3, $4, $5)", id, st.First, bodies(st.Messages), todos, nullable(st.State))
 	if err := s.batch(ctx, b); err != nil {
 		return wrap(what, err)
 	}
@@ -86,7 +82,10 @@ func (s *Store) ReplaceHistory(ctx context.Context, id string, msgs []json.RawMe
 	b.Queue("INSERT INTO h9_agent_sessions (id) VALUES ($1) ON CONFLICT DO NOTHING", id)
 	b.Queue("SELECT 1 FROM h9_agent_sessions WHERE id = $1 FOR UPDATE", id)
 	b.Queue("DELETE FROM h9_agent_messages WHERE session_id = $1", id)
-	queueMessages(b, id, 0, msgs)
+	if len(msgs) > 0 {
+		b.Queue(`INSERT INTO h9_agent_messages (session_id, idx, body)
+			SELECT $1, m.i - 1, m.body FROM unnest($2::bytea[]) WITH ORDINALITY AS m(body, i)`, id, bodies(msgs))
+	}
 	b.Queue("UPDATE h9_agent_sessions SET messages = $2, state = coalesce($3, state) WHERE id = $1",
 		id, len(msgs), nullable(state))
 	if err := s.batch(ctx, b); err != nil {
@@ -134,17 +133,13 @@ func (s *Store) SaveTodos(ctx context.Context, id string, items []planning.TodoI
 	return nil
 }
 
-// queueMessages inserts msgs at first, first+1, … in one statement.
-func queueMessages(b *pgx.Batch, id string, first int, msgs []json.RawMessage) {
-	if len(msgs) == 0 {
-		return
-	}
-	bodies := make([][]byte, len(msgs))
+// bodies are messages as a bytea[] parameter.
+func bodies(msgs []json.RawMessage) [][]byte {
+	out := make([][]byte, len(msgs))
 	for i, m := range msgs {
-		bodies[i] = m
+		out[i] = m
 	}
-	b.Queue(`INSERT INTO h9_agent_messages (session_id, idx, body)
-		SELECT $1, $2 + m.n - 1, m.body FROM unnest($3::bytea[]) WITH ORDINALITY AS m(body, n)`, id, first, bodies)
+	return out
 }
 
 // nullable is a blob parameter: NULL for "unchanged" (nil).

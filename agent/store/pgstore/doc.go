@@ -20,7 +20,8 @@
 // collation, so listings sort as the bbolt backend's do, whatever the
 // database's locale.
 //
-// A step is one round trip and one transaction: its statements go as one
+// A write is one round trip and one transaction: its statements go as one
 // batch, which PostgreSQL runs as an implicit transaction, and a failed
-// check (a step at the wrong index) raises an error that undoes the batch.
+// check (a step at the wrong index, a lease lost) raises an error that
+// undoes the batch. A step is one call of h9_append_step.
 package pgstore

@@ -56,6 +56,11 @@ func (s *Store) TakeInbox(ctx context.Context, key store.LeaseKey) ([][]byte, er
 		item []byte
 	}
 	var rows []row
+	var waiting bool // a read first: most threads have nothing waiting, and a fenced delete is a commit
+	err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM h9_inbox WHERE channel = $1 AND thread = $2)", key.Channel, key.Thread).Scan(&waiting)
+	if err != nil || !waiting {
+		return nil, wrapNil(what, err)
+	}
 	b := &pgx.Batch{}
 	if err := s.fenceKey(b, key, what); err != nil {
 		return nil, err

@@ -50,17 +50,27 @@ CREATE TABLE h9_channel_settings (
 	value   text NOT NULL,
 	PRIMARY KEY (channel, key)
 );
--- h9_expect_length locks a session's row and refuses a step that does not
--- start at the end of its history (SQLSTATE H9C01), undoing its batch.
-CREATE FUNCTION h9_expect_length(session text, first integer) RETURNS void
-LANGUAGE plpgsql AS $$
+-- h9_append_step stores one step of an agent session in one statement:
+-- it locks the session's row, refuses a step that does not start at the
+-- end of its history (SQLSTATE H9C01, undoing its transaction), appends
+-- the messages and sets the todos and state when given (NULL: unchanged).
+CREATE FUNCTION h9_append_step(session text, first integer, bodies bytea[], new_todos bytea, new_state bytea)
+RETURNS void LANGUAGE plpgsql AS $$
 DECLARE n integer;
 BEGIN
+	IF first = 0 THEN
+		INSERT INTO h9_agent_sessions (id) VALUES (session) ON CONFLICT DO NOTHING;
+	END IF;
 	SELECT messages INTO n FROM h9_agent_sessions WHERE id = session FOR UPDATE;
-	IF coalesce(n, 0) <> first THEN
+	IF coalesce(n, -1) <> first THEN
 		RAISE EXCEPTION 'step starts at message %, the history holds %', first, coalesce(n, 0)
 			USING ERRCODE = 'H9C01';
 	END IF;
+	INSERT INTO h9_agent_messages (session_id, idx, body)
+		SELECT session, first + m.i - 1, m.body FROM unnest(bodies) WITH ORDINALITY AS m(body, i);
+	UPDATE h9_agent_sessions SET messages = first + coalesce(cardinality(bodies), 0),
+		todos = coalesce(new_todos, todos), state = coalesce(new_state, state)
+		WHERE id = session;
 END $$;
 `
 

@@ -148,6 +148,14 @@ func wrap(what string, err error) error {
 	return fmt.Errorf("%w: %s: %w", store.ErrBackend, what, err)
 }
 
+// wrapNil is wrap, keeping nil nil.
+func wrapNil(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return wrap(what, err)
+}
+
 func isStoreError(err error) bool {
 	for _, sentinel := range []error{store.ErrNotFound, store.ErrConflict, store.ErrInvalid, store.ErrCorrupt, store.ErrBackend, store.ErrFenced, store.ErrLeaseHeld} {
 		if errors.Is(err, sentinel) {

@@ -80,3 +80,18 @@ func connect(t *testing.T, dsn string) *pgx.Conn {
 	t.Cleanup(func() { c.Close(context.Background()) })
 	return c
 }
+
+// NewDurable's server syncs its commits; New's does not (its data is
+// thrown away).
+func TestDurableServerSyncs(t *testing.T) {
+	for dsn, want := range map[string]string{pgtest.NewDurable(t): "on", pgtest.New(t): "off"} {
+		var fsync, syncCommit string
+		c := connect(t, dsn)
+		if err := c.QueryRow(context.Background(), "SELECT current_setting('fsync'), current_setting('synchronous_commit')").Scan(&fsync, &syncCommit); err != nil {
+			t.Fatal(err)
+		}
+		if fsync != want || syncCommit != want {
+			t.Errorf("%s: fsync %s, synchronous_commit %s; want both %s", dsn, fsync, syncCommit, want)
+		}
+	}
+}

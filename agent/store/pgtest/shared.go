@@ -11,19 +11,24 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// shared is the test binary's server, started on first use by New.
-var shared struct {
+// lazyServer is a server of the test binary, started on first use.
+type lazyServer struct {
 	once sync.Once
 	srv  *Server
 	err  error
 }
 
-// Main runs a package's tests and then stops the shared server, if New
-// started one. Call it from TestMain: os.Exit(pgtest.Main(m)).
+// shared is New's server; durable is NewDurable's.
+var shared, durable lazyServer
+
+// Main runs a package's tests and then stops the servers New and
+// NewDurable started. Call it from TestMain: os.Exit(pgtest.Main(m)).
 func Main(m *testing.M) int {
 	code := m.Run()
-	if shared.srv != nil {
-		shared.srv.Stop()
+	for _, l := range []*lazyServer{&shared, &durable} {
+		if l.srv != nil {
+			l.srv.Stop()
+		}
 	}
 	return code
 }
@@ -34,7 +39,21 @@ func Main(m *testing.M) int {
 // must never pass by skipping the database tests.
 func New(t testing.TB) string {
 	t.Helper()
-	srv := SharedServer(t)
+	return SharedServer(t).Database(t)
+}
+
+// NewDurable is New on a server of its own that keeps PostgreSQL's
+// default fsync and synchronous_commit (Options.Durable), for benchmarks
+// that compare commit costs with bbolt's.
+func NewDurable(t testing.TB) string {
+	t.Helper()
+	return durable.get(t, Options{Durable: true}).Database(t)
+}
+
+// Database returns the URL of a fresh, empty database on srv, dropped when
+// the test ends.
+func (srv *Server) Database(t testing.TB) string {
+	t.Helper()
 	srv.mu.Lock()
 	srv.dbs++
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), srv.dbs)
@@ -51,14 +70,19 @@ func New(t testing.TB) string {
 // (see New for what happens without PostgreSQL).
 func SharedServer(t testing.TB) *Server {
 	t.Helper()
-	shared.once.Do(func() { shared.srv, shared.err = Start(context.Background(), Options{}) })
+	return shared.get(t, Options{})
+}
+
+func (l *lazyServer) get(t testing.TB, opts Options) *Server {
+	t.Helper()
+	l.once.Do(func() { l.srv, l.err = Start(context.Background(), opts) })
 	switch {
-	case errors.Is(shared.err, ErrNotInstalled) && os.Getenv("CI") == "":
-		t.Skip(shared.err)
-	case shared.err != nil:
-		t.Fatal(shared.err)
+	case errors.Is(l.err, ErrNotInstalled) && os.Getenv("CI") == "":
+		t.Skip(l.err)
+	case l.err != nil:
+		t.Fatal(l.err)
 	}
-	return shared.srv
+	return l.srv
 }
 
 // exec runs one statement as the superuser on the maintenance database.
