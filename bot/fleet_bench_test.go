@@ -108,4 +108,3 @@ func startBenchReplica(tb testing.TB, f *benchFleet, url, root, name string) (st
 		st.Close()
 	}
 }
-
