@@ -45,7 +45,7 @@ func (l *lockedBuffer) String() string {
 // binEnv runs the real h9 binary against a fake Slack and a fake model that
 // outlive its restarts, on one data directory.
 type binEnv struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	slack   *fakeslack.Server
 	model   *fakemodel.Server
@@ -57,7 +57,7 @@ type binEnv struct {
 	exited chan error
 }
 
-func newBinEnv(t *testing.T, extraEnv ...string) *binEnv {
+func newBinEnv(t testing.TB, extraEnv ...string) *binEnv {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)

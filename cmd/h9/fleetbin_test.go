@@ -36,7 +36,7 @@ type replicaProc struct {
 	logs   lockedBuffer
 }
 
-func newFleetBin(t *testing.T, extraEnv ...string) *fleetBin {
+func newFleetBin(t testing.TB, extraEnv ...string) *fleetBin {
 	t.Helper()
 	f := &fleetBin{dbURL: pgtest.New(t), procs: map[string]*replicaProc{}}
 	f.binEnv = newBinEnv(t, append([]string{"H9_LEASE_TTL=" + fleetTTL.String()}, extraEnv...)...)
