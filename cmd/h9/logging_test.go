@@ -59,3 +59,16 @@ func TestScrubberIgnoresShortValues(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// H9_DATABASE_URL is a secret too: the whole URL and its password (in
+// whatever error quotes it) never reach the log.
+func TestLoggerRedactsTheDatabasePassword(t *testing.T) {
+	const pw = "db-pa55word-secret"
+	url := "postgres://h9:" + pw + "@db.internal:5432/h9?sslmode=require"
+	var buf bytes.Buffer
+	log := newLogger(&buf, "text", "info", secretsOf(Config{DatabaseURL: url}))
+	log.Error("connecting", "url", url, "err", errors.New("failed: password="+pw+" rejected"))
+	if out := buf.String(); strings.Contains(out, pw) || strings.Count(out, redacted) != 2 {
+		t.Errorf("log = %s", out)
+	}
+}
