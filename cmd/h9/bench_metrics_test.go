@@ -148,7 +148,7 @@ func startBenchH9(b *testing.B, metrics bool) *benchH9 {
 
 // freeLoopbackAddr is a loopback address with a port nothing listens on
 // (for a benchmark: another process could take it before h9 does).
-func freeLoopbackAddr(b *testing.B) string {
+func freeLoopbackAddr(b testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/agent/store/pgstore"
 	"github.com/h9-app/h9/bot"
@@ -48,7 +49,8 @@ type storage struct {
 
 // openStorage opens PostgreSQL when H9_DATABASE_URL is set (migrating its
 // schema) as one replica of a fleet, else $H9_DATA_DIR/h9.db.
-func openStorage(ctx context.Context, cfg Config, log *slog.Logger) (storage, error) {
+// leaseChanged, when set, counts the replica's lease changes (metrics).
+func openStorage(ctx context.Context, cfg Config, log *slog.Logger, leaseChanged func(store.LeaseChange, int)) (storage, error) {
 	if cfg.DatabaseURL == "" {
 		db, st, err := openStore(cfg.DataDir)
 		if err != nil {
@@ -60,7 +62,7 @@ func openStorage(ctx context.Context, cfg Config, log *slog.Logger) (storage, er
 	defer cancel()
 	replica := replicaName()
 	st, err := pgstore.Open(ctx, cfg.DatabaseURL, pgstore.Options{
-		Replica: replica, LeaseTTL: cfg.LeaseTTL, Logger: log.With("component", "store"),
+		Replica: replica, LeaseTTL: cfg.LeaseTTL, Logger: log.With("component", "store"), OnLeaseChange: leaseChanged,
 	})
 	if err != nil {
 		return storage{}, fmt.Errorf("database: %w", err)

@@ -20,7 +20,8 @@ import (
 func TestFleetBinaryKillMidRun(t *testing.T) {
 	f := newFleetBin(t)
 	f.start("r1")
-	f.start("r2")
+	metrics := "http://" + freeLoopbackAddr(t) + "/metrics"
+	f.start("r2", "H9_HTTP_ADDR="+strings.TrimSuffix(strings.TrimPrefix(metrics, "http://"), "/metrics"))
 	f.slack.Prefer("r1")
 	f.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todoArgs("a:in_progress", "b:pending")),
@@ -45,6 +46,13 @@ func TestFleetBinaryKillMidRun(t *testing.T) {
 	}
 	if got := f.slack.Calls("chat.postEphemeral"); len(got) == 0 || got[len(got)-1].Replica != "r2" {
 		t.Error("the status answer did not come from r2")
+	}
+	m := scrapeURL(t, metrics) // r2 counts the takeover among its lease changes
+	if v := m.value("h9_lease_changes_total", "change", "taken_over"); v != 1 {
+		t.Errorf("r2's taken_over lease changes = %v, want 1", v)
+	}
+	if v := m.value("h9_lease_changes_total", "change", "released"); v < 1 {
+		t.Errorf("r2's released lease changes = %v: it gives the lease up once the session rests", v)
 	}
 }
 

@@ -61,14 +61,16 @@ func newFleetBin(t testing.TB, extraEnv ...string) *fleetBin {
 	return f
 }
 
-// start runs replica name and waits until its socket is connected.
-func (f *fleetBin) start(name string) *replicaProc {
+// start runs replica name (with env on top of the fleet's) and waits
+// until its socket is connected.
+func (f *fleetBin) start(name string, env ...string) *replicaProc {
 	f.t.Helper()
 	p := &replicaProc{name: name, exited: make(chan error, 1)}
 	p.cmd = exec.Command(h9Binary(f.t))
 	p.cmd.Env = append(slices.Clone(f.env), // later entries win
 		"SLACK_API_URL="+f.slack.APIURLFor(name),
 		"H9_DATABASE_URL="+f.dbURL+"&application_name=h9-"+name)
+	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.logs, &p.logs
 	if err := p.cmd.Start(); err != nil {
 		f.t.Fatal(err)

@@ -143,3 +143,12 @@ func (m *promMetrics) forAgent() agent.Metrics {
 	}
 	return m
 }
+
+// forStore is m's LeaseChanged for a backend with leases; nil when
+// metrics are off.
+func (m *promMetrics) forStore() func(store.LeaseChange, int) {
+	if m == nil {
+		return nil
+	}
+	return m.LeaseChanged
+}

@@ -21,7 +21,8 @@ const workspacesDir = "workspaces"
 // before it touches Slack. One store serves the agent and the bot.
 func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel, secretsOf(cfg))
-	st, err := openStorage(ctx, cfg, log)
+	metrics := newMetrics(cfg)
+	st, err := openStorage(ctx, cfg, log, metrics.forStore())
 	if err != nil {
 		return err
 	}
@@ -33,7 +34,6 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	warnIfUnsandboxed(log, cfg, ws)
 
-	metrics := newMetrics(cfg)
 	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent())
 	if err != nil {
 		return err
