@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/fakeslack"
 )
 
 // kill -9 of the replica running a session: the other takes the session
@@ -112,35 +113,77 @@ func TestFleetBinaryThreeReplicas(t *testing.T) {
 	f.waitMsg(once, "Finished fanned out to all.", 1)
 	f.slack.Fanout(1)
 
-	var threads []string
-	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for i := range 6 {
 		wg.Go(func() {
-			th := f.slash(fmt.Sprintf("run spread %d", i))
-			mu.Lock()
-			threads = append(threads, th)
-			mu.Unlock()
+			if _, err := f.slack.SlashCommand(f.ctx, fakeslack.SlashCommand{Text: fmt.Sprintf("run spread %d", i), UserID: "U1", ChannelID: "C1"}); err != nil {
+				t.Error(err)
+			}
 		})
 	}
 	wg.Wait()
-	f.waitFor("a run in flight on r3", func() bool { return f.inFlightOn("r3") })
-	f.signal("r3", syscall.SIGKILL)
+	threads := make([]string, 6)
+	for i := range threads {
+		threads[i] = f.rootOf(fmt.Sprintf("run: spread %d", i))
+	}
+	// Every spread session's record is stored (its first model answer came
+	// after the record's commit, as the run's gate waits for it) and one
+	// replica is in the middle of one: kill that one.
+	var victim string
+	f.waitFor("every session under way, one mid-run", func() bool {
+		victim = f.midRun(threads)
+		return f.allUnderWay(threads) && victim != ""
+	})
+	f.signal(victim, syscall.SIGKILL)
 	for _, th := range append(threads, once) {
 		f.waitChecklist(th, "2/2 tasks", "done")
 		f.checkThread(th, "Finished ")
 	}
 }
 
-// inFlightOn reports whether replica name has made a model-driven edit of
-// a checklist (so it holds a session mid-run).
-func (f *fleetBin) inFlightOn(name string) bool {
-	for _, c := range f.slack.Calls("chat.update") {
-		if c.Replica == name && strings.Contains(c.Params["text"], "0/2 tasks") {
-			return true
+// rootOf waits for the root message whose text carries task and returns its ts.
+func (f *fleetBin) rootOf(task string) string {
+	f.t.Helper()
+	var ts string
+	f.waitFor("the root of "+task, func() bool {
+		for _, m := range f.roots() {
+			if strings.Contains(m.Text, task) {
+				ts = m.TS
+				return true
+			}
+		}
+		return false
+	})
+	return ts
+}
+
+// allUnderWay reports whether every thread's checklist shows its todos.
+func (f *fleetBin) allUnderWay(threads []string) bool {
+	for _, th := range threads {
+		if ms := f.msgs(th, "h9_cl_title"); len(ms) != 1 || !strings.Contains(ms[0].Text, "/2 tasks") {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// midRun names a replica whose latest checklist edit of one of threads
+// shows a run half done, "" when none.
+func (f *fleetBin) midRun(threads []string) string {
+	latest := map[string]fakeslack.Call{} // checklist ts → its latest edit
+	for _, c := range f.slack.Calls("chat.update") {
+		latest[c.Params["ts"]] = c
+	}
+	for _, th := range threads {
+		ms := f.msgs(th, "h9_cl_title")
+		if len(ms) != 1 {
+			continue
+		}
+		if c, ok := latest[ms[0].TS]; ok && strings.Contains(c.Params["text"], "1/2 tasks") {
+			return c.Replica
+		}
+	}
+	return ""
 }
 
 // perTaskScript is every session's run, from its history alone (so a
