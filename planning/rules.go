@@ -61,10 +61,7 @@ func checkItems(items []TodoItem) error {
 // cancelled → completed is refused, and at most MaxDirectCompletions items
 // may reach completed without having been in_progress.
 func checkTransitions(prev, next []TodoItem) error {
-	prior := make(map[string]TodoStatus, len(prev))
-	for _, item := range prev {
-		prior[item.ID] = item.Status
-	}
+	prior := statuses(prev)
 	var direct []string
 	for _, item := range next {
 		if item.Status != TodoCompleted {
