@@ -25,10 +25,15 @@ type Store interface {
 	SaveTodos(ctx context.Context, id string, items []planning.TodoItem) error
 }
 
-// sessionState is the engine's own per-session blob in the store.
+// sessionState is the engine's own per-session blob in the store, written
+// with every step.
 type sessionState struct {
-	// Total counts the session's tokens over all its runs.
+	// Total counts the session's tokens over all its runs: planning,
+	// execution and compaction's own requests.
 	Total Usage `json:"total"`
+	// Work is the work rule's log and the completed todos' evidence; it
+	// belongs with the todos, and each commit that stores them stores it.
+	Work planning.WorkLog `json:"work"`
 	// LastPrompt is the prompt_tokens of the last model call: the size of
 	// the conversation as the endpoint counted it, which drives compaction.
 	LastPrompt int `json:"last_prompt"`
