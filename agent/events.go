@@ -91,11 +91,16 @@ type Usage struct {
 	Estimated bool `json:",omitempty"`
 }
 
-func (u *Usage) add(o Usage) {
-	u.PromptTokens += o.PromptTokens
-	u.CompletionTokens += o.CompletionTokens
-	u.TotalTokens += o.TotalTokens
-	u.Estimated = u.Estimated || o.Estimated
+func (u *Usage) add(o Usage) { *u = u.Plus(o) }
+
+// Plus is u and o together (a user's sessions, say).
+func (u Usage) Plus(o Usage) Usage {
+	return Usage{
+		PromptTokens:     u.PromptTokens + o.PromptTokens,
+		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
+		TotalTokens:      u.TotalTokens + o.TotalTokens,
+		Estimated:        u.Estimated || o.Estimated,
+	}
 }
 
 // eventOutputLimit bounds Event.Output and Event.Summary: they are for a

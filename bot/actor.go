@@ -191,6 +191,7 @@ func (a *actor) load() error {
 	if err != nil {
 		return err
 	}
+	s.rules = a.b.cfg.tokenRules()
 	a.loaded, a.rec = true, s
 	a.log = sessionLogger(a.b.log, s)
 	if s.ChecklistTS == "" {
@@ -200,18 +201,20 @@ func (a *actor) load() error {
 			a.apply(evChecklistPosted{ts: ts})
 		}
 	}
-	todos, err := a.b.cfg.Agent.Todos(a.b.bg, s.ID)
+	snap, err := a.b.cfg.Agent.Snapshot(a.b.bg, s.ID)
 	if err != nil {
 		a.log.Warn("loading todos", "err", err)
 	}
-	a.check = a.newChecklist(s.ChecklistTS, a.view(todos))
+	a.apply(evLoaded{tokens: snap.Total})
+	a.check = a.newChecklist(s.ChecklistTS, a.view(snap.Todos, snap.Evidence))
 	return nil
 }
 
 // create makes the thread's session and starts it.
 func (a *actor) create(team, owner, task string, mode planning.PlanMode) {
 	now := time.Now()
-	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now}
+	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now,
+		rules: a.b.cfg.tokenRules()}
 	a.log = sessionLogger(a.b.log, a.rec)
 	a.b.metrics.SessionCreated()
 	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now})
@@ -254,19 +257,23 @@ func (a *actor) saveForGate() {
 	}()
 }
 
-// view is the checklist as the record says; todos replace the current list.
-func (a *actor) view(todos []planning.TodoItem) render.Checklist {
+// view is the checklist as the record says, with these todos and their
+// evidence.
+func (a *actor) view(todos []planning.TodoItem, evidence map[string]planning.Evidence) render.Checklist {
 	return render.Checklist{
 		SessionID: a.rec.ID, Task: a.rec.Task, Mode: a.rec.Mode, State: a.rec.State.label(),
-		Todos: todos, Running: a.run != nil, Unsandboxed: a.b.unsandboxed,
+		Todos: todos, Evidence: evidence, Spend: a.rec.spend(), Running: a.run != nil, Unsandboxed: a.b.unsandboxed,
 	}
 }
 
 // refresh pushes the record's state to the checklist (coalesced).
 func (a *actor) refresh() {
-	rec, running := a.rec, a.run != nil
+	rec, running, spend := a.rec, a.run != nil, a.rec.spend()
 	a.check.set(func(c *render.Checklist) {
 		c.Task, c.Mode, c.State, c.Running = rec.Task, rec.Mode, rec.State.label(), running
+		if spend.Tokens >= c.Spend.Tokens { // a run's events may be ahead of the record
+			c.Spend = spend
+		}
 		if !running {
 			c.Activity = ""
 		}

@@ -22,8 +22,13 @@ type (
 	effSaveForGate struct{}
 	// effRefresh shows the session's task, mode and state on the checklist.
 	effRefresh struct{}
-	// effSetTodos shows todos on the checklist.
-	effSetTodos struct{ todos []planning.TodoItem }
+	// effSetTodos shows todos and their evidence on the checklist
+	// (keepEvidence: the evidence it shows stays).
+	effSetTodos struct {
+		todos        []planning.TodoItem
+		evidence     map[string]planning.Evidence
+		keepEvidence bool
+	}
 	// effSettle sends the checklist's pending edit before what follows.
 	effSettle struct{}
 	// effPostChecklist posts a new session's checklist, off the actor.
@@ -33,6 +38,8 @@ type (
 	effPost         struct{ msg render.Message }
 	effPostReview   struct{ msg render.Message }
 	effPostApproval struct{ msg render.Message }
+	// effPostBudget posts the budget message and reports its ts (evBudgetPosted).
+	effPostBudget struct{ msg render.Message }
 	// effTell answers one user privately in the thread.
 	effTell struct{ user, text string }
 	// effUpdate edits a message of the session (a review, an approval).
@@ -45,9 +52,10 @@ type (
 	// effStartRun starts the session's run of req in mode; gated: its
 	// first model request waits for effSaveForGate's commit.
 	effStartRun struct {
-		req   agent.Request
-		mode  planning.PlanMode
-		gated bool
+		req    agent.Request
+		mode   planning.PlanMode
+		budget int // the session's token budget, 0: none
+		gated  bool
 	}
 	// effCancelRun cancels the run in flight.
 	effCancelRun struct{}
@@ -69,7 +77,12 @@ func (effSave) run(a *actor)        { a.save() }
 func (effSaveForGate) run(a *actor) { a.saveForGate() }
 func (effRefresh) run(a *actor)     { a.refresh() }
 func (e effSetTodos) run(a *actor) {
-	a.check.set(func(c *render.Checklist) { c.Todos = slices.Clone(e.todos) })
+	a.check.set(func(c *render.Checklist) {
+		c.Todos = slices.Clone(e.todos)
+		if !e.keepEvidence {
+			c.Evidence = e.evidence
+		}
+	})
 }
 func (effSettle) run(a *actor)     { a.check.settle() }
 func (e effPost) run(a *actor)     { a.say(e.msg) }
@@ -80,11 +93,13 @@ func (e effStartRun) run(a *actor) { a.launch(e) }
 func (effForgetStep) run(a *actor) { a.waiter = nil }
 
 func (effPostChecklist) run(a *actor) {
-	a.check = a.newChecklist("", a.view(nil))
+	a.check = a.newChecklist("", a.view(nil, nil))
 	a.check.postNow()
 }
 
 func (e effPostReview) run(a *actor) { a.apply(evReviewPosted{ts: a.say(e.msg)}) }
+
+func (e effPostBudget) run(a *actor) { a.apply(evBudgetPosted{ts: a.say(e.msg)}) }
 
 func (e effPostApproval) run(a *actor) {
 	if ts := a.say(e.msg); ts != "" {
@@ -133,6 +148,7 @@ func (effSettle) String() string        { return "settle" }
 func (effPostChecklist) String() string { return "post the checklist" }
 func (e effPost) String() string        { return "post " + describe(e.msg) }
 func (e effPostReview) String() string  { return "post review " + describe(e.msg) }
+func (e effPostBudget) String() string  { return "post budget " + describe(e.msg) }
 func (e effPostApproval) String() string {
 	return "post approval " + describe(e.msg)
 }
@@ -144,6 +160,9 @@ func (e effStartRun) String() string {
 	s := fmt.Sprintf("start %s (%s)", e.req.Intent, e.mode)
 	if e.req.Text != "" {
 		s += " " + e.req.Text
+	}
+	if e.budget > 0 {
+		s += fmt.Sprintf(" within %d tokens", e.budget)
 	}
 	if e.gated {
 		s += " gated"

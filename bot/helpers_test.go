@@ -328,6 +328,12 @@ func (e *env) checkPayloads() {
 // todos is todo_write arguments for id:status pairs.
 var todos = fakemodel.TodoArgs
 
+// worked is one model reply that does real work (writes a file) and then
+// writes the todos: the work rule lets its completions through.
+func worked(pairs ...string) fakemodel.Reply {
+	return fakemodel.ToolCalls(fakemodel.C("write_file", `{"path":"work.txt","content":"done"}`), fakemodel.C("todo_write", todos(pairs...)))
+}
+
 // planReplies is a plan-mode run that writes the given todos and stops.
 func planReplies(summary string, pairs ...string) []fakemodel.Reply {
 	return []fakemodel.Reply{fakemodel.ToolCall("todo_write", todos(pairs...)), fakemodel.Text(summary)}

@@ -70,6 +70,8 @@ func transition(s Session, ev event) (Session, []effect) {
 //	                    └─ not auto-run, todos open ─► idle
 //
 //	any run ─ fails ─► error ─ Retry ─► the same request again
+//	any run ─ passes the token budget ─► over budget ─ Raise budget ─► the same run, on from where it stopped
+//	any start while over the budget ─► over budget (reply: queued until Raise budget)
 //	any run ─ Stop ─► (when the run ends) idle
 //	idle, done, cancelled, error ─ reply ─► planning (plan mode) or running
 //	planning, running, awaiting approval ─ reply ─► queued, taken when the run ends
@@ -90,6 +92,7 @@ const (
 	stateDone             state = "done"
 	stateCancelled        state = "cancelled"
 	stateError            state = "error"
+	stateOverBudget       state = "over budget"
 )
 
 // inFlight: a run is going on (or was, when h9 stopped).
@@ -113,11 +116,27 @@ const stallLimit = 3
 const restartNotice = "h9 restarted and is resuming this session."
 
 // startRun records req as the session's run and starts it: the state says
-// a run is in flight (a restart resumes it) before the run begins.
+// a run is in flight (a restart resumes it) before the run begins. A
+// session past its token budget starts nothing: it waits for Raise budget.
 func (m *move) startRun(req agent.Request) {
 	s := m.s
+	if s.overBudget() {
+		m.parkAtBudget(req)
+		m.settled()
+		return
+	}
 	s.Request, s.State, s.StoppedBy = req, runState(s.Mode), ""
-	m.do(effSave{}, effStartRun{req: req, mode: s.Mode})
+	m.do(effSave{}, effStartRun{req: req, mode: s.Mode, budget: s.budget()})
+}
+
+// parkAtBudget stops the session at its token budget and says so, with
+// the Raise budget button; req is the run that starts once it is raised.
+// Auto-run stays as it was, so raising the budget turns it back on.
+func (m *move) parkAtBudget(req agent.Request) {
+	s := m.s
+	s.Request, s.State = req, stateOverBudget
+	m.log("token budget reached", "tokens", s.Tokens.TotalTokens, "budget", s.budget())
+	m.do(effPostBudget{msg: render.RenderBudget(s.ID, s.spend(), s.budget(), s.rules.budget)})
 }
 
 // runState is the state shown while a run of that mode is in flight.
@@ -156,10 +175,16 @@ func (e evRunDone) outcome(m *move) *agent.Request {
 	switch {
 	case s.StoppedBy != "":
 		m.stopped()
+	case errors.Is(e.err, agent.ErrBudget):
+		req := agent.Request{Intent: agent.IntentProceed} // on from the step it stopped after
+		if errors.Is(e.err, agent.ErrOverBudget) {
+			req = s.Request // it did nothing: the same request again
+		}
+		m.parkAtBudget(req)
 	case e.err != nil:
 		s.State = stateError
 		m.logError("run failed", "err", e.err)
-		m.say(render.RenderError(s.ID, "The run failed: "+failureWords(e.err)))
+		m.say(render.WithSpend(render.RenderError(s.ID, "The run failed: "+failureWords(e.err)), s.spend()))
 	case e.planRun:
 		m.afterPlan(e.text)
 	case s.AutoRun:
@@ -222,7 +247,7 @@ func (m *move) afterAutoRun(finalText string) *agent.Request {
 	p := s.Progress
 	if p.Active == 0 {
 		s.AutoRun, s.State = false, stateDone
-		m.say(render.RenderDone(finalText, p))
+		m.say(render.WithSpend(render.RenderDone(finalText, p), s.spend()))
 		return nil
 	}
 	if p.Completed > s.PrevDone {
@@ -236,7 +261,7 @@ func (m *move) afterAutoRun(finalText string) *agent.Request {
 	}
 	s.AutoRun, s.State = false, stateStalled
 	m.log("auto-run stalled", "runs", s.Stuck, "progress", p.String())
-	m.say(render.RenderStalled(s.ID, s.Stuck))
+	m.say(render.WithSpend(render.RenderStalled(s.ID, s.Stuck), s.spend()))
 	return nil
 }
 
@@ -245,7 +270,7 @@ func (m *move) afterFollowUp(finalText string) {
 	s := m.s
 	if p := s.Progress; p.Total > 0 && p.Active == 0 {
 		s.State = stateDone
-		m.say(render.RenderDone(finalText, p))
+		m.say(render.WithSpend(render.RenderDone(finalText, p), s.spend()))
 		return
 	}
 	s.State = stateIdle

@@ -13,9 +13,12 @@ type evReply struct{ user, text, ts string }
 
 func (e evReply) apply(m *move) {
 	s := m.s
-	if s.State.inFlight() {
+	if s.State.inFlight() || s.State == stateOverBudget {
 		s.Queue = append(s.Queue, QueuedReply{User: e.user, Text: e.text, TS: e.ts})
 		m.do(effSave{}, effReact{ts: e.ts, name: reactionQueued})
+		if s.State == stateOverBudget {
+			m.tell(e.user, "This session has used its token budget, so your reply waits: it goes to the agent once the session's owner or an h9 admin presses Raise budget.")
+		}
 		return
 	}
 	m.runReply(e.text)
@@ -55,6 +58,8 @@ func (e evClick) apply(m *move) {
 		e.resume(m)
 	case render.ActionRetry:
 		e.retry(m)
+	case render.ActionRaiseBudget:
+		e.raiseBudget(m)
 	}
 }
 
@@ -155,13 +160,30 @@ func (e evClick) retry(m *move) {
 	}
 }
 
+// raiseBudget adds the configured budget once more and starts the run
+// the budget stopped (auto-run as it was); still over, it stops again.
+func (e evClick) raiseBudget(m *move) {
+	s := m.s
+	if s.State != stateOverBudget {
+		m.tell(e.user, "This session is not stopped at its token budget, so nothing happened.")
+		return
+	}
+	s.BudgetRaises++
+	m.log("budget raised", "user", e.user, "budget", s.budget())
+	if s.BudgetTS != "" {
+		m.do(effUpdate{ts: s.BudgetTS, msg: render.RenderBudgetRaised(e.user, s.budget())})
+		s.BudgetTS = ""
+	}
+	m.startRun(s.Request)
+}
+
 // evTodosCancelled: Cancel marked the open todos cancelled; the session rests.
 type evTodosCancelled struct{ todos []planning.TodoItem }
 
 func (e evTodosCancelled) apply(m *move) {
 	s := m.s
 	s.AutoRun, s.State, s.Progress = false, stateCancelled, planning.Summarize(e.todos)
-	m.do(effSetTodos(e))
+	m.do(effSetTodos{todos: e.todos, keepEvidence: true})
 	m.settled()
 }
 

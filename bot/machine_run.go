@@ -27,7 +27,7 @@ func (e evCreate) apply(m *move) {
 	m.log("session created", "owner", e.owner, "mode", e.mode.String())
 	// The record's commit overlaps the run's start; the run's gate waits
 	// for it before the first model request (see effStartRun.gated).
-	m.do(effSaveForGate{}, effPostChecklist{}, effStartRun{req: s.Request, mode: s.Mode, gated: true})
+	m.do(effSaveForGate{}, effPostChecklist{}, effStartRun{req: s.Request, mode: s.Mode, budget: s.budget(), gated: true})
 }
 
 // evRunDone is the seed's EventDone: a run ended, and what follows is
@@ -38,12 +38,17 @@ type evRunDone struct {
 	planRun  bool   // the run was in plan mode
 	text     string // its final answer
 	todos    []planning.TodoItem
+	evidence map[string]planning.Evidence
+	tokens   agent.Usage // the session's total after the run (zero: unknown)
 }
 
 func (e evRunDone) apply(m *move) {
 	s := m.s
 	s.Progress = planning.Summarize(e.todos)
-	m.do(effSetTodos{todos: slices.Clone(e.todos)}, effForgetStep{})
+	if e.tokens != (agent.Usage{}) {
+		s.Tokens = e.tokens
+	}
+	m.do(effSetTodos{todos: slices.Clone(e.todos), evidence: e.evidence}, effForgetStep{})
 	if e.stopping {
 		// State and approval stay: the next start resumes the run or
 		// reports the step interrupted.
@@ -53,7 +58,7 @@ func (e evRunDone) apply(m *move) {
 	s.Approval = nil
 	m.do(effSettle{}) // the outcome below is posted after the checklist shows its todos
 	next := e.outcome(m)
-	if len(s.Queue) > 0 { // a queued reply goes before auto-run's next run
+	if len(s.Queue) > 0 && s.State != stateOverBudget { // a queued reply goes before auto-run's next run
 		q := s.Queue[0]
 		s.Queue = slices.Delete(s.Queue, 0, 1)
 		m.do(effUnreact{ts: q.TS, name: reactionQueued}, effReact{ts: q.TS, name: reactionPickedUp})
@@ -94,6 +99,18 @@ func (evRecover) apply(m *move) {
 		m.startRun(req)
 	}
 }
+
+// evLoaded: the actor loaded the session; tokens is the agent's total as
+// its store has it, which a record saved before a crash may be behind.
+type evLoaded struct{ tokens agent.Usage }
+
+func (e evLoaded) apply(m *move) { m.s.Tokens = latest(e.tokens, m.s.Tokens) }
+
+// evBudgetPosted: the budget message was posted (the transition that
+// posted it saves).
+type evBudgetPosted struct{ ts string }
+
+func (e evBudgetPosted) apply(m *move) { m.s.BudgetTS = e.ts }
 
 // evChecklistPosted: the checklist's first post returned its ts.
 type evChecklistPosted struct{ ts string }

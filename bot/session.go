@@ -48,6 +48,19 @@ type Session struct {
 
 	Queue    []QueuedReply     `json:"queue,omitempty"` // replies that arrived during a run, in order
 	Progress planning.Progress `json:"progress"`        // for /h9 status without asking the agent
+
+	// Tokens is the session's total as the agent last reported it (a run's
+	// end), for /h9 status, the Home tab and the budget without asking the
+	// agent, like Progress; the agent's state is the source.
+	Tokens agent.Usage `json:"tokens"`
+	// BudgetRaises counts Raise budget presses: each adds the configured
+	// budget once more. BudgetTS is the budget message with the button.
+	BudgetRaises int    `json:"budget_raises,omitempty"`
+	BudgetTS     string `json:"budget_ts,omitempty"`
+
+	// rules is the operator's token settings, set by the actor when it
+	// loads or makes the session; not stored.
+	rules tokenRules
 }
 
 // PendingApproval is a step waiting for Approve/Reject in confirm-each-step mode.

@@ -11,6 +11,7 @@ const (
 	ActionStepReject     = "h9_step_reject"
 	ActionResume         = "h9_resume"
 	ActionRetry          = "h9_retry"
+	ActionRaiseBudget    = "h9_raise_budget"
 )
 
 // Button labels. The four review labels are fixed by ARCHITECTURE.md.
@@ -24,6 +25,7 @@ const (
 	LabelStepReject     = "Reject"
 	LabelResume         = "Resume"
 	LabelRetry          = "Retry"
+	LabelRaiseBudget    = "Raise budget"
 )
 
 // ChoiceLabel returns the label of the button with the given action id, or ""
@@ -48,6 +50,8 @@ func ChoiceLabel(actionID string) string {
 		return LabelResume
 	case ActionRetry:
 		return LabelRetry
+	case ActionRaiseBudget:
+		return LabelRaiseBudget
 	}
 	return ""
 }
@@ -60,4 +64,5 @@ const (
 	BlockChecklistStop   = "h9_checklist_stop"
 	BlockResumeActions   = "h9_resume_actions"
 	BlockRetryActions    = "h9_retry_actions"
+	BlockBudgetActions   = "h9_budget_actions"
 )
