@@ -49,6 +49,10 @@ type Config struct {
 	LogLevel          string         `split_words:"true" default:"info" desc:"log level: debug, info, warn or error"`
 
 	HTTPAddr string `split_words:"true" desc:"host:port (e.g. :9090) serving /healthz, /readyz and /metrics (Prometheus); empty = off"`
+	// Tokens: what a session may use, and what they cost (config_tokens.go).
+	SessionTokenBudget int     `split_words:"true" default:"0" desc:"tokens one session may use (planning included) before it stops with a Raise budget button, which allows as many again; 0 = no budget"`
+	PriceInput         float64 `split_words:"true" default:"0" desc:"US dollars per million prompt tokens: token counts then show a cost; 0 = none"`
+	PriceOutput        float64 `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
 }
 
 // loadConfig reads the environment into a Config and validates it.
@@ -89,6 +93,8 @@ func kindName(goType string) string {
 		return "boolean (true or false)"
 	case "workspace.Size":
 		return "size (e.g. 4GiB, 512MiB)"
+	case "float64":
+		return "number (e.g. 2.5)"
 	}
 	return goType
 }
@@ -121,6 +127,9 @@ func (c *Config) validate() error {
 		func() error { return positive("H9_SANDBOX_PIDS", c.SandboxPids) },
 		func() error { return checkROPaths(c.SandboxROPaths) },
 		func() error { return checkHTTPAddr(c.HTTPAddr) },
+		func() error { return nonNegative("H9_SESSION_TOKEN_BUDGET", c.SessionTokenBudget) },
+		func() error { return checkPrice("H9_PRICE_INPUT", c.PriceInput) },
+		func() error { return checkPrice("H9_PRICE_OUTPUT", c.PriceOutput) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

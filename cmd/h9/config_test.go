@@ -79,6 +79,8 @@ func TestConfigNames(t *testing.T) {
 		{"HTTP on every interface", []string{"H9_HTTP_ADDR", ":9090"}, func(c Config) any { return c.HTTPAddr }, ":9090"},
 		{"HTTP on IPv6 loopback", []string{"H9_HTTP_ADDR", "[::1]:9090"}, func(c Config) any { return c.HTTPAddr }, "[::1]:9090"},
 		{"HTTP on a free port", []string{"H9_HTTP_ADDR", "localhost:0"}, func(c Config) any { return c.HTTPAddr }, "localhost:0"},
+		{"token budget", []string{"H9_SESSION_TOKEN_BUDGET", "200000"}, func(c Config) any { return c.SessionTokenBudget }, 200000},
+		{"prices", []string{"H9_PRICE_INPUT", "2", "H9_PRICE_OUTPUT", "8.5"}, func(c Config) any { return [2]float64{c.PriceInput, c.PriceOutput} }, [2]float64{2, 8.5}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,6 +133,12 @@ func TestConfigErrors(t *testing.T) {
 		{"HTTP address as a URL", []string{"H9_HTTP_ADDR", "http://localhost:9090"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR must be host:port or :port, e.g. :9090 (got "http://localhost:9090")`},
 		{"HTTP port out of range", []string{"H9_HTTP_ADDR", ":90900"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":90900")`},
 		{"HTTP port by name", []string{"H9_HTTP_ADDR", ":http"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":http")`},
+		{"negative budget", []string{"H9_SESSION_TOKEN_BUDGET", "-1"}, nil, ErrInvalidSetting, `H9_SESSION_TOKEN_BUDGET must not be negative (got -1)`},
+		{"budget not a number", []string{"H9_SESSION_TOKEN_BUDGET", "10k"}, nil, ErrInvalidSetting, `H9_SESSION_TOKEN_BUDGET="10k" is not a valid whole number`},
+		{"price not a number", []string{"H9_PRICE_INPUT", "$2"}, nil, ErrInvalidSetting, `H9_PRICE_INPUT="$2" is not a valid number (e.g. 2.5)`},
+		{"negative price", []string{"H9_PRICE_OUTPUT", "-8"}, nil, ErrInvalidSetting, `H9_PRICE_OUTPUT must be a price in US dollars per million tokens, 0 or more (got -8)`},
+		{"infinite price", []string{"H9_PRICE_INPUT", "Inf"}, nil, ErrInvalidSetting, `H9_PRICE_INPUT must be a price in US dollars per million tokens, 0 or more (got +Inf)`},
+		{"NaN price", []string{"H9_PRICE_INPUT", "NaN"}, nil, ErrInvalidSetting, `H9_PRICE_INPUT must be a price in US dollars per million tokens, 0 or more (got NaN)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

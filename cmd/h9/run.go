@@ -55,6 +55,10 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 		CoalesceInterval:  cfg.CoalesceInterval,
 		MaxConcurrentRuns: cfg.MaxConcurrentRuns,
 		Metrics:           metrics.forBot(),
+
+		SessionTokenBudget: cfg.SessionTokenBudget,
+		PriceInput:         cfg.PriceInput,
+		PriceOutput:        cfg.PriceOutput,
 	})
 	if err != nil {
 		return fmt.Errorf("bot: %w", err)
