@@ -62,9 +62,12 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 	if err != nil {
 		return r, fmt.Errorf("%w: session %s: %w", ErrWorkspace, id, err)
 	}
-	// The log follows the stored list, whatever changed it since.
-	r.state.Work.Track(todos.Read())
-	r.env = &toolEnv{sessionID: id, wsm: wsm, readOnly: r.mode == planning.PlanModePlan, todos: todos, work: &r.state.Work}
+	r.env = &toolEnv{sessionID: id, wsm: wsm, readOnly: r.mode == planning.PlanModePlan, todos: todos}
+	if trackWork {
+		// The log follows the stored list, whatever changed it since.
+		r.state.Work.Track(todos.Read())
+		r.env.work = &r.state.Work
+	}
 	// A workspace that exists, or that starts as the template's copy, is
 	// opened now: the prompt reads AGENTS.md and skills from it, and a
 	// failure ends the run at once. A new one without a template would be

@@ -105,6 +105,10 @@ func (r *run) runTool(ctx context.Context, c ToolCall) toolResult {
 	return res
 }
 
+// trackWork is false only in the benchmarks' baseline: runs without the
+// work log (no work rule, no evidence), as before it existed.
+var trackWork = true
+
 // evidenceTarget bounds what a tool call's evidence says it acted on:
 // a checklist line shows a few words of it, and the state keeps it.
 const evidenceTarget = 80
@@ -113,7 +117,7 @@ const evidenceTarget = 80
 // to the work rule's log. A call that never ran (an unknown tool, bad
 // arguments, a rejected step) is not work and shows in no evidence.
 func (r *run) recordWork(name, summary string, res toolResult) {
-	if _, known := r.tools.byName[name]; !known || (res.IsError && res.Exit == nil) {
+	if _, known := r.tools.byName[name]; !known || (res.IsError && res.Exit == nil) || r.env.work == nil {
 		return
 	}
 	run := planning.ToolRun{Tool: name, Target: shortTo(summary, evidenceTarget), Failed: res.IsError, Exit: res.Exit}

@@ -61,7 +61,7 @@ var todoWriteTool = tool{
 		}
 		// The whole list is checked, against every rule, before anything
 		// is stored or recorded.
-		next, completed, err := env.work.Apply(env.todos.Read(), *p.Todos)
+		next, completed, err := applyWrite(env.work, env.todos.Read(), *p.Todos)
 		if err != nil {
 			return fail(err)
 		}
@@ -70,6 +70,16 @@ var todoWriteTool = tool{
 		msg := fmt.Sprintf("Todos updated: %s.\n%s", planning.Summarize(stored), todosJSON(stored))
 		return toolResult{Output: msg, Todos: stored, TodosChanged: true, Completed: completed}
 	},
+}
+
+// applyWrite checks a write against every rule and records it in the
+// work log; without one (see trackWork) only the seed's rules apply.
+func applyWrite(work *planning.WorkLog, prev, next []planning.TodoItem) ([]planning.TodoItem, []string, error) {
+	if work == nil {
+		accepted, err := planning.CheckWrite(prev, next)
+		return accepted, nil, err
+	}
+	return work.Apply(prev, next)
 }
 
 func todoWriteSummary(args string) string {

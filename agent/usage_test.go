@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -82,5 +83,27 @@ func TestTokensOfAFailedRunCount(t *testing.T) {
 	}
 	if !strings.Contains(rec.of(EventError)[0].Text, "step limit") {
 		t.Errorf("error words %q", rec.of(EventError)[0].Text)
+	}
+}
+
+// encodeState writes what json.Marshal writes, and reads back.
+func TestEncodeStateIsJSONMarshal(t *testing.T) {
+	exit := 2
+	st := sessionState{Total: Usage{PromptTokens: 10, CompletionTokens: 3, TotalTokens: 13, Estimated: true}, LastPrompt: 77}
+	st.Work.Track([]planning.TodoItem{inProgress("a")})
+	st.Work.Record(planning.ToolRun{Tool: "bash", Target: `echo "<hi>"`, Failed: true, Exit: &exit})
+	for _, s := range []sessionState{{}, st} {
+		got, err := encodeState(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(s)
+		if string(got) != string(want) {
+			t.Errorf("encodeState:\n%s\njson.Marshal:\n%s", got, want)
+		}
+		back, err := decodeState(got)
+		if err != nil || back.Total != s.Total || back.LastPrompt != s.LastPrompt || len(back.Work.Working) != len(s.Work.Working) {
+			t.Errorf("read back %+v, %v", back, err)
+		}
 	}
 }

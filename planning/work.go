@@ -21,6 +21,10 @@ type WorkLog struct {
 	Since   Evidence             `json:"since"`
 	Working map[string]*Evidence `json:"working,omitempty"`
 	Done    map[string]*Evidence `json:"done,omitempty"`
+
+	// spare are the maps of the write before last, cleared and reused by
+	// the next: a todo_write comes every few steps.
+	spare [2]map[string]*Evidence
 }
 
 // Record adds a tool call (never todo_write) to the work since the last
@@ -52,11 +56,10 @@ func (w *WorkLog) Track(todos []TodoItem) {
 	w.Working = working
 }
 
-// Check applies the work rule to a todo_write that would replace prev with
-// next (already accepted by CheckWrite). The error names every todo that
-// would be completed without work, and why.
-func (w *WorkLog) Check(prev, next []TodoItem) error {
-	prior := statuses(prev)
+// check applies the work rule to a todo_write that would replace the list
+// whose statuses are prior with next (already accepted by CheckWrite).
+// The error names every todo that would be completed without work, and why.
+func (w *WorkLog) check(prior map[string]TodoStatus, next []TodoItem) error {
 	var started, direct []string
 	for _, item := range next {
 		if item.Status != TodoCompleted {
@@ -112,14 +115,13 @@ func wasOrWere(ids []string) string {
 	return "they were"
 }
 
-// Accept records an accepted todo_write that replaced prev with next: a
-// todo that went in_progress starts with no work, a completed one keeps
-// its work as evidence, the rest is dropped, and the work since the last
-// write starts again. It returns the ids that became completed.
-func (w *WorkLog) Accept(prev, next []TodoItem) (completed []string) {
-	prior := statuses(prev)
-	working := make(map[string]*Evidence)
-	done := make(map[string]*Evidence)
+// accept records an accepted todo_write that replaced the list whose
+// statuses are prior with next: a todo that went in_progress starts with
+// no work, a completed one keeps its work as evidence, the rest is
+// dropped, and the work since the last write starts again. It returns the
+// ids that became completed.
+func (w *WorkLog) accept(prior map[string]TodoStatus, next []TodoItem) (completed []string) {
+	working, done := reuse(w.spare[0]), reuse(w.spare[1])
 	for _, item := range next {
 		before, existed := prior[item.ID]
 		switch item.Status {
@@ -138,8 +140,18 @@ func (w *WorkLog) Accept(prev, next []TodoItem) (completed []string) {
 			}
 		}
 	}
+	w.spare = [2]map[string]*Evidence{w.Working, w.Done}
 	w.Since, w.Working, w.Done = Evidence{}, working, done
 	return completed
+}
+
+// reuse is m emptied, or a new map.
+func reuse(m map[string]*Evidence) map[string]*Evidence {
+	if m == nil {
+		return make(map[string]*Evidence)
+	}
+	clear(m)
+	return m
 }
 
 // completion is the evidence a todo completed by this write keeps.
@@ -192,12 +204,13 @@ func statuses(items []TodoItem) map[string]TodoStatus {
 // when it is accepted. It returns the list to store and the ids that
 // became completed; a refused call changes nothing, here or in the list.
 func (w *WorkLog) Apply(prev, next []TodoItem) (accepted []TodoItem, completed []string, err error) {
-	accepted, err = CheckWrite(prev, next)
+	prior := statuses(prev)
+	accepted, err = checkWrite(prior, next)
 	if err == nil {
-		err = w.Check(prev, accepted)
+		err = w.check(prior, accepted)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	return accepted, w.Accept(prev, accepted), nil
+	return accepted, w.accept(prior, accepted), nil
 }
