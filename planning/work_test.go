@@ -81,85 +81,86 @@ func roundTrip[T any](t *testing.T, v T) T {
 	return out
 }
 
-// TestWorkRule covers every path to completed: direct and via in_progress,
+// workRuleCases are every path to completed: direct and via in_progress,
 // with and without work, several todos in progress at once, a todo that
 // went in_progress in an earlier run or before a restart.
+var workRuleCases = []struct {
+	name  string
+	start []TodoItem
+	ops   []workOp
+}{
+	{"direct without work is refused", nil, []workOp{
+		write("a:pending"), refused(ErrNoWork, "a:completed")}},
+	{"direct after a successful call", nil, []workOp{
+		write("a:pending"), worked("write_file", "a.txt"), write("a:completed")}},
+	{"direct after only a failed call is refused", nil, []workOp{
+		write("a:pending"), failedCall("bash", "go test ./..."), refused(ErrNoWork, "a:completed")}},
+	{"via in_progress without work is refused", nil, []workOp{
+		write("a:in_progress"), refused(ErrNoWork, "a:completed")}},
+	{"via in_progress after a successful call", nil, []workOp{
+		write("a:in_progress"), worked("bash", "make"), write("a:completed")}},
+	{"via in_progress after only a failed call is refused", nil, []workOp{
+		write("a:in_progress"), failedCall("edit_file", "a.go"), refused(ErrNoWork, "a:completed")}},
+	{"work before in_progress does not count for it", nil, []workOp{
+		worked("write_file", "a.txt"), write("a:in_progress"), refused(ErrNoWork, "a:completed")}},
+	{"another accepted write in between uses up the direct allowance", nil, []workOp{
+		write("a:pending", "b:pending"), worked("bash", "ls"), write("a:pending", "b:in_progress"),
+		refused(ErrNoWork, "a:completed", "b:in_progress")}},
+	{"several in_progress at once share a call", nil, []workOp{
+		write("a:in_progress", "b:in_progress", "c:in_progress"), worked("bash", "make all"),
+		write("a:completed", "b:completed", "c:completed")}},
+	{"one of several started after the work is refused", nil, []workOp{
+		write("a:in_progress", "b:pending"), worked("bash", "make a"), write("a:in_progress", "b:in_progress"),
+		refused(ErrNoWork, "a:completed", "b:completed"), write("a:completed", "b:in_progress")}},
+	{"in_progress with work plus one direct with work", nil, []workOp{
+		write("a:in_progress", "b:pending"), worked("write_file", "a.txt"), write("a:completed", "b:completed")}},
+	{"in_progress in an earlier run, work in this one", nil, []workOp{
+		write("a:in_progress"), restart, worked("write_file", "a.txt"), write("a:completed")}},
+	{"work before a restart is kept", nil, []workOp{
+		write("a:in_progress"), worked("write_file", "a.txt"), restart, write("a:completed")}},
+	{"direct allowance is kept across a restart", nil, []workOp{
+		write("a:pending"), worked("bash", "go test ./..."), restart, write("a:completed")}},
+	{"a restart invents no work", nil, []workOp{
+		write("a:in_progress"), restart, refused(ErrNoWork, "a:completed")}},
+	{"in_progress from before the log existed has no work, then counts it", list("a:in_progress"), []workOp{
+		refused(ErrNoWork, "a:completed"), worked("bash", "go vet ./..."), write("a:completed")}},
+	{"a list changed behind the log's back is tracked at the next start", nil, []workOp{
+		write("a:in_progress", "b:in_progress"), worked("bash", "make"), set("a:cancelled", "b:in_progress", "c:in_progress"),
+		restart, refused(ErrNoWork, "a:cancelled", "b:completed", "c:completed"), worked("bash", "make c"),
+		write("a:cancelled", "b:completed", "c:completed")}},
+	{"the Cancel button during a run, then in_progress again", nil, []workOp{
+		write("a:in_progress"), worked("bash", "make"), set("a:cancelled"), write("a:in_progress"),
+		refused(ErrNoWork, "a:completed")}},
+	{"completed stays completed without more work", nil, []workOp{
+		write("a:in_progress"), worked("bash", "make"), write("a:completed"), write("a:completed", "b:pending")}},
+	{"completed from before the log existed stays completed", list("a:completed"), []workOp{
+		write("a:completed", "b:pending")}},
+	{"a reopened todo needs new work", nil, []workOp{
+		write("a:in_progress"), worked("bash", "make"), write("a:completed"), write("a:in_progress"),
+		refused(ErrNoWork, "a:completed"), worked("bash", "make again"), write("a:completed")}},
+	{"in_progress set back to pending loses its work", nil, []workOp{
+		write("a:in_progress"), worked("bash", "make"), write("a:pending"), refused(ErrNoWork, "a:completed")}},
+	{"cancelled then in_progress again needs new work", nil, []workOp{
+		write("a:in_progress"), worked("bash", "make"), write("a:cancelled"), write("a:in_progress"),
+		refused(ErrNoWork, "a:completed")}},
+	{"new todo created completed after work", nil, []workOp{
+		worked("write_file", "notes.md"), write("a:completed", "b:pending")}},
+	{"first plan with a completed todo and no work", nil, []workOp{
+		refused(ErrNoWork, "a:completed", "b:pending")}},
+	{"a refused write keeps the work", nil, []workOp{
+		write("a:in_progress", "b:pending"), worked("bash", "make"),
+		refused(ErrDuplicateID, "a:completed", "a:pending"), write("a:completed", "b:pending")}},
+	{"a refused write keeps the direct allowance", nil, []workOp{
+		write("a:pending", "b:pending"), worked("bash", "make"),
+		refused(ErrBatchCompletion, "a:completed", "b:completed"), write("a:completed", "b:pending")}},
+	{"batch rule unchanged: two direct completions even with work", nil, []workOp{
+		write("a:pending", "b:pending"), worked("bash", "make"), refused(ErrBatchCompletion, "a:completed", "b:completed")}},
+	{"cancelled rule unchanged, even with work", nil, []workOp{
+		write("a:cancelled"), worked("bash", "make"), refused(ErrCancelledCompleted, "a:completed")}},
+}
+
 func TestWorkRule(t *testing.T) {
-	tests := []struct {
-		name  string
-		start []TodoItem
-		ops   []workOp
-	}{
-		{"direct without work is refused", nil, []workOp{
-			write("a:pending"), refused(ErrNoWork, "a:completed")}},
-		{"direct after a successful call", nil, []workOp{
-			write("a:pending"), worked("write_file", "a.txt"), write("a:completed")}},
-		{"direct after only a failed call is refused", nil, []workOp{
-			write("a:pending"), failedCall("bash", "go test ./..."), refused(ErrNoWork, "a:completed")}},
-		{"via in_progress without work is refused", nil, []workOp{
-			write("a:in_progress"), refused(ErrNoWork, "a:completed")}},
-		{"via in_progress after a successful call", nil, []workOp{
-			write("a:in_progress"), worked("bash", "make"), write("a:completed")}},
-		{"via in_progress after only a failed call is refused", nil, []workOp{
-			write("a:in_progress"), failedCall("edit_file", "a.go"), refused(ErrNoWork, "a:completed")}},
-		{"work before in_progress does not count for it", nil, []workOp{
-			worked("write_file", "a.txt"), write("a:in_progress"), refused(ErrNoWork, "a:completed")}},
-		{"another accepted write in between uses up the direct allowance", nil, []workOp{
-			write("a:pending", "b:pending"), worked("bash", "ls"), write("a:pending", "b:in_progress"),
-			refused(ErrNoWork, "a:completed", "b:in_progress")}},
-		{"several in_progress at once share a call", nil, []workOp{
-			write("a:in_progress", "b:in_progress", "c:in_progress"), worked("bash", "make all"),
-			write("a:completed", "b:completed", "c:completed")}},
-		{"one of several started after the work is refused", nil, []workOp{
-			write("a:in_progress", "b:pending"), worked("bash", "make a"), write("a:in_progress", "b:in_progress"),
-			refused(ErrNoWork, "a:completed", "b:completed"), write("a:completed", "b:in_progress")}},
-		{"in_progress with work plus one direct with work", nil, []workOp{
-			write("a:in_progress", "b:pending"), worked("write_file", "a.txt"), write("a:completed", "b:completed")}},
-		{"in_progress in an earlier run, work in this one", nil, []workOp{
-			write("a:in_progress"), restart, worked("write_file", "a.txt"), write("a:completed")}},
-		{"work before a restart is kept", nil, []workOp{
-			write("a:in_progress"), worked("write_file", "a.txt"), restart, write("a:completed")}},
-		{"direct allowance is kept across a restart", nil, []workOp{
-			write("a:pending"), worked("bash", "go test ./..."), restart, write("a:completed")}},
-		{"a restart invents no work", nil, []workOp{
-			write("a:in_progress"), restart, refused(ErrNoWork, "a:completed")}},
-		{"in_progress from before the log existed has no work, then counts it", list("a:in_progress"), []workOp{
-			refused(ErrNoWork, "a:completed"), worked("bash", "go vet ./..."), write("a:completed")}},
-		{"a list changed behind the log's back is tracked at the next start", nil, []workOp{
-			write("a:in_progress", "b:in_progress"), worked("bash", "make"), set("a:cancelled", "b:in_progress", "c:in_progress"),
-			restart, refused(ErrNoWork, "a:cancelled", "b:completed", "c:completed"), worked("bash", "make c"),
-			write("a:cancelled", "b:completed", "c:completed")}},
-		{"the Cancel button during a run, then in_progress again", nil, []workOp{
-			write("a:in_progress"), worked("bash", "make"), set("a:cancelled"), write("a:in_progress"),
-			refused(ErrNoWork, "a:completed")}},
-		{"completed stays completed without more work", nil, []workOp{
-			write("a:in_progress"), worked("bash", "make"), write("a:completed"), write("a:completed", "b:pending")}},
-		{"completed from before the log existed stays completed", list("a:completed"), []workOp{
-			write("a:completed", "b:pending")}},
-		{"a reopened todo needs new work", nil, []workOp{
-			write("a:in_progress"), worked("bash", "make"), write("a:completed"), write("a:in_progress"),
-			refused(ErrNoWork, "a:completed"), worked("bash", "make again"), write("a:completed")}},
-		{"in_progress set back to pending loses its work", nil, []workOp{
-			write("a:in_progress"), worked("bash", "make"), write("a:pending"), refused(ErrNoWork, "a:completed")}},
-		{"cancelled then in_progress again needs new work", nil, []workOp{
-			write("a:in_progress"), worked("bash", "make"), write("a:cancelled"), write("a:in_progress"),
-			refused(ErrNoWork, "a:completed")}},
-		{"new todo created completed after work", nil, []workOp{
-			worked("write_file", "notes.md"), write("a:completed", "b:pending")}},
-		{"first plan with a completed todo and no work", nil, []workOp{
-			refused(ErrNoWork, "a:completed", "b:pending")}},
-		{"a refused write keeps the work", nil, []workOp{
-			write("a:in_progress", "b:pending"), worked("bash", "make"),
-			refused(ErrDuplicateID, "a:completed", "a:pending"), write("a:completed", "b:pending")}},
-		{"a refused write keeps the direct allowance", nil, []workOp{
-			write("a:pending", "b:pending"), worked("bash", "make"),
-			refused(ErrBatchCompletion, "a:completed", "b:completed"), write("a:completed", "b:pending")}},
-		{"batch rule unchanged: two direct completions even with work", nil, []workOp{
-			write("a:pending", "b:pending"), worked("bash", "make"), refused(ErrBatchCompletion, "a:completed", "b:completed")}},
-		{"cancelled rule unchanged, even with work", nil, []workOp{
-			write("a:cancelled"), worked("bash", "make"), refused(ErrCancelledCompleted, "a:completed")}},
-	}
-	for _, tt := range tests {
+	for _, tt := range workRuleCases {
 		t.Run(tt.name, func(t *testing.T) { runWork(t, tt.start, tt.ops) })
 	}
 }
