@@ -7,16 +7,18 @@ import (
 )
 
 // evReply is a user's message in the session's thread (issue 5): queued
-// during a run; a plan revision in plan mode; after a stall, guidance that
-// resumes auto-run with the counter reset; otherwise a follow-up.
+// during a run or while the session is over its token budget; a plan
+// revision in plan mode; after a stall, guidance that resumes auto-run
+// with the counter reset; otherwise a follow-up.
 type evReply struct{ user, text, ts string }
 
 func (e evReply) apply(m *move) {
 	s := m.s
-	if s.State.inFlight() || s.State == stateOverBudget {
+	parked := s.State == stateOverBudget && s.overBudget() // else the budget was raised in the configuration
+	if s.State.inFlight() || parked {
 		s.Queue = append(s.Queue, QueuedReply{User: e.user, Text: e.text, TS: e.ts})
 		m.do(effSave{}, effReact{ts: e.ts, name: reactionQueued})
-		if s.State == stateOverBudget {
+		if parked {
 			m.tell(e.user, "This session has used its token budget, so your reply waits: it goes to the agent once the session's owner or an h9 admin presses Raise budget.")
 		}
 		return

@@ -97,6 +97,8 @@ var budgetRows = []row{
 		effects: []string{"save", "react 1.9 hourglass_flowing_sand", "tell U1: This session has used its token budget, so your reply waits: " +
 			"it goes to the agent once the session's owner or an h9 admin presses Raise budget."},
 		check: func(t *testing.T, s Session) { queuedOnce(t, s); wantRequest(proceed)(t, s) }},
+	{what: "a reply once the configured budget no longer stops the session runs", from: sess(stateOverBudget, budget(2000, 1200), atBudget(proceed)),
+		ev: reply(), to: stateRunning, effects: []string{"save", "start reply (default) also b within 2000 tokens"}},
 	{what: "a reply to a resting session over its budget starts nothing", from: sess(stateIdle, budget(1000, 1200)),
 		ev: reply(), to: stateOverBudget, effects: budgetParked,
 		check: wantRequest(agent.Request{Intent: agent.IntentReply, Text: "also b"})},

@@ -10,7 +10,9 @@ const helpText = "*h9 runs a coding agent per Slack thread.*\n" +
 	"• `/h9 help`: this message.\n" +
 	"• `@h9 &lt;task&gt;`: mention h9 to start a planning session in that message's thread.\n" +
 	"Each session lives in one thread: reply in the thread to revise the plan, give the next step or follow up. " +
-	"Replies sent while h9 is working are queued."
+	"Replies sent while h9 is working are queued.\n" +
+	"A todo is ticked ✔ only after real work, which its line names; the checklist shows the session's tokens. " +
+	"A session past its token budget stops with a *Raise budget* button for its owner or an admin."
 
 // RenderHelp answers /h9 help.
 func RenderHelp() Message {
