@@ -2,11 +2,14 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+
+	"github.com/h9-app/h9/planning"
 )
 
 // workModel answers in-process: each step reads a file (the work) and
@@ -90,5 +93,47 @@ func BenchmarkStepEvidence(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkTrackingAlone is what BenchmarkStepEvidence's tracked step does
+// more, without the step around it: recording the call, the work rule on
+// the todo_write, the evidence snapshot and the state's encoding, against
+// the seed's rules and the state without the log.
+func BenchmarkTrackingAlone(b *testing.B) {
+	lists := make([][]planning.TodoItem, 30)
+	for i := range lists {
+		var p todoWriteParams
+		if err := json.Unmarshal([]byte(rollingTodos(i+1)), &p); err != nil {
+			b.Fatal(err)
+		}
+		lists[i] = *p.Todos
+	}
+	for _, tracked := range []bool{false, true} {
+		name := map[bool]string{false: "untracked", true: "tracked"}[tracked]
+		b.Run(name, func(b *testing.B) {
+			var st sessionState
+			prev := lists[0]
+			st.Work.Track(prev)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				var next []planning.TodoItem
+				var err error
+				if tracked {
+					st.Work.Record(planning.ToolRun{Tool: readFileName, Target: "notes.txt"})
+					next, _, err = st.Work.Apply(prev, lists[i%29+1])
+					_ = st.Work.Evidence()
+				} else {
+					next, err = planning.CheckWrite(prev, lists[i%29+1])
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				prev = next
+				if _, err := encodeState(st); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
