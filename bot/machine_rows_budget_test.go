@@ -25,11 +25,11 @@ func atBudget(req agent.Request) func(*Session) {
 func raised(n int) func(*Session) { return func(s *Session) { s.BudgetRaises = n } }
 
 var (
-	proceed      = agent.Request{Intent: agent.IntentProceed}
-	continueReq  = agent.Request{Intent: agent.IntentContinue}
-	budgetErr    = fmt.Errorf("run: %w", agent.ErrBudget)
-	overBudget   = fmt.Errorf("run: %w", agent.ErrOverBudget)
-	budgetParked = []string{"log token budget reached", "post budget h9_budget", "save", "refresh"}
+	proceed       = agent.Request{Intent: agent.IntentProceed}
+	continueReq   = agent.Request{Intent: agent.IntentContinue}
+	errBudgetStop = fmt.Errorf("run: %w", agent.ErrBudget)
+	errOverBudget = fmt.Errorf("run: %w", agent.ErrOverBudget)
+	budgetParked  = []string{"log token budget reached", "post budget h9_budget", "save", "refresh"}
 )
 
 func wantRequest(want agent.Request) func(*testing.T, Session) {
@@ -53,7 +53,7 @@ var budgetRows = []row{
 		ev: evCreate{owner: "U1", task: "fix it", mode: planning.PlanModeDefault}, to: stateRunning,
 		effects: []string{"log session created", "save for the run's gate", "post the checklist", "start task (default) fix it within 5000 tokens gated"}},
 	{what: "a run stopped after its step by the budget waits; Raise budget goes on from that step", from: sess(stateRunning, autoRun, budget(1000, 900)),
-		ev: evRunDone{err: budgetErr, todos: items(completed, running), tokens: agent.Usage{TotalTokens: 1200}}, to: stateOverBudget,
+		ev: evRunDone{err: errBudgetStop, todos: items(completed, running), tokens: agent.Usage{TotalTokens: 1200}}, to: stateOverBudget,
 		effects: slices.Concat([]string{"show 1/2 tasks", "forget the step", "settle"}, budgetParked),
 		check: func(t *testing.T, s Session) {
 			wantRequest(proceed)(t, s)
@@ -61,11 +61,11 @@ var budgetRows = []row{
 			wantInt(t, "tokens", s.Tokens.TotalTokens, 1200)
 		}},
 	{what: "a plan run stopped by the budget goes on planning", from: sess(statePlanning, planMode, budget(1000, 900)),
-		ev: evRunDone{planRun: true, err: budgetErr, tokens: agent.Usage{TotalTokens: 1100}}, to: stateOverBudget,
+		ev: evRunDone{planRun: true, err: errBudgetStop, tokens: agent.Usage{TotalTokens: 1100}}, to: stateOverBudget,
 		effects: slices.Concat([]string{"show 0/0 tasks", "forget the step", "settle"}, budgetParked), check: wantRequest(proceed)},
 	{what: "a run refused at its start keeps its request, and a queued reply keeps waiting", from: sess(stateRunning, queued, budget(1000, 900),
 		func(s *Session) { s.Request = agent.Request{Intent: agent.IntentReply, Text: "go"} }),
-		ev: evRunDone{err: overBudget, todos: items(running), tokens: agent.Usage{TotalTokens: 1100}}, to: stateOverBudget,
+		ev: evRunDone{err: errOverBudget, todos: items(running), tokens: agent.Usage{TotalTokens: 1100}}, to: stateOverBudget,
 		effects: slices.Concat([]string{"show 0/1 tasks", "forget the step", "settle"}, budgetParked),
 		check: func(t *testing.T, s Session) {
 			wantRequest(agent.Request{Intent: agent.IntentReply, Text: "go"})(t, s)
