@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,5 +100,14 @@ func TestProceedAfterAFinalAnswerContinues(t *testing.T) {
 	msgs := h.lastRequest().Messages
 	if last := msgs[len(msgs)-1]; last.Role != openai.ChatMessageRoleUser || last.Content != ContinuePrompt {
 		t.Errorf("proceed after an answer sent %+v, want the continue prompt", last)
+	}
+}
+
+// A run the budget stopped or refused is counted as such in the metrics.
+func TestBudgetRunOutcome(t *testing.T) {
+	for _, err := range []error{ErrBudget, ErrOverBudget} {
+		if got := runOutcome(fmt.Errorf("run: %w", err)); got != outcomeBudget {
+			t.Errorf("runOutcome(%v) = %q, want %q", err, got, outcomeBudget)
+		}
 	}
 }
