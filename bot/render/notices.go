@@ -102,9 +102,9 @@ func RenderBudget(sessionID string, used Spend, budget, step int) Message {
 // RenderBudgetRaised replaces a budget message's button once user raised
 // the budget.
 func RenderBudgetRaised(user string, budget int) Message {
-	s := "Budget raised by " + mention(user) + " to " + TokenCount(budget) + " tokens; going on."
+	s := "Budget raised by " + mention(user) + " to " + TokenCount(budget) + " tokens."
 	if budget <= 0 {
-		s = "Budget lifted by " + mention(user) + " (no budget is set any more); going on."
+		s = "Budget lifted by " + mention(user) + ": no budget is set any more."
 	}
 	return Message{Text: s, Blocks: blocks(section("h9_budget_raised", ":money_with_wings: "+s))}
 }

@@ -149,6 +149,9 @@ func TestRenderBudget(t *testing.T) {
 	if len(allButtons(raised)) != 0 || !strings.Contains(raised.Text, "<@U2>") || !strings.Contains(raised.Text, "20k tokens") {
 		t.Errorf("raised message: %q", raised.Text)
 	}
+	if lifted := RenderBudgetRaised("U2", 0); !strings.Contains(lifted.Text, "no budget is set") {
+		t.Errorf("a raise with the budget switched off: %q", lifted.Text)
+	}
 }
 
 func TestWithSpend(t *testing.T) {
