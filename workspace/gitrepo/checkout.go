@@ -1,0 +1,142 @@
+package gitrepo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// checkoutConfig is a new checkout's configuration. The sandbox shows its
+// pack directory read-only (the packs are the cache's, hard-linked), so git
+// must not try to repack there.
+func checkoutConfig(repo Repo, author Identity) [][2]string {
+	return [][2]string{
+		{"gc.auto", "0"},
+		{"maintenance.auto", "false"},
+		{"index.version", "4"}, // paths prefix-compressed: a smaller index for big trees
+		{"user.name", author.Name},
+		{"user.email", author.Email},
+		{"remote.origin.url", Redact(repo.URL)},
+		{"remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*"},
+	}
+}
+
+// linkPacks hard-links the cache's packs into a checkout's pack directory
+// (copying them only where a link cannot be made, such as across file
+// systems) and returns how many bytes it had to copy. The cache's lock
+// must be held: the set of packs must not change meanwhile.
+func linkPacks(mirror, checkout string) (copied int64, err error) {
+	src := filepath.Join(mirror, "objects", "pack")
+	dst := filepath.Join(checkout, ".git", "objects", "pack")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, "pack-") ||
+			!(strings.HasSuffix(name, ".pack") || strings.HasSuffix(name, ".idx") || strings.HasSuffix(name, ".rev")) {
+			continue
+		}
+		err := os.Link(filepath.Join(src, name), filepath.Join(dst, name))
+		if errors.Is(err, syscall.EXDEV) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EMLINK) {
+			n, cerr := copyFile(filepath.Join(src, name), filepath.Join(dst, name))
+			copied, err = copied+n, cerr
+		}
+		if err != nil {
+			return copied, fmt.Errorf("borrowing the cache's objects: %w", err)
+		}
+	}
+	return copied, nil
+}
+
+func copyFile(src, dst string) (int64, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(out, in)
+	return n, errors.Join(err, out.Close())
+}
+
+// packedRefs is the checkout's refs file: the cache's branches as
+// origin's, its tags, and the session branch at the base commit. Written
+// whole, one file, however many branches the repository has.
+func packedRefs(ctx context.Context, mirror, branch, base string) ([]byte, error) {
+	out, err := gitRun{dir: mirror, args: []string{"for-each-ref", "--format=%(objectname) %(refname)", "refs/heads", "refs/tags"}}.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		id, ref, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		if name, isHead := strings.CutPrefix(ref, "refs/heads/"); isHead {
+			ref = "refs/remotes/origin/" + name
+		}
+		lines = append(lines, id+" "+ref)
+	}
+	lines = append(lines, base+" refs/heads/"+branch)
+	sortRefs(lines)
+	var b bytes.Buffer
+	b.WriteString("# pack-refs with: sorted \n")
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	return b.Bytes(), nil
+}
+
+// sortRefs orders "id ref" lines by ref, byte-wise, as packed-refs needs.
+func sortRefs(lines []string) {
+	ref := func(l string) string { return l[strings.IndexByte(l, ' ')+1:] }
+	slices.SortFunc(lines, func(a, b string) int { return strings.Compare(ref(a), ref(b)) })
+}
+
+// initCheckout makes dir a repository whose objects are the cache's packs
+// and whose refs are packed, with HEAD on the session branch. The cache's
+// lock must be held.
+func (r *Repos) initCheckout(ctx context.Context, repo Repo, dir, branch, base string) (copied int64, err error) {
+	if _, err := (gitRun{dir: dir, args: []string{"init", "--quiet", "--template=", "."}}).run(ctx); err != nil {
+		return 0, err
+	}
+	mirror := r.mirrorDir(repo)
+	if copied, err = linkPacks(mirror, dir); err != nil {
+		return copied, err
+	}
+	refs, err := packedRefs(ctx, mirror, branch, base)
+	if err != nil {
+		return copied, err
+	}
+	gitDir := filepath.Join(dir, ".git")
+	if err := os.WriteFile(filepath.Join(gitDir, "packed-refs"), refs, 0o644); err != nil {
+		return copied, err
+	}
+	return copied, os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644)
+}
+
+// finishCheckout configures the checkout and writes its working tree.
+// h9's git runs here before any command of the model has: the
+// configuration is h9's own.
+func (r *Repos) finishCheckout(ctx context.Context, repo Repo, dir string) error {
+	for _, kv := range checkoutConfig(repo, r.cfg.Author) {
+		if _, err := (gitRun{dir: dir, args: []string{"config", kv[0], kv[1]}}).run(ctx); err != nil {
+			return err
+		}
+	}
+	_, err := gitRun{dir: dir, args: []string{"reset", "--quiet", "--hard"}}.run(ctx)
+	return err
+}

@@ -1,0 +1,86 @@
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Pushed is a push's outcome.
+type Pushed struct {
+	Branch   string
+	Commit   string // what the remote's branch is now
+	UpToDate bool   // the remote had it already
+}
+
+// pushedRef remembers, in the session's repository, what h9 last pushed.
+func pushedRef(branch string) string { return "refs/remotes/origin/" + branch }
+
+// Push pushes the session branch to the repository's remote from the
+// session's repository, with the host's git credentials (and the token's
+// helper for GitHub over https). It overwrites the remote branch only
+// where h9 left it (--force-with-lease): a session may rewrite its own
+// history, but a commit someone else pushed to the branch is never lost;
+// such a push is rejected, with git's reason.
+func (r *Repos) Push(ctx context.Context, s Session) (Pushed, error) {
+	repo, own, unlock, err := r.sessionRepo(ctx, s)
+	if err != nil {
+		return Pushed{}, err
+	}
+	defer unlock()
+	head, err := revParse(ctx, own, "refs/heads/"+s.Branch)
+	if err != nil {
+		return Pushed{}, err
+	}
+	expect, _ := revParse(ctx, own, pushedRef(s.Branch)) // "": the remote must not have the branch yet
+	ref := "refs/heads/" + s.Branch
+	push := gitRun{dir: own, env: r.remoteEnv(repo), args: []string{"push", "--porcelain", "--force-with-lease=" + ref + ":" + expect,
+		"--", repo.URL, ref + ":" + ref}}
+	out, err := push.run(ctx)
+	if err != nil {
+		return Pushed{}, r.pushError(repo, string(out), err)
+	}
+	if _, err := (gitRun{dir: own, args: []string{"update-ref", pushedRef(s.Branch), head}}).run(ctx); err != nil {
+		return Pushed{}, err
+	}
+	return Pushed{Branch: s.Branch, Commit: head, UpToDate: porcelainFlag(string(out)) == "="}, nil
+}
+
+// pushError is ErrRejected with the remote's words when git reports the ref
+// rejected, else the failure as it is (the remote could not be reached).
+func (r *Repos) pushError(repo Repo, porcelain string, err error) error {
+	var ge *gitError
+	stderr := ""
+	if errors.As(err, &ge) {
+		stderr = ge.stderr
+	}
+	if porcelainFlag(porcelain) != "!" {
+		return fmt.Errorf("pushing to %s: %w", repo.Name, redactErr(err, repo, r.cfg.GitHubToken))
+	}
+	var why []string
+	for _, line := range strings.Split(porcelain, "\n") {
+		if strings.HasPrefix(line, "!") {
+			if f := strings.SplitN(line, "\t", 3); len(f) == 3 {
+				why = append(why, f[2])
+			}
+		}
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "remote: ") && strings.TrimSpace(strings.TrimPrefix(line, "remote:")) != "" {
+			why = append(why, line)
+		}
+	}
+	words := redactErr(errors.New(strings.Join(why, "\n")), repo, r.cfg.GitHubToken).Error()
+	return fmt.Errorf("%w by %s: %s", ErrRejected, repo.Name, words)
+}
+
+// porcelainFlag is the flag of push --porcelain's ref line ("" if none).
+func porcelainFlag(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 1 && line[1] == '\t' && strings.ContainsRune(" +-*!=", rune(line[0])) {
+			return line[:1]
+		}
+	}
+	return ""
+}
