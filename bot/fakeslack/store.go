@@ -20,10 +20,12 @@ type Message struct {
 	Ephemeral     bool
 	EphemeralUser string
 	Reactions     []string // reaction names added by the bot, in order
+	Files         []string // ids of the files this message shares (files.completeUploadExternal)
 }
 
 func (m Message) clone() Message {
 	m.Reactions = slices.Clone(m.Reactions)
+	m.Files = slices.Clone(m.Files)
 	return m
 }
 
