@@ -89,8 +89,9 @@ type actor struct {
 	loaded    bool
 	rec       *Session // nil: the thread has no session
 	check     *checklist
-	run       *runHandle // the run in flight, nil when none
-	took      []string   // ts of the latest replies taken (tookReply)
+	run       *runHandle  // the run in flight, nil when none
+	prep      *prepHandle // the checkout and setup in flight, nil when none
+	took      []string    // ts of the latest replies taken (tookReply)
 	seq       int
 	waiter    chan bool       // the run's approver, waiting for a click
 	saving    chan error      // the commit effSaveForGate started, for the gated run
@@ -147,7 +148,7 @@ func (a *actor) next() (message, bool) {
 
 // idle: no run, no approval waiting, no checklist edit pending.
 func (a *actor) idle() bool {
-	return a.run == nil && a.waiter == nil && (a.check == nil || !a.check.busy())
+	return a.run == nil && a.prep == nil && a.waiter == nil && (a.check == nil || !a.check.busy())
 }
 
 func (a *actor) handle(m message) {
@@ -211,13 +212,13 @@ func (a *actor) load() error {
 }
 
 // create makes the thread's session and starts it.
-func (a *actor) create(team, owner, task string, mode planning.PlanMode) {
+func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *SessionRepo) {
 	now := time.Now()
 	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now,
 		rules: a.b.cfg.tokenRules()}
 	a.log = sessionLogger(a.b.log, a.rec)
 	a.b.metrics.SessionCreated()
-	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now})
+	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo})
 }
 
 // save persists the session; a failure is logged (the session goes on in
@@ -260,17 +261,30 @@ func (a *actor) saveForGate() {
 // view is the checklist as the record says, with these todos and their
 // evidence.
 func (a *actor) view(todos []planning.TodoItem, evidence map[string]planning.Evidence) render.Checklist {
-	return render.Checklist{
+	c := render.Checklist{
 		SessionID: a.rec.ID, Task: a.rec.Task, Mode: a.rec.Mode, State: a.rec.State.label(),
-		Todos: todos, Evidence: evidence, Spend: a.rec.spend(), Running: a.run != nil, Unsandboxed: a.b.unsandboxed,
+		Todos: todos, Evidence: evidence, Spend: a.rec.spend(), Running: a.busy(), Unsandboxed: a.b.unsandboxed,
 	}
+	if r := a.rec.Repo; r != nil {
+		line := r.line()
+		c.Repo = &line
+	}
+	return c
 }
+
+// busy: a run, or the checkout and setup, is going on (Stop shows).
+func (a *actor) busy() bool { return a.run != nil || a.prep != nil }
 
 // refresh pushes the record's state to the checklist (coalesced).
 func (a *actor) refresh() {
-	rec, running, spend := a.rec, a.run != nil, a.rec.spend()
+	rec, running, spend := a.rec, a.busy(), a.rec.spend()
+	var repo *render.RepoLine
+	if rec.Repo != nil {
+		line := rec.Repo.line()
+		repo = &line
+	}
 	a.check.set(func(c *render.Checklist) {
-		c.Task, c.Mode, c.State, c.Running = rec.Task, rec.Mode, rec.State.label(), running
+		c.Task, c.Mode, c.State, c.Running, c.Repo = rec.Task, rec.Mode, rec.State.label(), running, repo
 		if spend.Tokens >= c.Spend.Tokens { // a run's events may be ahead of the record
 			c.Spend = spend
 		}

@@ -27,6 +27,8 @@ type Bot struct {
 	seen  *dedup
 	reg   *registry
 
+	idents identities // users.info names and emails, for Co-authored-by
+
 	unsandboxed bool
 	runSlots    chan struct{} // nil = unbounded
 	ackWork     chan struct{} // slots for commands' work after their ack

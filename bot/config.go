@@ -31,6 +31,7 @@ type Config struct {
 
 	Store Store // required: sessions, dedup, channel settings
 	Agent Agent // required
+	Repos Repos // the configured repositories; nil = none
 
 	// SandboxLevel is the workspace sandbox in force ("bwrap" or "none");
 	// "none" marks every checklist as unsandboxed. SandboxWarning, when set,

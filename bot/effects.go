@@ -65,6 +65,18 @@ type (
 	effForgetStep struct{}
 	// effCancelTodos cancels the open todos (→ evTodosCancelled or evCancelFailed).
 	effCancelTodos struct{}
+	// effPrepare makes the session's checkout and runs the repository's
+	// setup, off the actor (→ evPrepared).
+	effPrepare struct{}
+	// effRepoOutcome posts a done session's changes with Push branch and
+	// Open pull request, after a last checkpoint, and uploads the diff.
+	effRepoOutcome struct{ text string }
+	// effPush pushes the session branch, and opens its pull request when
+	// asked, off the actor; the thread hears how it went.
+	effPush struct {
+		user        string
+		pullRequest bool
+	}
 	// effLog writes a line to the session's log.
 	effLog struct {
 		level slog.Level
@@ -119,6 +131,9 @@ func (effCancelRun) run(a *actor) {
 	if a.run != nil {
 		a.run.cancel()
 	}
+	if a.prep != nil {
+		a.prep.cancel()
+	}
 }
 
 func (e effAnswerStep) run(a *actor) {
@@ -138,6 +153,10 @@ func (effCancelTodos) run(a *actor) {
 }
 
 func (e effLog) run(a *actor) { a.log.Log(a.b.bg, e.level, e.msg, e.args...) }
+
+func (effPrepare) run(a *actor)       { a.prepare() }
+func (e effRepoOutcome) run(a *actor) { a.repoOutcome(e.text) }
+func (e effPush) run(a *actor)        { a.pushBranch(e) }
 
 // String names each effect for the transition table (machine_test.go).
 func (effSave) String() string          { return "save" }
@@ -174,6 +193,14 @@ func (e effAnswerStep) String() string { return fmt.Sprintf("answer the step %t"
 func (effForgetStep) String() string   { return "forget the step" }
 func (effCancelTodos) String() string  { return "cancel the open todos" }
 func (e effLog) String() string        { return "log " + e.msg }
+func (effPrepare) String() string      { return "prepare the repository" }
+func (effRepoOutcome) String() string  { return "post the outcome with the changes" }
+func (e effPush) String() string {
+	if e.pullRequest {
+		return "push and open the pull request"
+	}
+	return "push the branch"
+}
 
 // describe names a message by its first block, or by its words when it
 // has no blocks.

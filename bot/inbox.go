@@ -18,11 +18,12 @@ type message interface {
 type msgCreate struct {
 	team, owner, task string
 	mode              planning.PlanMode
+	repo              *SessionRepo
 }
 
 func (m msgCreate) handle(a *actor) {
 	if a.rec == nil {
-		a.create(m.team, m.owner, m.task, m.mode)
+		a.create(m.team, m.owner, m.task, m.mode, m.repo)
 	}
 }
 
@@ -32,7 +33,7 @@ type msgMention struct{ team, user, text, ts string }
 
 func (m msgMention) handle(a *actor) {
 	if a.rec == nil {
-		a.create(m.team, m.user, m.text, planning.PlanModePlan)
+		a.createFromMention(m)
 		return
 	}
 	if !a.tookReply(m.ts) {

@@ -69,6 +69,11 @@ func transition(s Session, ev event) (Session, []effect) {
 //	                    ├─ every todo completed ─► done
 //	                    └─ not auto-run, todos open ─► idle
 //
+//	with a repository, before the first run ─► setting up ─┬─ checkout made, setup ok ─► planning or running
+//	                                                       ├─ fails ─► setup failed ─ Retry, reply ─► setting up
+//	                                                       └─ Stop ─► idle (the next run sets up first)
+//	done with a repository: the outcome carries the changes, Push branch and Open pull request
+//
 //	any run ─ fails ─► error ─ Retry ─► the same request again
 //	any run ─ passes the token budget ─► over budget ─ Raise budget ─► the same run, on from where it stopped
 //	any start while over the budget ─► over budget (reply: queued until Raise budget)
@@ -76,9 +81,11 @@ func transition(s Session, ev event) (Session, []effect) {
 //	idle, done, cancelled, error ─ reply ─► planning (plan mode) or running
 //	planning, running, awaiting approval ─ reply ─► queued, taken when the run ends
 //	planning, running ─ restart ─► the same (planning: the same request; running: continue)
+//	setting up ─ restart ─► setting up again
 //
-// A run is in flight in planning, running and awaiting approval: these are
-// what a restart acts on (the record's active flag, see evRecover).
+// A run is in flight in setting up, planning, running and awaiting
+// approval: these are what a restart acts on (the record's active flag,
+// see evRecover).
 type state string
 
 const (
@@ -93,11 +100,13 @@ const (
 	stateCancelled        state = "cancelled"
 	stateError            state = "error"
 	stateOverBudget       state = "over budget"
+	stateSettingUp        state = "setting up"   // the repository's checkout and setup command
+	stateSetupFailed      state = "setup failed" // Retry runs the setup again
 )
 
 // inFlight: a run is going on (or was, when h9 stopped).
 func (s state) inFlight() bool {
-	return s == statePlanning || s == stateRunning || s == stateAwaitingApproval
+	return s == stateSettingUp || s == statePlanning || s == stateRunning || s == stateAwaitingApproval
 }
 
 // label is the state as users read it; a record without one is idle.
@@ -118,6 +127,8 @@ const restartNotice = "h9 restarted and is resuming this session."
 // startRun records req as the session's run and starts it: the state says
 // a run is in flight (a restart resumes it) before the run begins. A
 // session past its token budget starts nothing: it waits for Raise budget.
+// A session whose repository is not set up yet sets it up first; the run
+// starts when that succeeds (evPrepared).
 func (m *move) startRun(req agent.Request) {
 	s := m.s
 	if s.overBudget() {
@@ -125,7 +136,13 @@ func (m *move) startRun(req agent.Request) {
 		m.settled()
 		return
 	}
-	s.Request, s.State, s.StoppedBy = req, runState(s.Mode), ""
+	s.Request, s.StoppedBy = req, ""
+	if s.Repo != nil && !s.Repo.Ready {
+		s.State = stateSettingUp
+		m.do(effSave{}, effRefresh{}, effPrepare{})
+		return
+	}
+	s.State = runState(s.Mode)
 	m.do(effSave{}, effStartRun{req: req, mode: s.Mode, budget: s.budget()})
 }
 
@@ -247,7 +264,7 @@ func (m *move) afterAutoRun(finalText string) *agent.Request {
 	p := s.Progress
 	if p.Active == 0 {
 		s.AutoRun, s.State = false, stateDone
-		m.say(render.WithSpend(render.RenderDone(finalText, p), s.spend()))
+		m.done(finalText)
 		return nil
 	}
 	if p.Completed > s.PrevDone {
@@ -270,7 +287,7 @@ func (m *move) afterFollowUp(finalText string) {
 	s := m.s
 	if p := s.Progress; p.Total > 0 && p.Active == 0 {
 		s.State = stateDone
-		m.say(render.WithSpend(render.RenderDone(finalText, p), s.spend()))
+		m.done(finalText)
 		return
 	}
 	s.State = stateIdle

@@ -15,15 +15,18 @@ type evReply struct{ user, text, ts string }
 func (e evReply) apply(m *move) {
 	s := m.s
 	parked := s.State == stateOverBudget && s.overBudget() // else the budget was raised in the configuration
-	if s.State.inFlight() || parked {
+	switch {
+	case s.State.inFlight() || parked:
 		s.Queue = append(s.Queue, QueuedReply{User: e.user, Text: e.text, TS: e.ts})
 		m.do(effSave{}, effReact{ts: e.ts, name: reactionQueued})
 		if parked {
 			m.tell(e.user, "This session has used its token budget, so your reply waits: it goes to the agent once the session's owner or an h9 admin presses Raise budget.")
 		}
-		return
+	case s.Repo != nil && !s.Repo.Ready:
+		m.notReady(e)
+	default:
+		m.runReply(e.text)
 	}
-	m.runReply(e.text)
 }
 
 // runReply starts the run of a reply taken now (fresh, or from the queue).
@@ -62,6 +65,8 @@ func (e evClick) apply(m *move) {
 		e.retry(m)
 	case render.ActionRaiseBudget:
 		e.raiseBudget(m)
+	case render.ActionPushBranch, render.ActionOpenPR:
+		e.repoAction(m)
 	}
 }
 
@@ -155,7 +160,7 @@ func (e evClick) retry(m *move) {
 	switch {
 	case s.State.inFlight():
 		m.tell(e.user, "This session is already running.")
-	case s.State != stateError:
+	case s.State != stateError && s.State != stateSetupFailed:
 		m.tell(e.user, "There is no failed run to retry in this session.")
 	default:
 		m.startRun(s.Request)

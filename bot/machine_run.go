@@ -16,15 +16,22 @@ type evCreate struct {
 	owner, task string
 	mode        planning.PlanMode
 	at          time.Time
+	repo        *SessionRepo // nil: an empty workspace
 }
 
 func (e evCreate) apply(m *move) {
 	s := m.s
-	s.Owner, s.Task, s.Mode, s.Created = e.owner, e.task, e.mode, e.at
+	s.Owner, s.Task, s.Mode, s.Created, s.Repo = e.owner, e.task, e.mode, e.at, e.repo
 	s.AutoRun = e.mode != planning.PlanModePlan
-	s.Request = agent.Request{Intent: agent.IntentTask, Text: e.task}
+	s.Request = firstRequest(e.task)
 	s.State = runState(e.mode)
 	m.log("session created", "owner", e.owner, "mode", e.mode.String())
+	if s.Repo != nil {
+		// The checkout and the setup come first; the record commits meanwhile.
+		s.State = stateSettingUp
+		m.do(effSaveForGate{}, effPostChecklist{}, effPrepare{})
+		return
+	}
 	// The record's commit overlaps the run's start; the run's gate waits
 	// for it before the first model request (see effStartRun.gated).
 	m.do(effSaveForGate{}, effPostChecklist{}, effStartRun{req: s.Request, mode: s.Mode, budget: s.budget(), gated: true})
@@ -89,6 +96,10 @@ func (evRecover) apply(m *move) {
 	case s.StoppedBy != "": // stopped, but h9 stopped before the run ended
 		m.stopped()
 		m.settled()
+	case s.State == stateSettingUp:
+		m.log("setting up again after a restart")
+		m.say(text(restartNotice))
+		m.startRun(s.Request)
 	default:
 		m.log("resuming after a restart", "auto_run", s.AutoRun)
 		m.say(text(restartNotice))

@@ -46,6 +46,8 @@ type Session struct {
 	Approval *PendingApproval `json:"approval,omitempty"`
 	StepSeq  int              `json:"step_seq"`
 
+	Repo *SessionRepo `json:"repo,omitempty"` // the session's repository; nil: an empty workspace
+
 	Queue    []QueuedReply     `json:"queue,omitempty"` // replies that arrived during a run, in order
 	Progress planning.Progress `json:"progress"`        // for /h9 status without asking the agent
 
@@ -87,6 +89,10 @@ func (s Session) clone() Session {
 	if s.Approval != nil {
 		a := *s.Approval
 		s.Approval = &a
+	}
+	if s.Repo != nil {
+		r := *s.Repo
+		s.Repo = &r
 	}
 	return s
 }

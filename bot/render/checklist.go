@@ -21,6 +21,7 @@ type Checklist struct {
 	Activity    string // current activity while running, e.g. "bash: go test ./..."
 	Running     bool   // show the Stop button
 	Unsandboxed bool   // say the workspace is NOT sandboxed
+	Repo        *RepoLine // the session's repository and branch; nil = none
 }
 
 // Checklist layout budget. The message is edited on every todo snapshot and
@@ -70,8 +71,12 @@ func RenderChecklist(c Checklist) Message {
 }
 
 func checklistTitle(c Checklist, p planning.Progress) string {
-	return taskLine(c.Task, maxTitleTask) + "\n*Mode:* " + ModeLabel(c.Mode) +
+	title := taskLine(c.Task, maxTitleTask) + "\n*Mode:* " + ModeLabel(c.Mode) +
 		"  ·  *State:* " + stateLabel(c.State) + "  ·  *" + p.String() + "*" + spendSuffix(c.Spend)
+	if c.Repo != nil {
+		title += "\n" + c.Repo.Text()
+	}
+	return title
 }
 
 // taskLine is the task in bold, or a placeholder when there is none.

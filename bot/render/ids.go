@@ -12,6 +12,8 @@ const (
 	ActionResume         = "h9_resume"
 	ActionRetry          = "h9_retry"
 	ActionRaiseBudget    = "h9_raise_budget"
+	ActionPushBranch     = "h9_push_branch"
+	ActionOpenPR         = "h9_open_pr"
 )
 
 // Button labels. The four review labels are fixed by ARCHITECTURE.md.
@@ -26,6 +28,8 @@ const (
 	LabelResume         = "Resume"
 	LabelRetry          = "Retry"
 	LabelRaiseBudget    = "Raise budget"
+	LabelPushBranch     = "Push branch"
+	LabelOpenPR         = "Open pull request"
 )
 
 // ChoiceLabel returns the label of the button with the given action id, or ""
@@ -52,6 +56,10 @@ func ChoiceLabel(actionID string) string {
 		return LabelRetry
 	case ActionRaiseBudget:
 		return LabelRaiseBudget
+	case ActionPushBranch:
+		return LabelPushBranch
+	case ActionOpenPR:
+		return LabelOpenPR
 	}
 	return ""
 }
@@ -65,4 +73,5 @@ const (
 	BlockResumeActions   = "h9_resume_actions"
 	BlockRetryActions    = "h9_retry_actions"
 	BlockBudgetActions   = "h9_budget_actions"
+	BlockRepoActions     = "h9_repo_actions"
 )

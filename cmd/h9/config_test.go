@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
 func TestConfigDefaults(t *testing.T) {
@@ -35,10 +36,14 @@ func TestConfigDefaults(t *testing.T) {
 		ModelTimeout:     2 * time.Minute,
 		ModelRetries:     4,
 		CoalesceInterval: time.Second,
+		GithubAPIUrl:     "https://api.github.com/",
+		GitName:          "h9",
+		GitEmail:         "h9@localhost",
 		LogFormat:        "text",
 		LogLevel:         "info",
+		repos:            []gitrepo.Repo{},
 	}
-	if d := cmp.Diff(want, got); d != "" {
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(Config{})); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)
 	}
 }

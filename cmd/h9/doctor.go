@@ -63,6 +63,7 @@ var doctorChecks = []doctorCheck{
 	{"sandbox", checkSandbox},
 	{"data directory", checkDataDir},
 	{"health and metrics", checkHTTP},
+	{"repositories", checkRepos},
 }
 
 // runDoctor prints one line per check and returns ErrDoctorFailed if any failed.

@@ -44,7 +44,7 @@ func newScrubber(secrets ...string) scrubber {
 
 // secretsOf lists the configuration values that must never be printed.
 func secretsOf(c Config) scrubber {
-	return newScrubber(c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey)
+	return newScrubber(c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, c.GithubToken)
 }
 
 // scrub returns s with every secret replaced, and whether anything was.

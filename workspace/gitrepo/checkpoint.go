@@ -69,6 +69,20 @@ func (r *Repos) Checkpoint(ctx context.Context, ws *workspace.Workspace, s Sessi
 	return r.commitAt(ctx, own, last, "refs/heads/"+s.Branch)
 }
 
+// Finish is Checkpoint outside a run (the session is done): it opens the
+// session's workspace itself.
+func (r *Repos) Finish(ctx context.Context, s Session, subject string, coauthor *Identity) (*Commit, error) {
+	if _, err := r.checkSession(s); err != nil {
+		return nil, err
+	}
+	ws, err := r.cfg.Workspaces.Open(s.ID)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrWorkspace, err)
+	}
+	defer ws.Close()
+	return r.Checkpoint(ctx, ws, s, subject, coauthor)
+}
+
 // commitScript is the sandboxed part: stage everything, commit when
 // something is staged (no hooks: the checkpoint is h9's), and write the
 // commits the session's repository lacks into bundleFile. Its last line

@@ -52,7 +52,7 @@ func ParseFile(data []byte) ([]Repo, error) {
 		Repos []Repo `yaml:"repos"`
 	}
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+		return nil, fmt.Errorf("%w: %s", ErrInvalidConfig, strings.Join(strings.Fields(err.Error()), " "))
 	}
 	return f.Repos, nil
 }

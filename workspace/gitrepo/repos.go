@@ -26,7 +26,7 @@ func (i Identity) valid() bool {
 type Config struct {
 	// Dir holds the caches (H9_DATA_DIR/repos); the sandbox hides it.
 	Dir        string
-	Workspaces *workspace.Manager // where sessions' checkouts are made
+	Workspaces *workspace.Manager // where sessions' checkouts are made; nil: none are (h9 doctor)
 	Repos      []Repo             // checked by Check
 	Author     Identity           // H9_GIT_NAME / H9_GIT_EMAIL
 	// GitHubToken (H9_GITHUB_TOKEN) opens pull requests and, when git has
@@ -54,8 +54,6 @@ func New(cfg Config) (*Repos, error) {
 	case len(repos) == 0:
 	case cfg.Dir == "":
 		return nil, fmt.Errorf("%w: the cache directory is empty", ErrInvalidConfig)
-	case cfg.Workspaces == nil:
-		return nil, fmt.Errorf("%w: Workspaces is required", ErrInvalidConfig)
 	case !cfg.Author.valid():
 		return nil, fmt.Errorf("%w: the commit author needs a name and an email without <, > or newlines", ErrInvalidConfig)
 	}

@@ -84,6 +84,8 @@ func (r *Repos) checkSession(s Session) (Repo, error) {
 	switch {
 	case err != nil:
 		return Repo{}, err
+	case r.cfg.Workspaces == nil:
+		return Repo{}, fmt.Errorf("%w: no workspaces to make checkouts in", ErrInvalidConfig)
 	case !strings.HasPrefix(s.Branch, BranchPrefix) || !ValidBranch(s.Branch):
 		return Repo{}, fmt.Errorf("%w: %q is not a session branch", ErrInvalidConfig, s.Branch)
 	case s.Base != "" && !ValidBranch(s.Base):

@@ -13,7 +13,7 @@ import (
 // ran is false when the repository has none. A non-zero exit is a result,
 // not an error.
 func (r *Repos) Setup(ctx context.Context, s Session) (res workspace.BashResult, ran bool, err error) {
-	repo, err := r.repo(s.Repo)
+	repo, err := r.checkSession(s)
 	if err != nil || repo.Setup == "" {
 		return workspace.BashResult{}, false, err
 	}
