@@ -227,7 +227,8 @@ func (b *Bot) pushAndOpen(ctx context.Context, a *actor, s Session, r SessionRep
 		a.log.Warn("opening the pull request failed", "err", err)
 		return text(":x: Pushed " + branch + ", but the pull request could not be opened: " + render.Escape(render.Truncate(err.Error(), 1500)))
 	}
-	a.push(msgPullRequest{url: pr.URL})
+	// Through the registry: the actor may have retired meanwhile.
+	b.reg.deliver(a.key, msgPullRequest{url: pr.URL})
 	if pr.Reused {
 		return text(":link: The pull request of " + branch + " is already open, now up to date: " + render.Escape(pr.URL))
 	}
