@@ -40,7 +40,7 @@ func checkRepo(ctx context.Context, repos *gitrepo.Repos, r gitrepo.Repo) (strin
 	if err != nil {
 		return oneLine(err.Error()), verdictFail
 	}
-	line := fmt.Sprintf("%s is reachable (%d branches)", gitrepo.Redact(r.URL), n)
+	line := fmt.Sprintf("%s is reachable (%d %s)", gitrepo.Redact(r.URL), n, plural(n, "branch", "branches"))
 	switch {
 	case r.GitHub == "":
 		return line + "; not on GitHub: Push branch only", verdictOK
@@ -54,3 +54,10 @@ func checkRepo(ctx context.Context, repos *gitrepo.Repos, r gitrepo.Repo) (strin
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -35,6 +35,10 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	warnIfUnsandboxed(log, cfg, ws)
 
+	repos, err := cfg.newRepos(ws)
+	if err != nil {
+		return fmt.Errorf("repositories: %w", err)
+	}
 	metrics := newMetrics(cfg)
 	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent())
 	if err != nil {
@@ -46,6 +50,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 		APIURL:            cfg.SlackAPIURL,
 		Store:             st,
 		Agent:             engine,
+		Repos:             repos,
 		SandboxLevel:      string(ws.Level()),
 		SandboxWarning:    ws.Warning(),
 		AllowedUsers:      cfg.AllowedUsers,
@@ -70,7 +75,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	defer srv.stop() // before the store closes
 
 	log.Info("h9 starting", "data_dir", cfg.DataDir, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
-		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level())
+		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level(), "repositories", len(cfg.repos))
 	if err := b.Run(ctx); err != nil {
 		return err
 	}
