@@ -141,3 +141,22 @@ func readHomeFile(t *testing.T, e *env, name string) string {
 	}
 	return string(data)
 }
+
+// A restart during the setup sets up again, then asks the session's first
+// request: nothing of the task is lost, and no run starts half set up.
+func TestRestartDuringSetup(t *testing.T) {
+	e := newRepoEnv(t, `if [ -f $HOME/.started ]; then echo again; else touch $HOME/.started; sleep 120; fi`)
+	thread := e.startSession("run", "survive the setup")
+	e.waitChecklist(thread, "setting up")
+	e.waitFor("the first setup", func() bool {
+		paths, _ := filepath.Glob(filepath.Join(e.wsRoot, ".home", "*", ".started"))
+		return len(paths) == 1
+	})
+	e.model.Enqueue(workReplies("a", "x.txt", "x\\n", "Set up and done.")...)
+	e.restart()
+	e.waitMessage(thread, restartNotice, 1)
+	e.waitMessage(thread, "Set up and done.", 1)
+	if got := e.lastUserMessage(0); got != "survive the setup" {
+		t.Errorf("the first request after the restart was %q", got)
+	}
+}

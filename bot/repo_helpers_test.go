@@ -87,7 +87,7 @@ func newTestRemote(t *testing.T, files map[string]string) string {
 	return bare
 }
 
-func runGit(t *testing.T, dir string, args ...string) string {
+func runGit(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir

@@ -116,3 +116,32 @@ func packNames(t *testing.T, repo string) []string {
 	}
 	return out
 }
+
+// The remote gone: a cached repository still starts sessions, saying so;
+// an uncached one fails with git's words. A base branch the remote lacks
+// is refused with the branches it has.
+func TestPrepareWhenTheRemoteFails(t *testing.T) {
+	remote := newRemote(t, map[string]string{"a.txt": "x\n"})
+	f := newFixture(t, "none", Repo{Name: "r", URL: remote})
+	f.prepare("r")
+	if err := os.Rename(remote, remote+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	s := Session{ID: "T1-C1-1700000300.000001", Repo: "r", Branch: NewBranch("offline")}
+	p, err := f.repos.Prepare(f.ctx, s)
+	if err != nil || !strings.Contains(p.Warning, "cached copy") || !strings.Contains(p.Warning, "does not appear to be a git repository") {
+		t.Errorf("Prepare with the remote gone = %+v, %v; want a start from the cache, with git's words", p, err)
+	}
+	g := newFixture(t, "none", Repo{Name: "r", URL: remote})
+	if _, err := g.repos.Prepare(g.ctx, s); !errors.Is(err, ErrGit) {
+		t.Errorf("Prepare of an uncached repository with the remote gone: %v, want ErrGit", err)
+	}
+	os.Rename(remote+".gone", remote)
+	bad := Session{ID: "T1-C1-1700000300.000002", Repo: "r", Branch: NewBranch("x"), Base: "release-9"}
+	if _, err := f.repos.Prepare(f.ctx, bad); !errors.Is(err, ErrNoBranch) || !strings.Contains(err.Error(), "it has main") {
+		t.Errorf("Prepare on a missing base: %v", err)
+	}
+	if ok, _ := f.wsm.Exists(bad.ID); ok {
+		t.Error("a failed Prepare left a workspace")
+	}
+}
