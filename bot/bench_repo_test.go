@@ -151,7 +151,9 @@ func checkoutCost(tb testing.TB, workspaces, sessions string) (extra, tree int64
 		return sum
 	}
 	gitDir := filepath.Join(ws, ".git")
-	extra = blocks(gitDir, func(_ string, st *syscall.Stat_t) bool { return st.Mode&syscall.S_IFMT == syscall.S_IFDIR || st.Nlink == 1 })
+	extra = blocks(gitDir, func(_ string, st *syscall.Stat_t) bool {
+		return st.Mode&syscall.S_IFMT == syscall.S_IFDIR || st.Nlink == 1
+	})
 	extra += blocks(filepath.Join(sessions, last+".git"), func(string, *syscall.Stat_t) bool { return true })
 	tree = blocks(ws, func(p string, _ *syscall.Stat_t) bool { return !strings.HasPrefix(p, gitDir) })
 	return extra, tree

@@ -90,5 +90,7 @@ var repoRows = []row{
 		effects: []string{"tell U1: This session has no repository checkout, so there is nothing to push."}},
 	{what: "the pull request's URL is kept", from: sess(stateDone, withRepo(true)),
 		ev: evPullRequest{url: "https://github.com/acme/backend/pull/7"}, to: stateDone, effects: []string{"save"},
-		check: func(t *testing.T, s Session) { wantString(t, "pull request", s.Repo.PullRequest, "https://github.com/acme/backend/pull/7") }},
+		check: func(t *testing.T, s Session) {
+			wantString(t, "pull request", s.Repo.PullRequest, "https://github.com/acme/backend/pull/7")
+		}},
 }
