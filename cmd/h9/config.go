@@ -58,10 +58,11 @@ type Config struct {
 	HTTPAddr string `split_words:"true" desc:"host:port (e.g. :9090) serving /healthz, /readyz and /metrics (Prometheus); empty = off"`
 
 	// Tokens: what a session may use, and what they cost (config_tokens.go).
-	SessionTokenBudget int            `split_words:"true" default:"0" desc:"tokens one session may use (planning included) before it stops with a Raise budget button, which allows as many again; 0 = no budget"`
-	PriceInput         float64        `split_words:"true" default:"0" desc:"US dollars per million prompt tokens: token counts then show a cost; 0 = none"`
-	PriceOutput        float64        `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
-	repos              []gitrepo.Repo // H9_REPOS and H9_REPOS_FILE, checked (validate)
+	SessionTokenBudget int     `split_words:"true" default:"0" desc:"tokens one session may use (planning included) before it stops with a Raise budget button, which allows as many again; 0 = no budget"`
+	PriceInput         float64 `split_words:"true" default:"0" desc:"US dollars per million prompt tokens: token counts then show a cost; 0 = none"`
+	PriceOutput        float64 `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
+
+	repos []gitrepo.Repo // H9_REPOS and H9_REPOS_FILE, checked (validate)
 }
 
 // loadConfig reads the environment into a Config and validates it.
