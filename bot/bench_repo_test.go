@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -37,42 +38,18 @@ func BenchmarkRepoSessionStart(b *testing.B) {
 
 func benchSessionStart(b *testing.B, remote string) {
 	dir := b.TempDir()
-	var mu sync.Mutex
-	var asked []time.Time // when each request came
-	handler := func(openai.ChatCompletionRequest) fakemodel.Reply {
-		mu.Lock()
-		asked = append(asked, time.Now())
-		mu.Unlock()
-		return fakemodel.Text("No plan.") // one request per session
-	}
-	e := &benchEnv{slack: fakeslack.New(fakeslack.Options{EchoBotMessages: true}),
-		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithBufferedStreams(), fakemodel.WithHandler(handler))}
-	b.Cleanup(func() { e.slack.Close(); e.model.Close() })
-	e.repos = func(ws *workspace.Manager) Repos {
-		r, err := gitrepo.New(gitrepo.Config{Dir: filepath.Join(dir, "repos"), Workspaces: ws,
-			Repos: []gitrepo.Repo{{Name: "bench", URL: remote}}, Author: gitrepo.Identity{Name: "h9", Email: "h9@localhost"}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return r
-	}
-	e.startBot(b, dir, nil)
-	b.Cleanup(func() { e.stop(); e.db.Close() })
+	e, asked := newRepoBenchEnv(b, dir, remote)
 	ctx := context.Background()
 	start := func(i int) time.Duration {
-		mu.Lock()
-		before := len(asked)
-		mu.Unlock()
+		before := len(asked())
 		begin := time.Now()
 		if _, err := e.slack.SlashCommand(ctx, fakeslack.SlashCommand{Text: fmt.Sprintf("plan [repo=bench] look around %d", i)}); err != nil {
 			b.Fatal(err)
 		}
 		var at time.Time
 		e.waitFor(b, "the first model request", func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			if len(asked) > before {
-				at = asked[before]
+			if times := asked(); len(times) > before {
+				at = times[before]
 				return true
 			}
 			return false
@@ -98,6 +75,37 @@ func benchSessionStart(b *testing.B, remote string) {
 	extra, tree := checkoutCost(b, filepath.Join(dir, "workspaces"), filepath.Join(dir, "repos", "bench", "sessions"))
 	b.ReportMetric(float64(extra)/1024, "KiB-beyond-tree")
 	b.ReportMetric(float64(tree)/(1<<20), "MiB-tree")
+}
+
+// newRepoBenchEnv is a bot with the repository "bench" at remote; asked
+// returns when each model request came (a session's run asks once).
+func newRepoBenchEnv(b *testing.B, dir, remote string) (e *benchEnv, asked func() []time.Time) {
+	var mu sync.Mutex
+	var times []time.Time
+	handler := func(openai.ChatCompletionRequest) fakemodel.Reply {
+		mu.Lock()
+		times = append(times, time.Now())
+		mu.Unlock()
+		return fakemodel.Text("No plan.")
+	}
+	e = &benchEnv{slack: fakeslack.New(fakeslack.Options{EchoBotMessages: true}),
+		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithBufferedStreams(), fakemodel.WithHandler(handler))}
+	b.Cleanup(func() { e.slack.Close(); e.model.Close() })
+	e.repos = func(ws *workspace.Manager) Repos {
+		r, err := gitrepo.New(gitrepo.Config{Dir: filepath.Join(dir, "repos"), Workspaces: ws,
+			Repos: []gitrepo.Repo{{Name: "bench", URL: remote}}, Author: gitrepo.Identity{Name: "h9", Email: "h9@localhost"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r
+	}
+	e.startBot(b, dir, nil)
+	b.Cleanup(func() { e.stop(); e.db.Close() })
+	return e, func() []time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(times)
+	}
 }
 
 func benchClone(b *testing.B, remote string) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
 )
 
@@ -52,31 +53,8 @@ func TestRepositorySessionEndToEnd(t *testing.T) {
 		t.Errorf("uploaded diff:\n%s", diff)
 	}
 
-	e.click("U2", outcome.TS, render.ActionPushBranch)
-	e.waitEphemeral(testChannel, "U2", "Only <@"+testUser+">")
-	e.click(testUser, outcome.TS, render.ActionPushBranch)
-	e.waitMessage(thread, "Pushed `"+branch+"`", 1)
-	first := runGit(t, e.remote, "rev-parse", "refs/heads/"+branch)
-	msg := runGit(t, e.remote, "log", "-1", "--format=%an|%B", branch)
-	for _, want := range []string{"h9|add a greeting", "H9-Session: ", "Co-authored-by: Ada Lovelace <ada@example.com>"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("the pushed commit %q lacks %q", msg, want)
-		}
-	}
-
-	e.click(testUser, outcome.TS, render.ActionOpenPR)
-	opened := e.waitMessage(thread, "Opened the pull request", 1)
-	e.click(testUser, outcome.TS, render.ActionOpenPR)
-	again := e.waitMessage(thread, "already open", 1)
-	url := urlIn(t, opened.Text)
-	if !strings.Contains(again.Text, url) {
-		t.Errorf("a second click answered %q, want the same %s", again.Text, url)
-	}
-	pulls := e.github.Pulls("acme/backend")
-	if len(pulls) != 1 || pulls[0].Title != "add a greeting" || pulls[0].Head != branch || pulls[0].Base != "main" ||
-		!strings.Contains(pulls[0].Body, "- [x] task a") || !strings.Contains(pulls[0].Body, "Slack thread: ") {
-		t.Fatalf("pull requests = %+v", pulls)
-	}
+	first := e.pushAndCheck(outcome, branch)
+	url := e.openPullRequestTwice(outcome, branch)
 
 	// A follow-up continues on the same branch; pushing updates the pull request.
 	e.model.Enqueue(workReplies("b", "bye.txt", "bye\\n", "Added a farewell.")...)
@@ -97,6 +75,45 @@ func TestRepositorySessionEndToEnd(t *testing.T) {
 		t.Errorf("%d pull requests after the follow-up, want the same one", n)
 	}
 	e.checkTokenNowhere()
+}
+
+// pushAndCheck: a stranger's Push is refused; the owner's lands the
+// branch, authored by h9 with the trailers. It returns the pushed commit.
+func (e *repoEnv) pushAndCheck(outcome fakeslack.Message, branch string) string {
+	t := e.t
+	t.Helper()
+	e.click("U2", outcome.TS, render.ActionPushBranch)
+	e.waitEphemeral(testChannel, "U2", "Only <@"+testUser+">")
+	e.click(testUser, outcome.TS, render.ActionPushBranch)
+	e.waitMessage(outcome.ThreadTS, "Pushed `"+branch+"`", 1)
+	msg := runGit(t, e.remote, "log", "-1", "--format=%an|%B", branch)
+	for _, want := range []string{"h9|add a greeting", "H9-Session: ", "Co-authored-by: Ada Lovelace <ada@example.com>"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the pushed commit %q lacks %q", msg, want)
+		}
+	}
+	return runGit(t, e.remote, "rev-parse", "refs/heads/"+branch)
+}
+
+// openPullRequestTwice: one pull request, the same URL both times, with
+// the task as title and the checklist and the thread's link as body.
+func (e *repoEnv) openPullRequestTwice(outcome fakeslack.Message, branch string) string {
+	t := e.t
+	t.Helper()
+	e.click(testUser, outcome.TS, render.ActionOpenPR)
+	opened := e.waitMessage(outcome.ThreadTS, "Opened the pull request", 1)
+	e.click(testUser, outcome.TS, render.ActionOpenPR)
+	again := e.waitMessage(outcome.ThreadTS, "already open", 1)
+	url := urlIn(t, opened.Text)
+	if !strings.Contains(again.Text, url) {
+		t.Errorf("a second click answered %q, want the same %s", again.Text, url)
+	}
+	pulls := e.github.Pulls("acme/backend")
+	if len(pulls) != 1 || pulls[0].Title != "add a greeting" || pulls[0].Head != branch || pulls[0].Base != "main" ||
+		!strings.Contains(pulls[0].Body, "- [x] task a") || !strings.Contains(pulls[0].Body, "Slack thread: ") {
+		t.Fatalf("pull requests = %+v", pulls)
+	}
+	return url
 }
 
 // checkTokenNowhere: the GitHub token is in no Slack payload, no log line
