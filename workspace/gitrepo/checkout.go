@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -71,33 +70,18 @@ func copyFile(src, dst string) (int64, error) {
 	return n, errors.Join(err, out.Close())
 }
 
-// packedRefs is the checkout's refs file: the cache's branches as
-// origin's, its tags, and the session branch at the base commit. Written
-// whole, one file, however many branches the repository has.
-func packedRefs(ctx context.Context, mirror, branch, base string) ([]byte, error) {
-	out, err := gitRun{dir: mirror, args: []string{"for-each-ref", "--format=%(objectname) %(refname)", "refs/heads", "refs/tags"}}.run(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var lines []string
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		id, ref, ok := strings.Cut(line, " ")
-		if !ok {
-			continue
+// checkoutRefs are the checkout's refs: the cache's branches as origin's,
+// its tags, and the session branch at the base commit. Written as one
+// packed-refs file, however many branches the repository has.
+func checkoutRefs(mirror []ref, branch, base string) []ref {
+	out := make([]ref, 0, len(mirror)+1)
+	for _, r := range mirror {
+		if name, isHead := strings.CutPrefix(r.name, "refs/heads/"); isHead {
+			r.name = "refs/remotes/origin/" + name
 		}
-		if name, isHead := strings.CutPrefix(ref, "refs/heads/"); isHead {
-			ref = "refs/remotes/origin/" + name
-		}
-		lines = append(lines, id+" "+ref)
+		out = append(out, r)
 	}
-	lines = append(lines, base+" refs/heads/"+branch)
-	sortRefs(lines)
-	var b bytes.Buffer
-	b.WriteString("# pack-refs with: sorted \n")
-	for _, l := range lines {
-		b.WriteString(l + "\n")
-	}
-	return b.Bytes(), nil
+	return append(out, ref{name: "refs/heads/" + branch, id: base})
 }
 
 // sortRefs orders "id ref" lines by ref, byte-wise, as packed-refs needs.
@@ -106,37 +90,30 @@ func sortRefs(lines []string) {
 	slices.SortFunc(lines, func(a, b string) int { return strings.Compare(ref(a), ref(b)) })
 }
 
-// initCheckout makes dir a repository whose objects are the cache's packs
-// and whose refs are packed, with HEAD on the session branch. The cache's
-// lock must be held.
-func (r *Repos) initCheckout(ctx context.Context, repo Repo, dir, branch, base string) (copied int64, err error) {
+// initCheckout makes dir a repository whose objects are the cache's packs,
+// whose refs are packed, with HEAD on the session branch and h9's
+// configuration. The cache's lock must be held.
+func (r *Repos) initCheckout(ctx context.Context, repo Repo, dir, branch, base string, refs []ref) (copied int64, err error) {
 	if _, err := (gitRun{dir: dir, args: []string{"init", "--quiet", "--template=", "."}}).run(ctx); err != nil {
 		return 0, err
 	}
-	mirror := r.mirrorDir(repo)
-	if copied, err = linkPacks(mirror, dir); err != nil {
-		return copied, err
-	}
-	refs, err := packedRefs(ctx, mirror, branch, base)
-	if err != nil {
+	if copied, err = linkPacks(r.mirrorDir(repo), dir); err != nil {
 		return copied, err
 	}
 	gitDir := filepath.Join(dir, ".git")
-	if err := os.WriteFile(filepath.Join(gitDir, "packed-refs"), refs, 0o644); err != nil {
+	if err := writePackedRefs(gitDir, checkoutRefs(refs, branch, base)); err != nil {
 		return copied, err
 	}
-	return copied, os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644)
+	if err := writeHead(gitDir, branch); err != nil {
+		return copied, err
+	}
+	return copied, appendConfig(gitDir, checkoutConfig(repo, r.cfg.Author))
 }
 
-// finishCheckout configures the checkout and writes its working tree.
-// h9's git runs here before any command of the model has: the
-// configuration is h9's own.
-func (r *Repos) finishCheckout(ctx context.Context, repo Repo, dir string) error {
-	for _, kv := range checkoutConfig(repo, r.cfg.Author) {
-		if _, err := (gitRun{dir: dir, args: []string{"config", kv[0], kv[1]}}).run(ctx); err != nil {
-			return err
-		}
-	}
+// finishCheckout writes the checkout's working tree and index. h9's git
+// runs here before any command of the model has: the configuration is
+// h9's own.
+func (r *Repos) finishCheckout(ctx context.Context, dir string) error {
 	_, err := gitRun{dir: dir, args: []string{"reset", "--quiet", "--hard"}}.run(ctx)
 	return err
 }

@@ -107,3 +107,27 @@ func TestBranchNames(t *testing.T) {
 		}
 	}
 }
+
+// The configuration h9 writes itself reads back through git as written,
+// quotes, backslashes and subsections included.
+func TestAppendConfigReadsBackThroughGit(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "--quiet", "--bare", ".")
+	values := [][2]string{
+		{"user.name", `Ada "the first" Lovelace`},
+		{"remote.origin.url", `C:\repos\odd path.git`},
+		{"h9.base", "release/1.2"},
+		{`url.https://x/"y".insteadOf`, "z"},
+	}
+	if err := appendConfig(dir, values); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range values[:3] {
+		if got := git(t, dir, "config", "--get", kv[0]); got != kv[1] {
+			t.Errorf("%s = %q, want %q", kv[0], got, kv[1])
+		}
+	}
+	if err := appendConfig(dir, [][2]string{{"user.name", "a\nb"}}); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("a value with a newline: %v", err)
+	}
+}

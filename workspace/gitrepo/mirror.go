@@ -84,12 +84,16 @@ func initBare(ctx context.Context, dir string, config [][2]string) error {
 	if _, err := (gitRun{dir: dir, args: []string{"init", "--quiet", "--bare", "--template=", "."}}).run(ctx); err != nil {
 		return err
 	}
-	for _, kv := range config {
-		if _, err := (gitRun{dir: dir, args: []string{"config", kv[0], kv[1]}}).run(ctx); err != nil {
-			return err
-		}
+	return appendConfig(dir, config)
+}
+
+// mirrorRefs is the cache's branches and tags.
+func (r *Repos) mirrorRefs(ctx context.Context, repo Repo) ([]ref, error) {
+	out, err := gitRun{dir: r.mirrorDir(repo), args: []string{"for-each-ref", "--format=%(objectname) %(refname)", "refs/heads", "refs/tags"}}.run(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return listRefs(out), nil
 }
 
 func hasRefs(ctx context.Context, dir string) bool {
@@ -134,12 +138,12 @@ func hasLooseObjects(objects string) (bool, error) {
 
 // defaultBranch is the remote's HEAD: remembered in the cache once known,
 // asked of the remote (ls-remote --symref) while the remembered one is
-// missing.
-func (r *Repos) defaultBranch(ctx context.Context, repo Repo) (string, error) {
+// missing from refs.
+func (r *Repos) defaultBranch(ctx context.Context, repo Repo, refs []ref) (string, error) {
 	dir := r.mirrorDir(repo)
-	if ref, err := (gitRun{dir: dir, args: []string{"symbolic-ref", "--quiet", "HEAD"}}).text(ctx); err == nil {
-		if _, err := revParse(ctx, dir, ref); err == nil {
-			return strings.TrimPrefix(ref, "refs/heads/"), nil
+	if head := symbolicHead(dir); head != "" {
+		if _, ok := findRef(refs, "refs/heads/"+head); ok {
+			return head, nil
 		}
 	}
 	out, err := gitRun{dir: dir, env: r.remoteEnv(repo), args: []string{"ls-remote", "--symref", "--", repo.URL, "HEAD"}}.text(ctx)
@@ -150,8 +154,7 @@ func (r *Repos) defaultBranch(ctx context.Context, repo Repo) (string, error) {
 		if rest, ok := strings.CutPrefix(line, "ref: refs/heads/"); ok {
 			name, _, _ := strings.Cut(rest, "\t")
 			if ValidBranch(name) {
-				gitRun{dir: dir, args: []string{"symbolic-ref", "HEAD", "refs/heads/" + name}}.run(ctx)
-				return name, nil
+				return name, writeHead(dir, name)
 			}
 		}
 	}
@@ -163,13 +166,15 @@ func revParse(ctx context.Context, dir, name string) (string, error) {
 	return gitRun{dir: dir, args: []string{"rev-parse", "--verify", "--quiet", "--end-of-options", name + "^{commit}"}}.text(ctx)
 }
 
-// branches lists up to n branch names of the repository at dir.
-func branches(ctx context.Context, dir string, n int) []string {
-	out, err := gitRun{dir: dir, args: []string{"for-each-ref", fmt.Sprintf("--count=%d", n), "--format=%(refname:lstrip=2)", "refs/heads"}}.text(ctx)
-	if err != nil || out == "" {
-		return nil
+// branchNames lists up to n branch names of refs, for a message.
+func branchNames(refs []ref, n int) []string {
+	var out []string
+	for _, r := range refs {
+		if name, ok := strings.CutPrefix(r.name, "refs/heads/"); ok && len(out) < n {
+			out = append(out, name)
+		}
 	}
-	return strings.Split(out, "\n")
+	return out
 }
 
 // exists reports whether path exists (errors other than "not there" count as there).

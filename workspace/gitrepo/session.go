@@ -61,17 +61,21 @@ func (r *Repos) Prepare(ctx context.Context, s Session) (Prepared, error) {
 	if p.Warning, err = r.syncMirror(ctx, repo, waited); err != nil {
 		return Prepared{}, err
 	}
-	if p.Base, p.BaseCommit, err = r.startingPoint(ctx, repo, s, own); err != nil {
+	refs, err := r.mirrorRefs(ctx, repo)
+	if err != nil {
+		return Prepared{}, err
+	}
+	if p.Base, p.BaseCommit, err = r.startingPoint(ctx, repo, s, own, refs); err != nil {
 		return Prepared{}, err
 	}
 	_, err = r.cfg.Workspaces.Create(s.ID, func(dir string) error {
-		copied, err := r.initCheckout(ctx, repo, dir, s.Branch, p.BaseCommit)
+		copied, err := r.initCheckout(ctx, repo, dir, s.Branch, p.BaseCommit, refs)
 		p.Copied = copied
 		release() // the packs are linked: other sessions may fetch now
 		if err != nil {
 			return err
 		}
-		return r.finishCheckout(ctx, repo, dir)
+		return r.finishCheckout(ctx, dir)
 	})
 	if err != nil {
 		return Prepared{}, fmt.Errorf("%w: creating the checkout of %s: %w", ErrWorkspace, repo.Name, err)
@@ -97,31 +101,31 @@ func (r *Repos) checkSession(s Session) (Repo, error) {
 // startingPoint resolves the base branch and commit, and makes the
 // session's repository on the first attempt; a later attempt keeps the
 // base the first one chose. The cache's lock is held.
-func (r *Repos) startingPoint(ctx context.Context, repo Repo, s Session, own string) (base, commit string, err error) {
+func (r *Repos) startingPoint(ctx context.Context, repo Repo, s Session, own string, refs []ref) (base, commit string, err error) {
 	if exists(filepath.Join(own, "HEAD")) {
 		p, err := r.prepared(ctx, own)
 		return p.Base, p.BaseCommit, err
 	}
-	mirror := r.mirrorDir(repo)
 	base = s.Base
 	if base == "" {
-		if base, err = r.defaultBranch(ctx, repo); err != nil {
+		if base, err = r.defaultBranch(ctx, repo, refs); err != nil {
 			return "", "", err
 		}
 	}
-	if commit, err = revParse(ctx, mirror, "refs/heads/"+base); err != nil {
-		return "", "", fmt.Errorf("%w: %s has no branch %q (it has %s)", ErrNoBranch, repo.Name, base, strings.Join(branches(ctx, mirror, 10), ", "))
+	commit, ok := findRef(refs, "refs/heads/"+base)
+	if !ok {
+		return "", "", fmt.Errorf("%w: %s has no branch %q (it has %s)", ErrNoBranch, repo.Name, base, strings.Join(branchNames(refs, 10), ", "))
 	}
-	if _, err := revParse(ctx, mirror, "refs/heads/"+s.Branch); err == nil {
+	if _, taken := findRef(refs, "refs/heads/"+s.Branch); taken {
 		return "", "", fmt.Errorf("%w: %s already has a branch %s", ErrBranchTaken, repo.Name, s.Branch)
 	}
-	return base, commit, r.createSessionRepo(ctx, repo, own, s.Branch, base, commit)
+	return base, commit, r.createSessionRepo(ctx, own, s.Branch, base, commit)
 }
 
 // createSessionRepo makes the session's repository in the cache: bare,
 // borrowing the cache's objects (alternates, relative, so the data
 // directory may move), its branch at the base commit.
-func (r *Repos) createSessionRepo(ctx context.Context, repo Repo, own, branch, base, commit string) error {
+func (r *Repos) createSessionRepo(ctx context.Context, own, branch, base, commit string) error {
 	tmp, err := os.MkdirTemp(filepath.Dir(own), ".new-")
 	if err != nil {
 		return err
@@ -135,10 +139,8 @@ func (r *Repos) createSessionRepo(ctx context.Context, repo Repo, own, branch, b
 	if err := os.WriteFile(filepath.Join(tmp, "objects", "info", "alternates"), []byte(alt), 0o600); err != nil {
 		return err
 	}
-	for _, ref := range []string{"refs/heads/" + branch, baseRef} {
-		if _, err := (gitRun{dir: tmp, args: []string{"update-ref", ref, commit}}).run(ctx); err != nil {
-			return err
-		}
+	if err := writePackedRefs(tmp, []ref{{"refs/heads/" + branch, commit}, {baseRef, commit}}); err != nil {
+		return err
 	}
 	return os.Rename(tmp, own)
 }
