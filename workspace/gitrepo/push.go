@@ -20,9 +20,10 @@ func pushedRef(branch string) string { return "refs/remotes/origin/" + branch }
 // Push pushes the session branch to the repository's remote from the
 // session's repository, with the host's git credentials (and the token's
 // helper for GitHub over https). It overwrites the remote branch only
-// where h9 left it (--force-with-lease): a session may rewrite its own
-// history, but a commit someone else pushed to the branch is never lost;
-// such a push is rejected, with git's reason.
+// where overwriting loses nothing (--force-with-lease, see lease): a
+// session may rewrite its own history, and a branch merged and deleted
+// comes back, but a commit someone else pushed to the branch is never
+// lost; such a push is rejected, with git's reason.
 func (r *Repos) Push(ctx context.Context, s Session) (Pushed, error) {
 	repo, own, unlock, err := r.sessionRepo(ctx, s)
 	if err != nil {
@@ -33,8 +34,11 @@ func (r *Repos) Push(ctx context.Context, s Session) (Pushed, error) {
 	if err != nil {
 		return Pushed{}, err
 	}
-	expect, _ := revParse(ctx, own, pushedRef(s.Branch)) // "": the remote must not have the branch yet
 	ref := "refs/heads/" + s.Branch
+	expect, err := r.lease(ctx, repo, own, ref, head, s.Branch)
+	if err != nil {
+		return Pushed{}, err
+	}
 	push := gitRun{dir: own, env: r.remoteEnv(repo), args: []string{"push", "--porcelain", "--force-with-lease=" + ref + ":" + expect,
 		"--", repo.URL, ref + ":" + ref}}
 	out, err := push.run(ctx)
@@ -45,6 +49,28 @@ func (r *Repos) Push(ctx context.Context, s Session) (Pushed, error) {
 		return Pushed{}, err
 	}
 	return Pushed{Branch: s.Branch, Commit: head, UpToDate: porcelainFlag(string(out)) == "="}, nil
+}
+
+// lease is what the remote's branch must be for the push to overwrite it:
+// what it is now when overwriting loses nothing (the branch is gone, say
+// merged and deleted, or it is where h9 left it, or behind the session's
+// head), else where h9 last pushed it, so the push is refused.
+func (r *Repos) lease(ctx context.Context, repo Repo, own, ref, head, branch string) (string, error) {
+	pushed, _ := revParse(ctx, own, pushedRef(branch))
+	out, err := gitRun{dir: own, env: r.remoteEnv(repo), args: []string{"ls-remote", "--", repo.URL, ref}}.text(ctx)
+	if err != nil {
+		return "", fmt.Errorf("pushing to %s: %w", repo.Name, redactErr(err, repo, r.cfg.GitHubToken))
+	}
+	current, _, _ := strings.Cut(out, "\t")
+	switch {
+	case current == "" || current == pushed:
+		return current, nil
+	case isCommitID(current):
+		if _, err := (gitRun{dir: own, args: []string{"merge-base", "--is-ancestor", current, head}}).run(ctx); err == nil {
+			return current, nil
+		}
+	}
+	return pushed, nil
 }
 
 // pushError is ErrRejected with the remote's words when git reports the ref

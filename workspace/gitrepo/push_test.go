@@ -153,3 +153,32 @@ func httpRemote(t *testing.T, token string) (string, *servedRemote) {
 	t.Cleanup(srv.Close)
 	return srv.URL + "/" + filepath.Base(bare), served
 }
+
+// The session's branch was merged and deleted on the remote (or someone
+// fast-forwarded it within the session's history): a later push recreates
+// or moves it, losing nothing.
+func TestPushAfterTheRemoteBranchWasDeleted(t *testing.T) {
+	remote := newRemote(t, map[string]string{"a.txt": "x\n"})
+	f := newFixture(t, "none", Repo{Name: "r", URL: remote})
+	s := f.prepare("r")
+	ws := f.open(s)
+	f.bash(ws, "echo 1 > one", false)
+	if _, err := f.repos.Checkpoint(f.ctx, ws, s, "one", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.repos.Push(f.ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	git(t, remote, "update-ref", "-d", "refs/heads/"+s.Branch)
+	f.bash(ws, "echo 2 > two", false)
+	c, err := f.repos.Checkpoint(f.ctx, ws, s, "two", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.repos.Push(f.ctx, s); err != nil {
+		t.Fatalf("push after the remote branch was deleted: %v", err)
+	}
+	if got := git(t, remote, "rev-parse", "refs/heads/"+s.Branch); got != c.ID {
+		t.Errorf("remote at %s, want %s", got, c.ID)
+	}
+}
