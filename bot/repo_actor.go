@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -176,12 +177,12 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 	return c.b.Write(p)
 }
 
-// checkpointer is the session's checkpoint for a run in execution mode:
-// a commit of the workspace's changes on its branch, the todo as subject,
-// the owner as co-author.
-func (a *actor) checkpointer(repo SessionRepo, id, owner string) func(context.Context, *workspace.Workspace, planning.TodoItem) (*gitrepo.Commit, error) {
+// checkpointer is the session's checkpoint for a run in execution mode
+// (agent.RunOptions.Checkpoint): a commit of the workspace's changes on
+// its branch, the todo as subject, the owner as co-author.
+func (b *Bot) checkpointer(log *slog.Logger, repo SessionRepo, id, owner string) func(context.Context, *workspace.Workspace, planning.TodoItem) (*gitrepo.Commit, error) {
 	return func(ctx context.Context, ws *workspace.Workspace, todo planning.TodoItem) (*gitrepo.Commit, error) {
-		return a.b.cfg.Repos.Checkpoint(ctx, ws, repo.git(id), todo.Content, a.b.identity(ctx, a.log, owner))
+		return b.cfg.Repos.Checkpoint(ctx, ws, repo.git(id), todo.Content, b.identity(ctx, log, owner))
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/workspace"
 )
 
 // workReplies is a run that does one todo for real: in progress, a file
@@ -181,4 +183,46 @@ func urlIn(t *testing.T, s string) string {
 		return s[i:]
 	}
 	return s[i : i+end]
+}
+
+// The checkpoint a run makes when a todo is completed: a commit of the
+// workspace's changes on the session branch, the todo as subject, h9 as
+// author, the owner (from users.info) as co-author.
+func TestCheckpointerCommitsTheTodo(t *testing.T) {
+	e := newRepoEnv(t, "")
+	e.model.Enqueue(workReplies("a", "hello.txt", "hello\\n", "Done.")...)
+	thread := e.startSession("run", "[repo=backend] greet")
+	e.waitMessage(thread, render.ActionPushBranch, 1)
+	rec, err := e.store.FindThread(e.ctx, testChannel, thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := decodeSession(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wsm, err := workspace.NewManager(workspace.Config{Root: e.wsRoot, Sandbox: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := wsm.Open(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.WriteFile("more.txt", "one\ntwo\n"); err != nil {
+		t.Fatal(err)
+	}
+	hook := e.bot.checkpointer(e.bot.log, *s.Repo, s.ID, s.Owner)
+	c, err := hook(e.ctx, ws, planning.TodoItem{ID: "b", Content: "Write more", Status: planning.TodoCompleted})
+	if err != nil || c == nil || c.Added != 2 || c.Deleted != 0 || len(c.Short) < 7 {
+		t.Fatalf("checkpoint = %+v, %v", c, err)
+	}
+	msg := runGit(t, ws.Dir(), "log", "-1", "--format=%an <%ae>|%s|%b", c.ID)
+	if !strings.HasPrefix(msg, "h9 <h9@localhost>|Write more|H9-Session: "+s.ID) || !strings.Contains(msg, "Co-authored-by: Ada Lovelace <ada@example.com>") {
+		t.Errorf("checkpoint commit: %q", msg)
+	}
+	if again, err := hook(e.ctx, ws, planning.TodoItem{ID: "c", Content: "Nothing", Status: planning.TodoCompleted}); err != nil || again != nil {
+		t.Errorf("a checkpoint with nothing changed = %+v, %v; want none", again, err)
+	}
 }
