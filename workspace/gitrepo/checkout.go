@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -110,10 +112,16 @@ func (r *Repos) initCheckout(ctx context.Context, repo Repo, dir, branch, base s
 	return copied, appendConfig(gitDir, checkoutConfig(repo, r.cfg.Author))
 }
 
-// finishCheckout writes the checkout's working tree and index. h9's git
-// runs here before any command of the model has: the configuration is
-// h9's own.
+// finishCheckout writes the checkout's working tree and index, with a
+// worker per core: creating thousands of files is most of a session's
+// start, and git's parallel checkout halves it on two cores (BENCHMARKS.md).
+// h9's git runs here before any command of the model has: the
+// configuration is h9's own.
 func (r *Repos) finishCheckout(ctx context.Context, dir string) error {
-	_, err := gitRun{dir: dir, args: []string{"reset", "--quiet", "--hard"}}.run(ctx)
+	workers := "checkout.workers=" + strconv.Itoa(min(runtime.NumCPU(), maxCheckoutWorkers))
+	_, err := gitRun{dir: dir, args: []string{"-c", workers, "reset", "--quiet", "--hard"}}.run(ctx)
 	return err
 }
+
+// maxCheckoutWorkers bounds the parallel checkout's processes.
+const maxCheckoutWorkers = 8

@@ -98,11 +98,16 @@ func (g gitRun) text(ctx context.Context) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// verb is the git command run, past any -c options.
 func (g gitRun) verb() string {
-	if len(g.args) == 0 {
-		return ""
+	for i := 0; i < len(g.args); i++ {
+		if g.args[i] == "-c" {
+			i++
+			continue
+		}
+		return g.args[i]
 	}
-	return g.args[0]
+	return ""
 }
 
 // gitError is a failed git command; Error gives git's own words.
