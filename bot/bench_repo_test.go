@@ -32,13 +32,17 @@ import (
 func BenchmarkRepoSessionStart(b *testing.B) {
 	shape := benchShape()
 	remote := benchRemote(b, shape)
-	b.Run("h9", func(b *testing.B) { benchSessionStart(b, remote) })
+	b.Run("h9", func(b *testing.B) { benchSessionStart(b, remote, false) })
+	b.Run("h9-spare", func(b *testing.B) { benchSessionStart(b, remote, true) })
 	b.Run("clone", func(b *testing.B) { benchClone(b, remote) })
 }
 
-func benchSessionStart(b *testing.B, remote string) {
+// benchSessionStart times sessions one after another; with spares, each
+// starts once the spare the previous one asked for is made (a cached
+// repository between two sessions), without, each writes its tree.
+func benchSessionStart(b *testing.B, remote string, spares bool) {
 	dir := b.TempDir()
-	e, asked := newRepoBenchEnv(b, dir, remote)
+	e, asked, repos := newRepoBenchEnv(b, dir, remote, spares)
 	ctx := context.Background()
 	start := func(i int) time.Duration {
 		before := len(asked())
@@ -55,6 +59,9 @@ func benchSessionStart(b *testing.B, remote string) {
 			return false
 		})
 		e.waitFor(b, "the run's end", func() bool { return e.bot.reg.idleCount() == 0 })
+		if err := repos.WaitSpares(); err != nil {
+			b.Fatal(err)
+		}
 		return at.Sub(begin)
 	}
 	defer func() {
@@ -78,7 +85,7 @@ func benchSessionStart(b *testing.B, remote string) {
 
 // newRepoBenchEnv is a bot with the repository "bench" at remote; asked
 // returns when each model request came (a session's run asks once).
-func newRepoBenchEnv(b *testing.B, dir, remote string) (e *benchEnv, asked func() []time.Time) {
+func newRepoBenchEnv(b *testing.B, dir, remote string, spares bool) (e *benchEnv, asked func() []time.Time, repos *gitrepo.Repos) {
 	var mu sync.Mutex
 	var times []time.Time
 	handler := func(openai.ChatCompletionRequest) fakemodel.Reply {
@@ -91,20 +98,21 @@ func newRepoBenchEnv(b *testing.B, dir, remote string) (e *benchEnv, asked func(
 		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithBufferedStreams(), fakemodel.WithHandler(handler))}
 	b.Cleanup(func() { e.slack.Close(); e.model.Close() })
 	e.repos = func(ws *workspace.Manager) Repos {
-		r, err := gitrepo.New(gitrepo.Config{Dir: filepath.Join(dir, "repos"), Workspaces: ws,
+		r, err := gitrepo.New(gitrepo.Config{Dir: filepath.Join(dir, "repos"), Workspaces: ws, Spares: spares,
 			Repos: []gitrepo.Repo{{Name: "bench", URL: remote}}, Author: gitrepo.Identity{Name: "h9", Email: "h9@localhost"}})
 		if err != nil {
 			b.Fatal(err)
 		}
+		repos = r
 		return r
 	}
 	e.startBot(b, dir, nil)
-	b.Cleanup(func() { e.stop(); e.db.Close() })
+	b.Cleanup(func() { e.stop(); e.db.Close(); repos.Close() })
 	return e, func() []time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(times)
-	}
+	}, repos
 }
 
 func benchClone(b *testing.B, remote string) {

@@ -62,6 +62,7 @@ func newRepoEnv(t *testing.T, setup string, cfgFn ...func(*Config)) *repoEnv {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(r.Close)
 		return r
 	}
 	e.slack.AddUser(testUser, "Ada Lovelace")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // Exists reports whether the session's workspace directory exists.
@@ -97,4 +98,23 @@ func (w *Workspace) Remove(path string) error {
 		return root.Remove(rel)
 	})
 	return w.fileErr(path, err)
+}
+
+// spareDir holds checkouts made ahead of the sessions that will take them.
+const spareDir = ".spare"
+
+// SpareDir is where a directory made ahead for key (a repository and its
+// base branch) waits for a session's Create to take it: under Root, so
+// hidden from every command like the workspaces, and on their file system,
+// so taking it is a rename. Its parent exists; it need not.
+func (m *Manager) SpareDir(key string) (string, error) {
+	name, err := dirName(key)
+	if err != nil {
+		return "", err
+	}
+	parent := filepath.Join(m.root, spareDir)
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return "", err
+	}
+	return filepath.Join(parent, name), nil
 }

@@ -20,6 +20,7 @@ func checkRepos(ctx context.Context, cfg Config) finding {
 	if err != nil {
 		return failed("check H9_DATA_DIR and that git is installed", "%v", err)
 	}
+	defer repos.Close()
 	f := ok("%d configured", len(cfg.repos))
 	for _, r := range cfg.repos {
 		line, v := checkRepo(ctx, repos, r)

@@ -39,6 +39,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("repositories: %w", err)
 	}
+	defer repos.Close() // stops making spare checkouts
 	metrics := newMetrics(cfg)
 	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent())
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -47,6 +48,9 @@ func linkPacks(mirror, checkout string) (copied int64, err error) {
 			continue
 		}
 		err := os.Link(filepath.Join(src, name), filepath.Join(dst, name))
+		if errors.Is(err, fs.ErrExist) {
+			continue // linked already (a spare taken later)
+		}
 		if errors.Is(err, syscall.EXDEV) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EMLINK) {
 			n, cerr := copyFile(filepath.Join(src, name), filepath.Join(dst, name))
 			copied, err = copied+n, cerr
@@ -118,9 +122,13 @@ func (r *Repos) initCheckout(ctx context.Context, repo Repo, dir, branch, base s
 // h9's git runs here before any command of the model has: the
 // configuration is h9's own.
 func (r *Repos) finishCheckout(ctx context.Context, dir string) error {
-	workers := "checkout.workers=" + strconv.Itoa(min(runtime.NumCPU(), maxCheckoutWorkers))
-	_, err := gitRun{dir: dir, args: []string{"-c", workers, "reset", "--quiet", "--hard"}}.run(ctx)
+	_, err := gitRun{dir: dir, args: []string{"-c", checkoutWorkers(), "reset", "--quiet", "--hard"}}.run(ctx)
 	return err
+}
+
+// checkoutWorkers is git's parallel checkout, a worker per core.
+func checkoutWorkers() string {
+	return "checkout.workers=" + strconv.Itoa(min(runtime.NumCPU(), maxCheckoutWorkers))
 }
 
 // maxCheckoutWorkers bounds the parallel checkout's processes.

@@ -13,12 +13,20 @@ import (
 // the data directory (two Repos: only the file lock is common to them),
 // while upstream moves: every checkout is whole and the cache is sound.
 func TestConcurrentSessionsShareTheCache(t *testing.T) {
+	for _, spares := range []bool{false, true} {
+		t.Run(fmt.Sprintf("spares=%t", spares), func(t *testing.T) { concurrentSessions(t, spares) })
+	}
+}
+
+func concurrentSessions(t *testing.T, spares bool) {
 	remote := newRemote(t, map[string]string{"a.txt": "x\n"})
-	f := newFixture(t, "none", Repo{Name: "r", URL: remote})
-	other, err := New(Config{Dir: filepath.Join(f.data, "repos"), Workspaces: f.wsm, Repos: []Repo{{Name: "r", URL: remote}}, Author: Identity{"h9", "h9@localhost"}})
+	f := newFixture(t, "none", Repo{Name: "r", URL: remote}, func(c *Config) { c.Spares = spares })
+	other, err := New(Config{Dir: filepath.Join(f.data, "repos"), Workspaces: f.wsm, Repos: []Repo{{Name: "r", URL: remote}},
+		Author: Identity{"h9", "h9@localhost"}, Spares: spares})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(other.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup

@@ -103,6 +103,7 @@ func newFixture(t testing.TB, sandbox string, repo Repo, configure ...func(*Conf
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(repos.Close) // before the data directory goes: a spare may be in the making
 	return &fixture{t: t, ctx: ctx, data: data, wsm: wsm, repos: repos, remote: repo.URL}
 }
 

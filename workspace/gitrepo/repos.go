@@ -1,12 +1,15 @@
 package gitrepo
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/h9-app/h9/workspace"
 )
@@ -34,6 +37,10 @@ type Config struct {
 	GitHubToken string
 	GitHubAPI   string       // H9_GITHUB_API_URL, ending in "/"
 	HTTPClient  *http.Client // for the GitHub API; nil = http.DefaultClient
+	// Spares: after each session's start, make the next one's checkout in
+	// the background (spare.go), so a session starts without writing its
+	// tree. Costs one working tree per repository and base branch.
+	Spares bool
 }
 
 // Repos is every configured repository and the sessions working in them.
@@ -42,6 +49,14 @@ type Repos struct {
 	cfg   Config
 	repos []Repo
 	locks *locks
+
+	bg        context.Context // spares are made under it; Close cancels it
+	stop      context.CancelFunc
+	mu        sync.Mutex
+	refilling map[string]bool // repository@base → a spare is being made
+	closed    bool
+	wg        sync.WaitGroup
+	spareErr  atomic.Value // errorOrNil: the last spare's outcome
 }
 
 // New checks cfg; it needs git on PATH once a repository is configured.
@@ -68,7 +83,9 @@ func New(cfg Config) (*Repos, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = http.DefaultClient
 	}
-	return &Repos{cfg: cfg, repos: repos, locks: newLocks()}, nil
+	r := &Repos{cfg: cfg, repos: repos, locks: newLocks(), refilling: map[string]bool{}}
+	r.bg, r.stop = context.WithCancel(context.Background())
+	return r, nil
 }
 
 // List is the configured repositories in configuration order.

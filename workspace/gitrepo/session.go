@@ -24,6 +24,7 @@ type Prepared struct {
 	BaseCommit string // where the session branch started
 	Warning    string // something the user should know (the cache was used without a fetch)
 	Copied     int64  // bytes of objects copied where they could not be linked
+	Spare      bool   // the checkout was made ahead (spare.go)
 }
 
 // Prepare makes the session's checkout on its branch from the base, once:
@@ -69,18 +70,34 @@ func (r *Repos) Prepare(ctx context.Context, s Session) (Prepared, error) {
 		return Prepared{}, err
 	}
 	_, err = r.cfg.Workspaces.Create(s.ID, func(dir string) error {
-		copied, err := r.initCheckout(ctx, repo, dir, s.Branch, p.BaseCommit, refs)
-		p.Copied = copied
-		release() // the packs are linked: other sessions may fetch now
-		if err != nil {
-			return err
-		}
-		return r.finishCheckout(ctx, dir)
+		return r.fillCheckout(ctx, repo, dir, s.Branch, &p, refs, release)
 	})
 	if err != nil {
 		return Prepared{}, fmt.Errorf("%w: creating the checkout of %s: %w", ErrWorkspace, repo.Name, err)
 	}
+	if s.Base == "" || s.Base == repo.Branch {
+		r.refill(repo, p.Base) // the usual base; a spare for a rare one would only hold disk
+	}
 	return p, nil
+}
+
+// fillCheckout makes dir the session's checkout: the spare when there is
+// one, moved to the base commit, else a new one. release gives up the
+// cache's lock once the packs are linked.
+func (r *Repos) fillCheckout(ctx context.Context, repo Repo, dir, branch string, p *Prepared, refs []ref, release func()) error {
+	from, err := r.takeSpare(repo, p.Base, dir, branch, p.BaseCommit, refs)
+	if err == nil && from == "" {
+		p.Copied, err = r.initCheckout(ctx, repo, dir, branch, p.BaseCommit, refs)
+	}
+	release() // the packs are linked: other sessions may fetch now
+	switch {
+	case err != nil:
+		return err
+	case from != "":
+		p.Spare = true
+		return r.moveTree(ctx, dir, from, p.BaseCommit)
+	}
+	return r.finishCheckout(ctx, dir)
 }
 
 func (r *Repos) checkSession(s Session) (Repo, error) {
