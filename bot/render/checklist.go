@@ -17,10 +17,10 @@ type Checklist struct {
 	// Evidence is what h9 saw done for each completed todo, by id: shown
 	// in a few words on its line.
 	Evidence    map[string]planning.Evidence
-	Spend       Spend  // the session's tokens so far
-	Activity    string // current activity while running, e.g. "bash: go test ./..."
-	Running     bool   // show the Stop button
-	Unsandboxed bool   // say the workspace is NOT sandboxed
+	Spend       Spend     // the session's tokens so far
+	Activity    string    // current activity while running, e.g. "bash: go test ./..."
+	Running     bool      // show the Stop button
+	Unsandboxed bool      // say the workspace is NOT sandboxed
 	Repo        *RepoLine // the session's repository and branch; nil = none
 }
 
