@@ -61,7 +61,7 @@ func (e evPrepared) apply(m *move) {
 func (m *move) done(finalText string) {
 	s := m.s
 	if s.Repo == nil || !s.Repo.Ready {
-		m.say(render.RenderDone(finalText, s.Progress))
+		m.say(render.WithSpend(render.RenderDone(finalText, s.Progress), s.spend()))
 		return
 	}
 	m.do(effRepoOutcome{text: finalText})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
@@ -119,12 +120,13 @@ func (a *actor) repoOutcome(finalText string) {
 	ch, err := repos.Changes(ctx, gs)
 	if err != nil {
 		a.log.Error("reading the session branch's changes", "err", err)
-		a.say(render.RenderDone(finalText, s.Progress))
+		a.say(render.WithSpend(render.RenderDone(finalText, s.Progress), s.spend()))
 		a.say(text("h9 could not read the changes of `" + render.Escape(s.Repo.Branch) + "`: " + render.Escape(render.Truncate(err.Error(), 300))))
 		return
 	}
 	repo, _ := a.b.repo(s.Repo.Name)
-	a.say(render.RenderRepoDone(s.ID, finalText, s.Progress, renderChanges(s.Repo, ch, a.b.cfg.Repos.CanOpenPullRequests(repo))))
+	outcome := render.RenderRepoDone(s.ID, finalText, s.Progress, renderChanges(s.Repo, ch, a.b.cfg.Repos.CanOpenPullRequests(repo)))
+	a.say(render.WithSpend(outcome, s.spend()))
 	if len(ch.Files) > 0 {
 		go a.uploadDiff(gs, s.Channel, s.ThreadTS)
 	}
@@ -179,10 +181,15 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 
 // checkpointer is the session's checkpoint for a run in execution mode
 // (agent.RunOptions.Checkpoint): a commit of the workspace's changes on
-// its branch, the todo as subject, the owner as co-author.
-func (b *Bot) checkpointer(log *slog.Logger, repo SessionRepo, id, owner string) func(context.Context, *workspace.Workspace, planning.TodoItem) (*gitrepo.Commit, error) {
-	return func(ctx context.Context, ws *workspace.Workspace, todo planning.TodoItem) (*gitrepo.Commit, error) {
-		return b.cfg.Repos.Checkpoint(ctx, ws, repo.git(id), todo.Content, b.identity(ctx, log, owner))
+// its branch, the todo as subject, the owner as co-author; its short id
+// and +/− become the todo's evidence.
+func (b *Bot) checkpointer(log *slog.Logger, repo SessionRepo, id, owner string) agent.Checkpointer {
+	return func(ctx context.Context, ws *workspace.Workspace, todo planning.TodoItem) (*planning.Checkpoint, error) {
+		c, err := b.cfg.Repos.Checkpoint(ctx, ws, repo.git(id), todo.Content, b.identity(ctx, log, owner))
+		if err != nil || c == nil {
+			return nil, err
+		}
+		return &planning.Checkpoint{Commit: c.Short, Added: c.Added, Deleted: c.Deleted}, nil
 	}
 }
 

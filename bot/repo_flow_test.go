@@ -33,7 +33,14 @@ func workReplies(id, file, content, final string) []fakemodel.Reply {
 // a later push updates the pull request. The token is nowhere it must not be.
 func TestRepositorySessionEndToEnd(t *testing.T) {
 	e := newRepoEnv(t, "")
-	e.model.Enqueue(workReplies("a", "hello.txt", "hello\\n", "Added a greeting.")...)
+	// After its last todo the model writes one more file: the outcome commits it too.
+	e.model.Enqueue(
+		fakemodel.ToolCall("todo_write", todos("a:in_progress")),
+		fakemodel.ToolCall("write_file", `{"path":"hello.txt","content":"hello\n"}`),
+		fakemodel.ToolCall("todo_write", todos("a:completed")),
+		fakemodel.ToolCall("write_file", `{"path":"NOTES.md","content":"greeting added\n"}`),
+		fakemodel.Text("Added a greeting."),
+	)
 	thread := e.startSession("run", "[repo=backend] add a greeting")
 
 	root, _ := e.slack.Message(testChannel, thread)
@@ -42,7 +49,7 @@ func TestRepositorySessionEndToEnd(t *testing.T) {
 		t.Errorf("root message %q must name the repository and the branch, without the options", root.Text)
 	}
 	outcome := e.waitMessage(thread, render.ActionPushBranch, 1)
-	for _, want := range []string{"hello.txt", "+1 −0", "Added a greeting.", render.LabelPushBranch, render.LabelOpenPR} {
+	for _, want := range []string{"hello.txt", "NOTES.md", "2 files changed* +2 −0", "Added a greeting.", render.LabelPushBranch, render.LabelOpenPR} {
 		if !strings.Contains(blocksText(outcome), want) {
 			t.Errorf("the outcome lacks %q: %s", want, blocksText(outcome))
 		}
@@ -88,12 +95,18 @@ func (e *repoEnv) pushAndCheck(outcome fakeslack.Message, branch string) string 
 	e.waitEphemeral(testChannel, "U2", "Only <@"+testUser+">")
 	e.click(testUser, outcome.TS, render.ActionPushBranch)
 	e.waitMessage(outcome.ThreadTS, "Pushed `"+branch+"`", 1)
-	msg := runGit(t, e.remote, "log", "-1", "--format=%an|%B", branch)
-	for _, want := range []string{"h9|add a greeting", "H9-Session: ", "Co-authored-by: Ada Lovelace <ada@example.com>"} {
+	// The todo's checkpoint, then the outcome's commit of what came after.
+	if subjects := runGit(t, e.remote, "log", "-2", "--format=%s", branch); subjects != "add a greeting\ntask a" {
+		t.Errorf("the pushed branch's last commits are %q, want the outcome's then the todo's checkpoint", subjects)
+	}
+	msg := runGit(t, e.remote, "log", "-1", "--format=%an|%B", branch+"~1")
+	for _, want := range []string{"h9|task a", "H9-Session: ", "Co-authored-by: Ada Lovelace <ada@example.com>"} {
 		if !strings.Contains(msg, want) {
-			t.Errorf("the pushed commit %q lacks %q", msg, want)
+			t.Errorf("the checkpoint %q lacks %q", msg, want)
 		}
 	}
+	short := runGit(t, e.remote, "rev-parse", "--short", branch+"~1")
+	e.waitChecklist(outcome.ThreadTS, "`"+short+"` +1 −0")
 	return runGit(t, e.remote, "rev-parse", "refs/heads/"+branch)
 }
 
@@ -215,10 +228,10 @@ func TestCheckpointerCommitsTheTodo(t *testing.T) {
 	}
 	hook := e.bot.checkpointer(e.bot.log, *s.Repo, s.ID, s.Owner)
 	c, err := hook(e.ctx, ws, planning.TodoItem{ID: "b", Content: "Write more", Status: planning.TodoCompleted})
-	if err != nil || c == nil || c.Added != 2 || c.Deleted != 0 || len(c.Short) < 7 {
+	if err != nil || c == nil || c.Added != 2 || c.Deleted != 0 || len(c.Commit) < 7 {
 		t.Fatalf("checkpoint = %+v, %v", c, err)
 	}
-	msg := runGit(t, ws.Dir(), "log", "-1", "--format=%an <%ae>|%s|%b", c.ID)
+	msg := runGit(t, ws.Dir(), "log", "-1", "--format=%an <%ae>|%s|%b", c.Commit)
 	if !strings.HasPrefix(msg, "h9 <h9@localhost>|Write more|H9-Session: "+s.ID) || !strings.Contains(msg, "Co-authored-by: Ada Lovelace <ada@example.com>") {
 		t.Errorf("checkpoint commit: %q", msg)
 	}

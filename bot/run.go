@@ -16,6 +16,9 @@ type runHandle struct {
 	mode   planning.PlanMode
 	budget int          // the session's token budget, 0: none
 	gate   func() error // see agent.RunOptions.Gate
+	// checkpoint commits a completed todo's changes (a session with a
+	// repository, in execution mode); nil: none.
+	checkpoint agent.Checkpointer
 }
 
 // launch starts the run e asks for, unless one is in flight (the seed's
@@ -33,6 +36,9 @@ func (a *actor) launch(e effStartRun) {
 	ctx, cancel := context.WithCancel(a.b.runCtx)
 	a.seq++
 	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: e.mode, budget: e.budget, gate: gate}
+	if r := a.rec.Repo; r != nil && r.Ready && e.mode != planning.PlanModePlan {
+		a.run.checkpoint = a.b.checkpointer(a.log, *r, a.rec.ID, a.rec.Owner)
+	}
 	a.refresh()
 	go a.execute(ctx, a.rec.ID, a.run, e.req)
 }
@@ -51,7 +57,7 @@ func (a *actor) execute(ctx context.Context, id string, h *runHandle, req agent.
 			return
 		}
 	}
-	opts := agent.RunOptions{Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget}
+	opts := agent.RunOptions{Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint}
 	if h.mode == planning.PlanModeAutoEdit {
 		opts.Approve = a.approver(h)
 	}
