@@ -40,6 +40,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 		return fmt.Errorf("repositories: %w", err)
 	}
 	defer repos.Close() // stops making spare checkouts
+	repos.Warm()
 	metrics := newMetrics(cfg)
 	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent())
 	if err != nil {

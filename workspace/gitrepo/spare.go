@@ -185,3 +185,18 @@ func (r *Repos) WaitSpares() error {
 	}
 	return nil
 }
+
+// Warm makes, in the background, a spare for each repository already in
+// the cache (its configured base, else the remote's HEAD as last seen), so
+// the first session after h9 starts takes one too.
+func (r *Repos) Warm() {
+	for _, repo := range r.repos {
+		base := repo.Branch
+		if base == "" {
+			base = symbolicHead(r.mirrorDir(repo))
+		}
+		if base != "" && exists(filepath.Join(r.mirrorDir(repo), "HEAD")) {
+			r.refill(repo, base)
+		}
+	}
+}

@@ -86,3 +86,27 @@ func (f *fixture) checkCheckout(s Session, base string) {
 		t.Error("the spare's mark is left")
 	}
 }
+
+// After a restart (a new Repos on the same data directory), Warm makes a
+// spare for a cached repository, and the first session takes it.
+func TestWarmAfterARestart(t *testing.T) {
+	remote := newRemote(t, map[string]string{"a.txt": "x\n"})
+	f := newFixture(t, "none", Repo{Name: "r", URL: remote})
+	f.prepare("r")
+	again, err := New(Config{Dir: filepath.Join(f.data, "repos"), Workspaces: f.wsm, Repos: []Repo{{Name: "r", URL: remote}},
+		Author: Identity{"h9", "h9@localhost"}, Spares: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(again.Close)
+	again.Warm()
+	if err := again.WaitSpares(); err != nil {
+		t.Fatal(err)
+	}
+	f.repos = again
+	if p, s := f.prepareAndReport("r"); !p.Spare {
+		t.Errorf("the first session after the restart made its own checkout")
+	} else {
+		f.checkCheckout(s, "main")
+	}
+}
