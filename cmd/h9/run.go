@@ -46,7 +46,28 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b, err := bot.New(bot.Config{
+	b, err := bot.New(botConfig(cfg, st, engine, repos, ws, log, metrics))
+	if err != nil {
+		return fmt.Errorf("bot: %w", err)
+	}
+	srv, err := serveHTTP(cfg, metrics, b, st, log.With("component", "http"))
+	if err != nil {
+		return err
+	}
+	defer srv.stop() // before the store closes
+
+	log.Info("h9 starting", "data_dir", cfg.DataDir, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
+		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level(), "repositories", len(cfg.repos))
+	if err := b.Run(ctx); err != nil {
+		return err
+	}
+	log.Info("h9 stopped")
+	return nil
+}
+
+// botConfig is the bot's part of the configuration, on the pieces run built.
+func botConfig(cfg Config, st bot.Store, engine bot.Agent, repos bot.Repos, ws *workspace.Manager, log *slog.Logger, metrics *promMetrics) bot.Config {
+	return bot.Config{
 		BotToken:          cfg.SlackBotToken,
 		AppToken:          cfg.SlackAppToken,
 		APIURL:            cfg.SlackAPIURL,
@@ -66,23 +87,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 		SessionTokenBudget: cfg.SessionTokenBudget,
 		PriceInput:         cfg.PriceInput,
 		PriceOutput:        cfg.PriceOutput,
-	})
-	if err != nil {
-		return fmt.Errorf("bot: %w", err)
 	}
-	srv, err := serveHTTP(cfg, metrics, b, st, log.With("component", "http"))
-	if err != nil {
-		return err
-	}
-	defer srv.stop() // before the store closes
-
-	log.Info("h9 starting", "data_dir", cfg.DataDir, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
-		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level(), "repositories", len(cfg.repos))
-	if err := b.Run(ctx); err != nil {
-		return err
-	}
-	log.Info("h9 stopped")
-	return nil
 }
 
 // newEngine builds the agent on the configured model endpoint and the store.
