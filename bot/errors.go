@@ -15,4 +15,8 @@ var (
 	// errMessageLimits: a message h9 was about to send breaks Slack's
 	// limits (render.CheckLimits), so it was not sent.
 	errMessageLimits = errors.New("message breaks Slack's limits")
+	// errNoRepos: a session has a repository but h9 now has none configured.
+	errNoRepos = errors.New("h9 has no repositories configured any more")
+	// errDiffTooLarge: a session's diff is past what h9 uploads.
+	errDiffTooLarge = errors.New("diff too large")
 )

@@ -42,6 +42,9 @@ const setupOutputLines = 25
 // prepareRepo is the checkout, then the setup command (sandboxed, with
 // network, without h9's secrets).
 func (b *Bot) prepareRepo(ctx context.Context, id string, r SessionRepo) evPrepared {
+	if b.cfg.Repos == nil {
+		return evPrepared{err: errNoRepos}
+	}
 	gs := r.git(id)
 	p, err := b.cfg.Repos.Prepare(ctx, gs)
 	if err == nil {
@@ -111,6 +114,10 @@ const outcomeTimeout = 5 * time.Minute
 // next run of the session starts after it.
 func (a *actor) repoOutcome(finalText string) {
 	s, repos := a.rec, a.b.cfg.Repos
+	if repos == nil {
+		a.say(render.WithSpend(render.RenderDone(finalText, s.Progress), s.spend()))
+		return
+	}
 	ctx, cancel := context.WithTimeout(a.b.bg, outcomeTimeout)
 	defer cancel()
 	gs := s.Repo.git(s.ID)
@@ -163,8 +170,6 @@ func (a *actor) uploadDiff(gs gitrepo.Session, channel, thread string) {
 	}
 }
 
-var errDiffTooLarge = errors.New("diff too large")
-
 // cappedBuffer takes at most n bytes, then fails the writer (git stops).
 type cappedBuffer struct {
 	b *bytes.Buffer
@@ -213,6 +218,9 @@ func (a *actor) pushBranch(e effPush) {
 // pushAndOpen is the push, then the pull request when asked: the words
 // for the thread either way.
 func (b *Bot) pushAndOpen(ctx context.Context, a *actor, s Session, r SessionRepo, pullRequest bool) render.Message {
+	if b.cfg.Repos == nil {
+		return text(":x: " + errNoRepos.Error() + ".")
+	}
 	gs := r.git(s.ID)
 	branch := "`" + render.Escape(r.Branch) + "`"
 	if _, err := b.cfg.Repos.Push(ctx, gs); err != nil {

@@ -36,7 +36,7 @@ func (a *actor) launch(e effStartRun) {
 	ctx, cancel := context.WithCancel(a.b.runCtx)
 	a.seq++
 	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: e.mode, budget: e.budget, gate: gate}
-	if r := a.rec.Repo; r != nil && r.Ready && e.mode != planning.PlanModePlan {
+	if r := a.rec.Repo; r != nil && r.Ready && e.mode != planning.PlanModePlan && a.b.cfg.Repos != nil {
 		a.run.checkpoint = a.b.checkpointer(a.log, *r, a.rec.ID, a.rec.Owner)
 	}
 	a.refresh()
