@@ -28,10 +28,10 @@ func (r *run) maybeCompact(ctx context.Context) {
 // promptSize is the expected size of the next prompt; 0 when unknown
 // (just after a compaction, which is not repeated at once).
 func (r *run) promptSize() int {
-	if r.usage.LastPrompt == 0 {
+	if r.state.LastPrompt == 0 {
 		return 0
 	}
-	return r.usage.LastPrompt + estimateTokens(r.msgs[min(r.askedLen, len(r.msgs)):])
+	return r.state.LastPrompt + estimateTokens(r.msgs[min(r.askedLen, len(r.msgs)):])
 }
 
 // shrinkAfterOverflow handles an endpoint's "the prompt does not fit": it
@@ -63,11 +63,11 @@ func (r *run) compactWith(ctx context.Context, c compactor, toolCap int, why str
 		return false
 	}
 	if err == nil {
-		u := r.usage
-		u.LastPrompt = 0 // unknown until the next call; avoids compacting again at once
-		if err = r.replaceHistory(res.msgs, u); err == nil {
+		st := r.state
+		st.LastPrompt = 0 // unknown until the next call; avoids compacting again at once
+		if err = r.replaceHistory(res.msgs, st); err == nil {
 			r.msgs = append(r.msgs[:1], res.msgs...)
-			r.saved, r.usage, r.askedLen = len(r.msgs), u, len(r.msgs)
+			r.saved, r.state, r.askedLen = len(r.msgs), st, len(r.msgs)
 			r.emit(Event{Kind: EventCompacted, Text: res.note(why)})
 			return true
 		}

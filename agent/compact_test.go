@@ -15,7 +15,8 @@ const testSummary = "**Goal:** build the server\n**Progress:** wrote the plan\n*
 // scriptUntilCompaction queues a run whose fourth reply reports a prompt
 // over 80% of a 1000-token window, so the next step compacts. The first
 // reply has three parallel calls, so the kept tail would start on a tool
-// result unless the split moves back to their assistant message.
+// result unless the split moves back to their assistant message. The
+// calls before the todo_write are the work behind its one completed todo.
 func scriptUntilCompaction(h *harness, summary fakemodel.Reply) {
 	items := []planning.TodoItem{
 		todo("a", "write handler.go", planning.TodoPending),
@@ -24,9 +25,9 @@ func scriptUntilCompaction(h *harness, summary fakemodel.Reply) {
 	}
 	h.srv.Enqueue(
 		fakemodel.ToolCalls(
-			fakemodel.C("todo_write", todoArgs(items...)),
 			fakemodel.C("bash", `{"command":"echo one"}`),
 			fakemodel.C("bash", `{"command":"echo two"}`),
+			fakemodel.C("todo_write", todoArgs(items...)),
 		).WithUsage(100, 10),
 		fakemodel.ToolCall("bash", `{"command":"echo three"}`).WithUsage(200, 10),
 		fakemodel.ToolCall("bash", `{"command":"echo four"}`).WithUsage(300, 10),

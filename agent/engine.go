@@ -132,6 +132,30 @@ func (e *Engine) Todos(ctx context.Context, sessionID string) ([]planning.TodoIt
 	return items, storeError(err)
 }
 
+// Snapshot is a session as its latest commit left it: what a checklist,
+// a status line or a budget shows about it.
+type Snapshot struct {
+	Todos []planning.TodoItem
+	// Evidence is what h9 saw done for each completed todo, by id.
+	Evidence map[string]planning.Evidence
+	// Total counts the session's tokens over all its runs.
+	Total Usage
+}
+
+// Snapshot reads a session's todos, their evidence and its token total
+// from the store (a run in progress commits them with every step).
+func (e *Engine) Snapshot(ctx context.Context, sessionID string) (Snapshot, error) {
+	sess, err := e.store.LoadSession(ctx, sessionID)
+	if err != nil {
+		return Snapshot{}, storeError(err)
+	}
+	st, err := decodeState(sess.State)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("loading session %s: %w", sessionID, err)
+	}
+	return Snapshot{Todos: sess.Todos, Evidence: st.Work.Evidence(), Total: st.Total}, nil
+}
+
 // CancelOpenTodos marks every pending and in_progress todo cancelled (the
 // Cancel button) and returns the new list. While a Run is in progress the
 // live list is changed too, so the run's final save keeps the cancellation;

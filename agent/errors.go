@@ -1,6 +1,9 @@
 package agent
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors. Run wraps them with the session and cause in a
 // *RunError, which also carries the words for users; match with errors.Is.
@@ -34,6 +37,14 @@ var (
 	// ErrInvalidRequest: a run was given no intent, an unknown one, or no
 	// text for an intent that needs it.
 	ErrInvalidRequest = errors.New("invalid run request")
+	// ErrBudget: the session's tokens went past RunOptions.TokenBudget;
+	// the run stopped after its step, before asking the model again, and
+	// IntentProceed goes on from there.
+	ErrBudget = errors.New("token budget exceeded")
+	// ErrOverBudget wraps ErrBudget: the session was already over its
+	// budget when the run began, so it did nothing (the same request can
+	// be made again once the budget is raised).
+	ErrOverBudget = fmt.Errorf("%w before the run began", ErrBudget)
 )
 
 // RunError is every failure Run returns: Text is what a user should read

@@ -19,8 +19,12 @@ const (
 	EventToolStarted
 	// EventToolFinished: a tool call ended; Tool, IsError and Output are set.
 	EventToolFinished
-	// EventTodos: a todo_write was accepted; Todos is the full snapshot.
+	// EventTodos: a todo_write was accepted; Todos is the full snapshot,
+	// Evidence the completed todos' evidence.
 	EventTodos
+	// EventUsage: a model request was counted; Usage is the run's tokens
+	// so far, Total the session's.
+	EventUsage
 	// EventCompacted: older messages were replaced by a summary; Text is a note.
 	EventCompacted
 	// EventCompactFailed: compaction failed; the history is unchanged and
@@ -44,6 +48,8 @@ func (k EventKind) String() string {
 		return "tool_finished"
 	case EventTodos:
 		return "todos"
+	case EventUsage:
+		return "usage"
 	case EventCompacted:
 		return "compacted"
 	case EventCompactFailed:
@@ -68,8 +74,12 @@ type Event struct {
 	IsError   bool                // ToolFinished
 	Output    string              // ToolFinished: short output
 	Todos     []planning.TodoItem // Todos: full snapshot after every accepted todo_write
-	Usage     Usage               // Done, Error: tokens used by this run
-	Err       error               // Error, CompactFailed
+	// Evidence (Todos) is what h9 saw done for each completed todo, by id;
+	// shared with the run: read it, never change it.
+	Evidence map[string]planning.Evidence
+	Usage    Usage // Usage, Done, Error: tokens used by this run
+	Total    Usage // RunStarted, Usage, Done, Error: the session's tokens over all its runs
+	Err      error // Error, CompactFailed
 }
 
 // Usage counts tokens: the endpoint's usage report, or h9's estimate for
@@ -81,11 +91,16 @@ type Usage struct {
 	Estimated bool `json:",omitempty"`
 }
 
-func (u *Usage) add(o Usage) {
-	u.PromptTokens += o.PromptTokens
-	u.CompletionTokens += o.CompletionTokens
-	u.TotalTokens += o.TotalTokens
-	u.Estimated = u.Estimated || o.Estimated
+func (u *Usage) add(o Usage) { *u = u.Plus(o) }
+
+// Plus is u and o together (a user's sessions, say).
+func (u Usage) Plus(o Usage) Usage {
+	return Usage{
+		PromptTokens:     u.PromptTokens + o.PromptTokens,
+		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
+		TotalTokens:      u.TotalTokens + o.TotalTokens,
+		Estimated:        u.Estimated || o.Estimated,
+	}
 }
 
 // eventOutputLimit bounds Event.Output and Event.Summary: they are for a
@@ -93,13 +108,16 @@ func (u *Usage) add(o Usage) {
 const eventOutputLimit = 300
 
 // short trims s for an event field, on a rune boundary.
-func short(s string) string {
-	if len(s) <= eventOutputLimit {
+func short(s string) string { return shortTo(s, eventOutputLimit) }
+
+// shortTo trims s to at most limit runes, the last one "…" when cut.
+func shortTo(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
 	r := []rune(s)
-	if len(r) <= eventOutputLimit {
+	if len(r) <= limit {
 		return s
 	}
-	return string(r[:eventOutputLimit-1]) + "…"
+	return string(r[:limit-1]) + "…"
 }

@@ -21,11 +21,13 @@ var fuzzPrevLists = [][]planning.TodoItem{
 }
 
 // FuzzTodoWriteArgs feeds raw JSON arguments through the real tool entry
-// point (the toolset of a plan-mode and a default-mode run): never a panic,
-// a refusal is an error result that changes nothing and reports no change
-// (so the run saves and emits nothing), and an accepted call stores in the
-// live list exactly what it reports. Persisting a reported change is the
-// run's job, with the step's commit (TestTodosStoredBeforeSnapshotEvent).
+// point (the toolset of a plan-mode and a default-mode run), with or
+// without a successful call before it: never a panic, a refusal is an
+// error result that changes nothing and reports no change (so the run
+// saves and emits nothing), an accepted call stores in the live list
+// exactly what it reports, and completes nothing without work behind it.
+// Persisting a reported change is the run's job, with the step's commit
+// (TestTodosStoredBeforeSnapshotEvent).
 func FuzzTodoWriteArgs(f *testing.F) {
 	for _, s := range []string{
 		`{}`, `{"todos":[]}`, `{"todos":null}`, `not json`, `{"todos":"x"}`,
@@ -43,7 +45,13 @@ func FuzzTodoWriteArgs(f *testing.F) {
 		if pick&4 != 0 {
 			mode = planning.PlanModeDefault
 		}
-		env := &toolEnv{sessionID: "fuzz", todos: planning.NewTodoStore(prev...)}
+		work := &planning.WorkLog{}
+		work.Track(prev)
+		worked := pick&8 != 0
+		if worked {
+			work.Record(planning.ToolRun{Tool: bashName, Target: "make"})
+		}
+		env := &toolEnv{sessionID: "fuzz", todos: planning.NewTodoStore(prev...), work: work}
 		res := newToolset(mode, nil).call(context.Background(), env, todoWriteName, args)
 		after := env.todos.Read()
 		if res.IsError {
@@ -63,6 +71,9 @@ func FuzzTodoWriteArgs(f *testing.F) {
 		}
 		if _, err := planning.CheckWrite(prev, after); err != nil {
 			t.Fatalf("accepted a list the rules refuse: %v", err)
+		}
+		if len(res.Completed) > 0 && !worked {
+			t.Fatalf("completed %v with no work done", res.Completed)
 		}
 	})
 }

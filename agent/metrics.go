@@ -57,6 +57,7 @@ const (
 	outcomeWorkspace = "workspace_error"
 	outcomeBusy      = "busy"
 	outcomeInvalid   = "invalid"
+	outcomeBudget    = "budget"
 	outcomeOther     = "error"
 )
 
@@ -75,6 +76,7 @@ var runOutcomes = []struct {
 	{outcomeBusy, ErrBusy},
 	{outcomeInvalid, ErrInvalidRequest},
 	{outcomeInvalid, ErrInvalidMode},
+	{outcomeBudget, ErrBudget}, // ErrOverBudget too
 }
 
 // RunOutcomes lists every outcome RunEnded reports, for metrics that show

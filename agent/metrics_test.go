@@ -141,7 +141,7 @@ func (noUsageModel) Complete(context.Context, ModelRequest) (Answer, error) {
 func TestMetricsLabelSetsAreClosed(t *testing.T) {
 	outcomes := RunOutcomes()
 	for _, err := range []error{nil, ErrCancelled, ErrStepLimit, ErrAnswerCut, ErrModel, ErrStore, ErrWorkspace,
-		ErrBusy, ErrInvalidRequest, ErrInvalidMode, errors.New("anything else"), fmt.Errorf("wrapped: %w", ErrStore)} {
+		ErrBusy, ErrInvalidRequest, ErrInvalidMode, ErrBudget, ErrOverBudget, errors.New("anything else"), fmt.Errorf("wrapped: %w", ErrStore)} {
 		if o := runOutcome(err); !slices.Contains(outcomes, o) {
 			t.Errorf("runOutcome(%v) = %q, not in %q", err, o, outcomes)
 		}

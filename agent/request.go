@@ -20,6 +20,11 @@ const (
 	// IntentContinue goes on with the next open todo (the seed's
 	// execContinuePrompt): auto-run's next run, Resume, a restart.
 	IntentContinue
+	// IntentProceed asks the model again with the history as it is, no
+	// new prompt: a run stopped by its token budget goes on where it
+	// stopped. A history with nothing to answer (it ends with the model's
+	// final answer) gets the continue prompt instead.
+	IntentProceed
 )
 
 // Request is one run's intent and, for the intents that carry them, the
@@ -39,7 +44,7 @@ func (r Request) prompt() (string, error) {
 		return r.Text, nil
 	case IntentExecute:
 		return ExecPrompt, nil
-	case IntentContinue:
+	case IntentContinue, IntentProceed:
 		return ContinuePrompt, nil
 	}
 	return "", fmt.Errorf("%w: %s", ErrInvalidRequest, r.Intent)
@@ -47,6 +52,7 @@ func (r Request) prompt() (string, error) {
 
 var intentNames = map[Intent]string{
 	IntentTask: "task", IntentReply: "reply", IntentExecute: "execute", IntentContinue: "continue",
+	IntentProceed: "proceed",
 }
 
 func (i Intent) String() string {

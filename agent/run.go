@@ -26,14 +26,25 @@ type RunOptions struct {
 	// the run to be stored: once the model has the request, a crash must
 	// find the session to resume, and the commit overlaps the run's start.
 	Gate func() error
+	// TokenBudget is the session's token budget (0: none), owned by the
+	// caller like the mode. While the session's total is greater than it,
+	// the run asks the model nothing more: it ends after the step in
+	// progress with ErrBudget, or at once with ErrOverBudget.
+	TokenBudget int
+	// Checkpoint, when set, records a completed todo's changes (see
+	// Checkpointer).
+	Checkpoint Checkpointer
 }
 
 // Result is the outcome of a run.
 type Result struct {
 	Text  string              // the final answer
 	Usage Usage               // tokens used by this run
+	Total Usage               // the session's tokens over all its runs, this one included
 	Mode  planning.PlanMode   // the mode the run used
 	Todos []planning.TodoItem // the todo list at the end
+	// Evidence is what h9 saw done for each completed todo, by id.
+	Evidence map[string]planning.Evidence
 }
 
 // Run sends the request's prompt to the session's agent and loops until
@@ -68,14 +79,19 @@ func (e *Engine) Run(ctx context.Context, sessionID string, req Request, opts Ru
 			err = r.end("", fmt.Errorf("agent panic in session %s: %v", sessionID, p))
 		}
 	}()
-	text, err := r.loop(ctx, prompt)
+	text, err := r.loop(ctx, req.Intent, prompt)
 	return r.result(text), r.end(text, err)
 }
 
 // loop is the ReAct loop: ask the model, run its tool calls, repeat.
-func (r *run) loop(ctx context.Context, prompt string) (string, error) {
-	r.emit(Event{Kind: EventRunStarted, Mode: r.mode})
-	r.append(userMessage(planPrompt(r.mode, prompt)))
+func (r *run) loop(ctx context.Context, intent Intent, prompt string) (string, error) {
+	r.emit(Event{Kind: EventRunStarted, Mode: r.mode, Total: r.state.Total})
+	if r.overBudget() {
+		return "", r.budgetError(ErrOverBudget) // nothing happened, so nothing to store
+	}
+	if intent != IntentProceed || !awaitsAnswer(r.msgs) {
+		r.append(userMessage(planPrompt(r.mode, prompt)))
+	}
 	if gate := r.opts.Gate; gate != nil {
 		if err := gate(); err != nil {
 			return "", err // nothing happened yet, so nothing to store
@@ -84,6 +100,9 @@ func (r *run) loop(ctx context.Context, prompt string) (string, error) {
 	for range r.e.cfg.MaxSteps {
 		if ctx.Err() != nil {
 			return "", r.persistAnd(fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx)))
+		}
+		if r.overBudget() {
+			return "", r.persistAnd(r.budgetError(ErrBudget))
 		}
 		r.maybeCompact(ctx)
 		ans, err := r.ask(ctx)
@@ -110,4 +129,25 @@ func (r *run) loop(ctx context.Context, prompt string) (string, error) {
 // persistAnd makes the run's final commit and returns err (or the save's error).
 func (r *run) persistAnd(err error) error {
 	return errors.Join(err, r.persist(true))
+}
+
+// overBudget: the session's total is past the budget the caller gave.
+func (r *run) overBudget() bool {
+	b := r.opts.TokenBudget
+	return b > 0 && r.state.Total.TotalTokens > b
+}
+
+func (r *run) budgetError(sentinel error) error {
+	return fmt.Errorf("%w: session %s used %d tokens, its budget is %d", sentinel, r.id, r.state.Total.TotalTokens, r.opts.TokenBudget)
+}
+
+// awaitsAnswer reports whether a history (after the system prompt) ends
+// with something for the model to answer: a tool result or a user message.
+// A run that goes on from it as it is needs no new prompt.
+func awaitsAnswer(msgs []Message) bool {
+	if len(msgs) < 2 {
+		return false
+	}
+	role := msgs[len(msgs)-1].Role
+	return role == RoleTool || role == RoleUser
 }

@@ -101,12 +101,15 @@ func TestEventOrder(t *testing.T) {
 	}
 	want := []ev{
 		{Kind: EventRunStarted},
+		{Kind: EventUsage},
 		{Kind: EventText, Text: "Let me plan."},
 		{Kind: EventToolStarted, Tool: "todo_write", Summary: "0/1 tasks"},
 		{Kind: EventToolFinished, Tool: "todo_write", Output: rec.of(EventToolFinished)[0].Output},
 		{Kind: EventTodos},
+		{Kind: EventUsage},
 		{Kind: EventToolStarted, Tool: "bash", Summary: "echo hi"},
 		{Kind: EventToolFinished, Tool: "bash", Output: "hi\n[exit code 0]"},
+		{Kind: EventUsage},
 		{Kind: EventDone, Text: "All done."},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

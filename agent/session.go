@@ -29,8 +29,8 @@ type run struct {
 	// after is not in the endpoint's last prompt count.
 	askedLen int
 
-	usage         sessionState // the session's running totals
-	runUsage      Usage        // this run only
+	state         sessionState // the session's totals and work log, stored with each step
+	runUsage      Usage        // this run's tokens
 	compactFailed bool         // do not retry a failed compaction within the run
 	req           ModelRequest
 
@@ -39,9 +39,10 @@ type run struct {
 	// and only then is EventTodos emitted, so a user never sees a list that
 	// a crash could lose. todosStored: the run's last commit holds the
 	// current list, so finish need not write it again.
-	todosPending bool
-	todosSnap    []planning.TodoItem
-	todosStored  bool
+	todosPending  bool
+	todosSnap     []planning.TodoItem
+	todosEvidence map[string]planning.Evidence
+	todosStored   bool
 }
 
 // start decodes the loaded session and opens its workspace if there is
@@ -53,7 +54,7 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 	if err != nil {
 		return r, fmt.Errorf("loading session %s: %w", id, err)
 	}
-	if r.usage, err = decodeState(sess.State); err != nil {
+	if r.state, err = decodeState(sess.State); err != nil {
 		return r, fmt.Errorf("loading session %s: %w", id, err)
 	}
 	wsm := e.cfg.Workspaces
@@ -62,6 +63,11 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 		return r, fmt.Errorf("%w: session %s: %w", ErrWorkspace, id, err)
 	}
 	r.env = &toolEnv{sessionID: id, wsm: wsm, readOnly: r.mode == planning.PlanModePlan, todos: todos}
+	if trackWork {
+		// The log follows the stored list, whatever changed it since.
+		r.state.Work.Track(todos.Read())
+		r.env.work = &r.state.Work
+	}
 	// A workspace that exists, or that starts as the template's copy, is
 	// opened now: the prompt reads AGENTS.md and skills from it, and a
 	// failure ends the run at once. A new one without a template would be
@@ -98,7 +104,7 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 // emitted: EventError stays the run's last event.
 func (r *run) finish() {
 	if !r.todosStored || r.todosPending {
-		if err := r.e.store.SaveTodos(r.ctx, r.id, r.todos.Read()); err != nil {
+		if err := r.saveTodos(); err != nil {
 			r.e.log.Error("saving todos at run end", "session", r.id, "err", err)
 		}
 	}
@@ -149,7 +155,7 @@ func (r *run) nextStep() (store.Step, error) {
 	if err != nil {
 		return store.Step{}, err
 	}
-	state, err := encodeState(r.usage)
+	state, err := encodeState(r.state)
 	return store.Step{First: r.saved - 1, Messages: msgs, State: state}, err
 }
 
@@ -166,6 +172,17 @@ func (r *run) replaceHistory(msgs []Message, u sessionState) error {
 	return storeError(r.e.store.ReplaceHistory(r.ctx, r.id, enc, state))
 }
 
+// saveTodos commits the live todo list with the state (its work log and
+// evidence belong with it) and none of the messages not yet stored.
+func (r *run) saveTodos() error {
+	state, err := encodeState(r.state)
+	if err != nil {
+		return err
+	}
+	items := r.todos.Read()
+	return storeError(r.e.store.AppendStep(r.ctx, r.id, store.Step{First: r.saved - 1, Todos: &items, State: state}))
+}
+
 // flushTodos stores a pending todo list on its own commit and emits it:
 // used when the step has more tool calls to run, so the checklist does not
 // wait for them (a todo_write then a long bash shows in_progress at once).
@@ -173,7 +190,7 @@ func (r *run) flushTodos() {
 	if !r.todosPending {
 		return
 	}
-	if err := r.e.store.SaveTodos(r.ctx, r.id, r.todos.Read()); err != nil {
+	if err := r.saveTodos(); err != nil {
 		r.e.log.Warn("saving todos", "session", r.id, "err", err) // still pending: the step's commit retries
 	} else {
 		r.todosPending, r.todosStored = false, true
@@ -188,25 +205,25 @@ func (r *run) emitTodos() {
 	if r.todosSnap == nil {
 		return
 	}
-	snap := r.todosSnap
-	r.todosSnap = nil
-	r.emit(Event{Kind: EventTodos, Todos: snap})
+	snap, evidence := r.todosSnap, r.todosEvidence
+	r.todosSnap, r.todosEvidence = nil, nil
+	r.emit(Event{Kind: EventTodos, Todos: snap, Evidence: evidence})
 }
 
 func (r *run) result(text string) Result {
-	return Result{Text: text, Usage: r.runUsage, Mode: r.mode, Todos: r.todos.Read()}
+	return Result{Text: text, Usage: r.runUsage, Total: r.state.Total, Mode: r.mode, Todos: r.todos.Read(), Evidence: r.state.Work.Evidence()}
 }
 
 // end emits the run's last event and returns the run's error as a
 // *RunError (nil when it succeeded).
 func (r *run) end(text string, err error) error {
 	if err == nil {
-		r.emit(Event{Kind: EventDone, Text: text, Usage: r.runUsage})
+		r.emit(Event{Kind: EventDone, Text: text, Usage: r.runUsage, Total: r.state.Total})
 		return nil
 	}
 	r.e.log.Warn("agent run failed", "session", r.id, "err", err)
 	words := failureText(err, r.e.cfg.MaxSteps)
-	r.emit(Event{Kind: EventError, Text: words, Err: err, Usage: r.runUsage})
+	r.emit(Event{Kind: EventError, Text: words, Err: err, Usage: r.runUsage, Total: r.state.Total})
 	return &RunError{Text: words, Err: err}
 }
 
@@ -228,6 +245,8 @@ func failureText(err error, maxSteps int) string {
 		return "h9 could not read or save this session's data."
 	case errors.Is(err, ErrBusy):
 		return "This session is already running."
+	case errors.Is(err, ErrBudget):
+		return "Stopped: this session has used more tokens than its budget allows."
 	}
 	return "h9 failed unexpectedly; the error is in the logs."
 }

@@ -34,15 +34,19 @@ func (r *run) askOnce(ctx context.Context) (Answer, error) {
 	}
 	u := usageOrEstimate(ans.Usage, r.req, ans.Message)
 	r.count(u)
-	r.usage.LastPrompt = u.PromptTokens
+	r.state.LastPrompt = u.PromptTokens
 	return ans, nil
 }
 
-// count adds tokens to the run's and the session's totals.
+// count adds tokens to the run's and the session's totals and tells the
+// caller the new figures.
 func (r *run) count(u Usage) {
 	r.runUsage.add(u)
-	r.usage.Total.add(u)
+	r.state.Total.add(u)
 	r.e.metrics.Tokens(u.PromptTokens, u.CompletionTokens, u.Estimated)
+	if u != (Usage{}) {
+		r.emit(Event{Kind: EventUsage, Usage: r.runUsage, Total: r.state.Total})
+	}
 }
 
 // finalText is what a run that ends with ans says: the text, marked when
@@ -81,16 +85,41 @@ var errNotRun = errors.New("not run: the run was cancelled")
 
 func (r *run) runTool(ctx context.Context, c ToolCall) toolResult {
 	name, args := c.Function.Name, c.Function.Arguments
-	r.emit(Event{Kind: EventToolStarted, Tool: name, Summary: r.tools.summary(name, args)})
+	summary := r.tools.summary(name, args)
+	r.emit(Event{Kind: EventToolStarted, Tool: name, Summary: summary})
 	res := r.tools.call(ctx, r.env, name, args)
 	r.emit(Event{Kind: EventToolFinished, Tool: name, IsError: res.IsError, Output: short(res.Output)})
+	if name != todoWriteName {
+		r.recordWork(name, summary, res)
+	}
 	if res.TodosChanged {
+		r.checkpoint(ctx, res)
 		// Stored with the step's commit; the event follows the commit.
 		r.todosPending, r.todosStored = true, false
 		r.todosSnap = res.Todos
 		if r.todosSnap == nil {
 			r.todosSnap = []planning.TodoItem{}
 		}
+		r.todosEvidence = r.state.Work.Evidence()
 	}
 	return res
+}
+
+// trackWork is false only in the benchmarks' baseline: runs without the
+// work log (no work rule, no evidence), as before it existed.
+var trackWork = true
+
+// evidenceTarget bounds what a tool call's evidence says it acted on:
+// a checklist line shows a few words of it, and the state keeps it.
+const evidenceTarget = 80
+
+// recordWork gives a call that ran — it succeeded, or a command exited —
+// to the work rule's log. A call that never ran (an unknown tool, bad
+// arguments, a rejected step) is not work and shows in no evidence.
+func (r *run) recordWork(name, summary string, res toolResult) {
+	if _, known := r.tools.byName[name]; !known || (res.IsError && res.Exit == nil) || r.env.work == nil {
+		return
+	}
+	run := planning.ToolRun{Tool: name, Target: shortTo(summary, evidenceTarget), Failed: res.IsError, Exit: res.Exit}
+	r.state.Work.Record(run)
 }

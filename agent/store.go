@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/planning"
@@ -25,10 +26,15 @@ type Store interface {
 	SaveTodos(ctx context.Context, id string, items []planning.TodoItem) error
 }
 
-// sessionState is the engine's own per-session blob in the store.
+// sessionState is the engine's own per-session blob in the store, written
+// with every step.
 type sessionState struct {
-	// Total counts the session's tokens over all its runs.
+	// Total counts the session's tokens over all its runs: planning,
+	// execution and compaction's own requests.
 	Total Usage `json:"total"`
+	// Work is the work rule's log and the completed todos' evidence; it
+	// belongs with the todos, and each commit that stores them stores it.
+	Work planning.WorkLog `json:"work"`
 	// LastPrompt is the prompt_tokens of the last model call: the size of
 	// the conversation as the endpoint counted it, which drives compaction.
 	LastPrompt int `json:"last_prompt"`
@@ -71,12 +77,23 @@ func decodeMessages(raw []json.RawMessage) ([]Message, error) {
 	return out, nil
 }
 
+// encodeState writes the state as json.Marshal would, putting the work
+// log's own encoding in as it is: json.Marshal would check and compact it
+// byte by byte again, which cost more than writing it.
 func encodeState(s sessionState) (json.RawMessage, error) {
-	data, err := json.Marshal(s)
+	total, err := json.Marshal(s.Total)
 	if err != nil {
 		return nil, fmt.Errorf("%w: encoding state: %w", ErrStore, err)
 	}
-	return data, nil
+	work, err := s.Work.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("%w: encoding state: %w", ErrStore, err)
+	}
+	b := make([]byte, 0, len(total)+len(work)+48)
+	b = append(append(b, `{"total":`...), total...)
+	b = append(append(b, `,"work":`...), work...)
+	b = strconv.AppendInt(append(b, `,"last_prompt":`...), int64(s.LastPrompt), 10)
+	return append(b, '}'), nil
 }
 
 // decodeState reads the state blob; a session without one starts at zero.

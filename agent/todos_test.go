@@ -82,7 +82,10 @@ func TestCancelOpenTodos(t *testing.T) {
 		todo("2", "b", planning.TodoInProgress),
 		todo("3", "c", planning.TodoPending),
 	}
-	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(items...)), fakemodel.Text("ok"))
+	h.srv.Enqueue(fakemodel.ToolCalls(
+		fakemodel.C("write_file", `{"path":"a.txt","content":"a"}`), // the work behind "1"
+		fakemodel.C("todo_write", todoArgs(items...)),
+	), fakemodel.Text("ok"))
 	h.mustRun("s", "go")
 
 	got, err := h.eng.CancelOpenTodos(context.Background(), "s")

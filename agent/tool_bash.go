@@ -44,7 +44,8 @@ var bashTool = tool{
 		if err != nil {
 			return fail(err)
 		}
-		return toolResult{Output: res.String(), IsError: res.ExitCode != 0 || res.TimedOut || res.Cancelled}
+		exit := res.ExitCode
+		return toolResult{Output: res.String(), IsError: res.ExitCode != 0 || res.TimedOut || res.Cancelled, Exit: &exit}
 	},
 	Preview: func(_ *toolEnv, args string) (string, error) {
 		var p bashParams

@@ -17,12 +17,15 @@ type todoWriteParams struct {
 }
 
 // todoWriteDescription is the seed's description in English, plus the
-// batch-completion rule so the model knows it before it breaks it.
+// batch rule and the work rule, so the model knows them before it breaks
+// them.
 const todoWriteDescription = "Maintain the task list of the current session. " +
 	"Providing the todos array replaces the whole list (atomic replace); omitting todos reads the current list.\n" +
 	"When a task involves 3 or more independent steps, call this tool to record the task list before starting, " +
 	"and right after each step update that item's status to in_progress or completed.\n" +
-	"At most one item may go from pending straight to completed in one call: mark an item in_progress, do its real work with other tools, then mark it completed."
+	"At most one item may go from pending straight to completed in one call: mark an item in_progress, do its real work with other tools, then mark it completed.\n" +
+	"An item can only become completed after real work: at least one call of another tool (not todo_write) must have succeeded " +
+	"since it was marked in_progress, or, for an item going straight to completed, since your previous todo_write. Otherwise the call is refused."
 
 var todoWriteSchema = json.RawMessage(`{
   "type": "object",
@@ -56,16 +59,27 @@ var todoWriteTool = tool{
 		if p.Todos == nil {
 			return ok(todosJSON(env.todos.Read()))
 		}
-		// The whole list is checked before anything is stored.
-		next, err := planning.CheckWrite(env.todos.Read(), *p.Todos)
+		// The whole list is checked, against every rule, before anything
+		// is stored or recorded.
+		next, completed, err := applyWrite(env.work, env.todos.Read(), *p.Todos)
 		if err != nil {
 			return fail(err)
 		}
 		// Saved by the run with this step's commit, before the snapshot event.
 		stored := env.todos.Write(next)
 		msg := fmt.Sprintf("Todos updated: %s.\n%s", planning.Summarize(stored), todosJSON(stored))
-		return toolResult{Output: msg, Todos: stored, TodosChanged: true}
+		return toolResult{Output: msg, Todos: stored, TodosChanged: true, Completed: completed}
 	},
+}
+
+// applyWrite checks a write against every rule and records it in the
+// work log; without one (see trackWork) only the seed's rules apply.
+func applyWrite(work *planning.WorkLog, prev, next []planning.TodoItem) ([]planning.TodoItem, []string, error) {
+	if work == nil {
+		accepted, err := planning.CheckWrite(prev, next)
+		return accepted, nil, err
+	}
+	return work.Apply(prev, next)
 }
 
 func todoWriteSummary(args string) string {

@@ -39,6 +39,7 @@ type toolEnv struct {
 	ws        *workspace.Workspace // nil until a tool that uses it is called
 	readOnly  bool                 // plan mode: bash runs read-only
 	todos     *planning.TodoStore  // saved by the run, with the step's commit
+	work      *planning.WorkLog    // the work rule's log: in the run's state, stored with the todos
 	skills    []skill
 }
 
@@ -68,10 +69,14 @@ func (env *toolEnv) close() error {
 type toolResult struct {
 	Output  string
 	IsError bool
-	// TodosChanged is set by an accepted todo_write; Todos is the new list.
-	// The run persists it and then emits the snapshot (see run.runTool).
+	// Exit is a command's exit code: it ran, whatever its outcome.
+	Exit *int
+	// TodosChanged is set by an accepted todo_write; Todos is the new list
+	// and Completed the ids it moved to completed. The run persists it and
+	// then emits the snapshot (see run.runTool).
 	TodosChanged bool
 	Todos        []planning.TodoItem
+	Completed    []string
 }
 
 func ok(s string) toolResult { return toolResult{Output: s} }

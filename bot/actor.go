@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -109,8 +108,10 @@ type actor struct {
 	last      lastSave        // what the last save stored
 	durable   map[string]bool // pending posts known stored (posts.go)
 	check     *checklist
-	run       *runHandle // the run in flight, nil when none
-	took      []string   // ts of the latest replies taken (tookReply)
+	run       *runHandle  // the run in flight, nil when none
+	prep      *prepHandle // the checkout and setup in flight, nil when none
+	side      int         // pushes and uploads in flight (sideOp)
+	took      []string    // ts of the latest replies taken (tookReply)
 	seq       int
 	waiter    chan bool       // the run's approver, waiting for a click
 	saving    chan error      // the commit effSaveForGate started, for the gated run
@@ -168,9 +169,10 @@ func (a *actor) next() (message, bool) {
 	}
 }
 
-// idle: no run, no approval waiting, no checklist edit pending.
+// idle: no run, setup, push or upload, no approval waiting, no checklist
+// edit pending.
 func (a *actor) idle() bool {
-	return a.run == nil && a.waiter == nil && (a.check == nil || !a.check.busy())
+	return a.run == nil && a.prep == nil && a.side == 0 && a.waiter == nil && (a.check == nil || !a.check.busy())
 }
 
 func (a *actor) handle(m message) {
@@ -229,6 +231,7 @@ func (a *actor) load() error {
 	if err != nil {
 		return err
 	}
+	s.rules = a.b.cfg.tokenRules()
 	a.loaded, a.rec = true, s
 	a.stored(rec)
 	a.log = sessionLogger(a.b.log, s)
@@ -239,21 +242,23 @@ func (a *actor) load() error {
 			a.apply(evChecklistPosted{ts: ts})
 		}
 	}
-	todos, err := a.b.cfg.Agent.Todos(a.b.bg, s.ID)
+	snap, err := a.b.cfg.Agent.Snapshot(a.b.bg, s.ID)
 	if err != nil {
 		a.log.Warn("loading todos", "err", err)
 	}
-	a.check = a.newChecklist(s.ChecklistTS, a.view(todos))
+	a.apply(evLoaded{tokens: snap.Total})
+	a.check = a.newChecklist(s.ChecklistTS, a.view(snap.Todos, snap.Evidence))
 	return nil
 }
 
 // create makes the thread's session and starts it.
-func (a *actor) create(team, owner, task string, mode planning.PlanMode) {
+func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *SessionRepo) {
 	now := time.Now()
-	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now}
+	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now,
+		rules: a.b.cfg.tokenRules()}
 	a.log = sessionLogger(a.b.log, a.rec)
 	a.b.metrics.SessionCreated()
-	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now})
+	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo})
 }
 
 // save persists the session; a failure is logged (the session goes on in
@@ -321,19 +326,36 @@ func (a *actor) saveForGate() {
 	}()
 }
 
-// view is the checklist as the record says; todos replace the current list.
-func (a *actor) view(todos []planning.TodoItem) render.Checklist {
-	return render.Checklist{
+// view is the checklist as the record says, with these todos and their
+// evidence.
+func (a *actor) view(todos []planning.TodoItem, evidence map[string]planning.Evidence) render.Checklist {
+	c := render.Checklist{
 		SessionID: a.rec.ID, Task: a.rec.Task, Mode: a.rec.Mode, State: a.rec.State.label(),
-		Todos: todos, Running: a.run != nil, Unsandboxed: a.b.unsandboxed,
+		Todos: todos, Evidence: evidence, Spend: a.rec.spend(), Running: a.busy(), Unsandboxed: a.b.unsandboxed,
 	}
+	if r := a.rec.Repo; r != nil {
+		line := r.line()
+		c.Repo = &line
+	}
+	return c
 }
+
+// busy: a run, or the checkout and setup, is going on (Stop shows).
+func (a *actor) busy() bool { return a.run != nil || a.prep != nil }
 
 // refresh pushes the record's state to the checklist (coalesced).
 func (a *actor) refresh() {
-	rec, running := a.rec, a.run != nil
+	rec, running, spend := a.rec, a.busy(), a.rec.spend()
+	var repo *render.RepoLine
+	if rec.Repo != nil {
+		line := rec.Repo.line()
+		repo = &line
+	}
 	a.check.set(func(c *render.Checklist) {
-		c.Task, c.Mode, c.State, c.Running = rec.Task, rec.Mode, rec.State.label(), running
+		c.Task, c.Mode, c.State, c.Running, c.Repo = rec.Task, rec.Mode, rec.State.label(), running, repo
+		if spend.Tokens >= c.Spend.Tokens { // a run's events may be ahead of the record
+			c.Spend = spend
+		}
 		if !running {
 			c.Activity = ""
 		}
@@ -352,24 +374,6 @@ func (a *actor) say(m render.Message) string {
 // tell answers one user privately in the session's thread.
 func (a *actor) tell(user, s string) {
 	a.b.api.ephemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, text(s))
-}
-
-// recentReplies bounds tookReply's memory: a mention's two events arrive
-// next to each other.
-const recentReplies = 16
-
-// tookReply records ts as taken and reports whether it already was: a
-// mention delivered first as a plain reply (bot id unknown) and then as
-// app_mention is one reply.
-func (a *actor) tookReply(ts string) bool {
-	if slices.Contains(a.took, ts) {
-		return true
-	}
-	if len(a.took) == recentReplies {
-		a.took = slices.Delete(a.took, 0, 1)
-	}
-	a.took = append(a.took, ts)
-	return false
 }
 
 // sessionLogger tags every line about a session with its id, channel and

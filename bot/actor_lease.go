@@ -82,6 +82,9 @@ func (a *actor) drop(why string) {
 	if a.run != nil {
 		a.run.cancel()
 	}
+	if a.prep != nil {
+		a.prep.cancel()
+	}
 	if w := a.waiter; w != nil {
 		a.waiter = nil
 		w <- false

@@ -124,18 +124,29 @@ func snapshotTodos(s int) []planning.TodoItem {
 	return items
 }
 
+// snapshotEvidence is what each todo of the last snapshot shows: the write
+// of the step that completed it.
+func snapshotEvidence() map[string]planning.Evidence {
+	out := map[string]planning.Evidence{}
+	for _, t := range snapshotTodos(99) {
+		out[t.ID] = planning.Evidence{Made: 1, Succeeded: 1, Calls: []planning.ToolRun{{Tool: "write_file", Target: "w.txt"}}}
+	}
+	return out
+}
+
 // BenchmarkChecklistEdits: one "/h9 run" whose model writes 100 todo
-// snapshots in 2 s (20 ms per call), with the bot's default coalescing
-// (1 s). Budget: ≤ 4 chat.update calls on the checklist, final state exact.
+// snapshots in 2 s (20 ms per call), each after a file write (the work a
+// completion needs), with the bot's default coalescing (1 s). Budget: ≤ 4
+// chat.update calls on the checklist, final state exact.
 func BenchmarkChecklistEdits(b *testing.B) {
 	const snapshots = 100
 	handler := func(req openai.ChatCompletionRequest) fakemodel.Reply {
-		s := toolSteps(req)
+		s := toolSteps(req) / 2 // two calls a step
 		if s >= snapshots {
 			return fakemodel.Text("all done")
 		}
 		args, _ := json.Marshal(map[string]any{"todos": snapshotTodos(s)})
-		return fakemodel.ToolCall("todo_write", string(args))
+		return fakemodel.ToolCalls(fakemodel.C("write_file", `{"path":"w.txt","content":"w"}`), fakemodel.C("todo_write", string(args)))
 	}
 	e := newBenchEnv(b, "", 20*time.Millisecond, handler, nil)
 	ctx := context.Background()
@@ -143,6 +154,7 @@ func BenchmarkChecklistEdits(b *testing.B) {
 	for b.Loop() {
 		runs++
 		task := fmt.Sprintf("checklist %d", runs)
+		p0, c0 := e.model.Reported()
 		if _, err := e.slack.SlashCommand(ctx, fakeslack.SlashCommand{Text: "run " + task}); err != nil {
 			b.Fatal(err)
 		}
@@ -172,9 +184,11 @@ func BenchmarkChecklistEdits(b *testing.B) {
 		}
 		updates += n
 		got, _ := e.slack.Message("C1", list)
+		p1, c1 := e.model.Reported()
 		want := render.RenderChecklist(render.Checklist{
 			SessionID: newSessionID("T1", "C1", root), Task: task, Mode: planning.PlanModeDefault,
-			State: string(stateDone), Todos: snapshotTodos(snapshots - 1), Unsandboxed: true,
+			State: string(stateDone), Todos: snapshotTodos(snapshots - 1), Evidence: snapshotEvidence(), Unsandboxed: true,
+			Spend: render.Spend{Tokens: p1 - p0 + c1 - c0},
 		})
 		wantBlocks, _ := json.Marshal(want.Blocks)
 		if got.Text != want.Text || string(got.Blocks) != string(wantBlocks) {

@@ -29,6 +29,8 @@ type benchEnv struct {
 	store *boltstore.Store
 	bot   *Bot
 	stop  func()
+	// repos, when set, gives the bot repositories (made on its workspaces).
+	repos func(*workspace.Manager) Repos
 }
 
 // newBenchEnv starts the fakes (model answers with handler after latency)
@@ -80,6 +82,9 @@ func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
 	cfg := Config{
 		BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: e.slack.APIURL(),
 		Store: st, Leases: st, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
+	}
+	if e.repos != nil {
+		cfg.Repos = e.repos(ws)
 	}
 	if cfgFn != nil {
 		cfgFn(&cfg)

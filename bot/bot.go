@@ -31,6 +31,8 @@ type Bot struct {
 	claims *claimer // nil: one process, dedup in memory
 	reg    *registry
 
+	idents identities // users.info names and emails, for Co-authored-by
+
 	unsandboxed bool
 	runSlots    chan struct{} // nil = unbounded
 	ackWork     chan struct{} // slots for commands' work after their ack

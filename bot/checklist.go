@@ -86,6 +86,14 @@ func (c *checklist) set(f func(*render.Checklist)) {
 	}
 }
 
+// note changes the checklist without scheduling an edit: the change shows
+// with the next one.
+func (c *checklist) note(f func(*render.Checklist)) {
+	c.mu.Lock()
+	f(&c.cur)
+	c.mu.Unlock()
+}
+
 // settle sends a pending edit now, without waiting out the spacing, and
 // returns once it has landed (or after settleTimeout). A run's outcome (the
 // review, "Done", "stalled") is posted after it, so whoever reads that

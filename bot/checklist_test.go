@@ -100,7 +100,7 @@ func TestChecklistPostedLaterAfterFailedFirstPost(t *testing.T) {
 	review := e.waitMessage(thread, render.ActionApproveAuto, 1)
 	e.waitChecklist(thread, "0/1 tasks", "awaiting review")
 
-	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:completed")), fakemodel.Text("All done."))
+	e.model.Enqueue(worked("a:completed"), fakemodel.Text("All done."))
 	e.click(testUser, review.TS, render.ActionApproveAuto)
 	e.waitMessage(thread, "All done.", 1)
 	e.waitChecklist(thread, "1/1 tasks", "done")

@@ -17,6 +17,8 @@ const (
 	verbRun    = "run"
 	verbStatus = "status"
 	verbHelp   = "help"
+	verbRepo   = "repo"
+	verbRepos  = "repos"
 )
 
 // maxAckBytes keeps ack payloads under Socket Mode's 20 KiB limit.
@@ -44,14 +46,38 @@ func (b *Bot) commandAck(cmd slack.SlashCommand) (payload any, work bool) {
 		return ephemeralAck(render.RenderHelp()), false
 	case verb == verbStatus:
 		return nil, true
-	case (verb == verbPlan || verb == verbRun) && arg != "":
+	case verb == verbRepos:
+		return ephemeralAck(b.renderRepos()), false
+	case verb == verbRepo:
+		if why := b.checkRepoArg(arg); why != "" {
+			return ephemeralAck(text(why)), false
+		}
 		return nil, true
+	case (verb == verbPlan || verb == verbRun) && arg != "":
+		return b.taskAck(verb, arg)
 	case verb == verbPlan || verb == verbRun:
 		return ephemeralAck(usage("`/h9 " + verb + "` needs a task, e.g. `/h9 " + verb + " add a /healthz endpoint`.")), false
 	case verb == "":
 		return ephemeralAck(usage("Tell h9 what to do.")), false
 	}
 	return ephemeralAck(render.RenderUsage(cmd.Text)), false
+}
+
+// taskAck checks a task's options block before the ack: an options block
+// that does not parse, an unknown repository or a bad branch is refused
+// at once and no session starts.
+func (b *Bot) taskAck(verb, arg string) (any, bool) {
+	opts, task, err := splitOptions(arg)
+	if err == nil {
+		err = b.checkOptions(opts)
+	}
+	switch {
+	case err != nil:
+		return ephemeralAck(text("h9 did not start a session: " + err.Error() + ".")), false
+	case task == "":
+		return ephemeralAck(usage("`/h9 " + verb + "` needs a task after the options, e.g. `/h9 " + verb + " [repo=backend] fix the login test`.")), false
+	}
+	return nil, true
 }
 
 // usage is a short explanation followed by the help text.
@@ -83,18 +109,30 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 	switch verb {
 	case verbStatus:
 		b.postChannelStatus(cmd.ChannelID, cmd.UserID, "", cmd.ResponseURL)
+	case verbRepo:
+		b.runRepoCommand(cmd, arg, log)
 	case verbPlan, verbRun:
 		mode := planning.PlanModePlan
 		if verb == verbRun {
 			mode = planning.PlanModeDefault
 		}
-		ts, err := b.api.post(b.bg, log, cmd.ChannelID, "", render.RenderRoot(cmd.UserID, arg, mode))
+		opts, task, _ := splitOptions(arg) // the ack refused what does not parse
+		repo, err := b.resolveRepo(opts, cmd.ChannelID, task)
+		if err != nil {
+			b.api.respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text("h9 did not start a session: "+err.Error()+"."))
+			return
+		}
+		root := render.RenderRoot(cmd.UserID, task, mode)
+		if repo != nil {
+			root = render.WithRepo(root, repo.line())
+		}
+		ts, err := b.api.post(b.bg, log, cmd.ChannelID, "", root)
 		if err != nil {
 			b.api.respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(postFailureHint(err)))
 			return
 		}
 		b.reg.deliver(threadKey{channel: cmd.ChannelID, ts: ts}, msgCreate{
-			team: b.sessionTeam(), owner: cmd.UserID, task: arg, mode: mode,
+			team: b.sessionTeam(), owner: cmd.UserID, task: task, mode: mode, repo: repo,
 		})
 	}
 }

@@ -13,10 +13,13 @@ import (
 
 // Agent is the part of *agent.Engine the bot calls. Declared here, where it
 // is used, so the bot depends on behaviour and not on the engine type.
-// The bot asks for an intent and passes the session's mode with every run.
+// The bot asks for an intent and passes the session's mode and token
+// budget with every run.
 type Agent interface {
 	Run(ctx context.Context, sessionID string, req agent.Request, opts agent.RunOptions) (agent.Result, error)
-	Todos(ctx context.Context, sessionID string) ([]planning.TodoItem, error)
+	// Snapshot is the session's todos, their evidence and its tokens as
+	// its latest commit left them.
+	Snapshot(ctx context.Context, sessionID string) (agent.Snapshot, error)
 	CancelOpenTodos(ctx context.Context, sessionID string) ([]planning.TodoItem, error)
 }
 
@@ -33,6 +36,7 @@ type Config struct {
 	// only one (bbolt).
 	Fleet Fleet
 	Agent Agent // required
+	Repos Repos // the configured repositories; nil = none
 
 	// SandboxLevel is the workspace sandbox in force ("bwrap" or "none");
 	// "none" marks every checklist as unsandboxed. SandboxWarning, when set,
@@ -52,6 +56,13 @@ type Config struct {
 	CoalesceInterval time.Duration
 	// MaxConcurrentRuns bounds agent runs across all sessions; 0 = no bound.
 	MaxConcurrentRuns int
+
+	// SessionTokenBudget is each session's token budget, and what Raise
+	// budget adds to it; 0 = no budget.
+	SessionTokenBudget int
+	// PriceInput and PriceOutput are US dollars per million prompt and
+	// completion tokens; with either set, token counts come with a cost.
+	PriceInput, PriceOutput float64
 }
 
 const (
@@ -74,6 +85,10 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("%w: Agent is required", ErrInvalidConfig)
 	case cfg.MaxConcurrentRuns < 0:
 		return cfg, fmt.Errorf("%w: MaxConcurrentRuns must not be negative", ErrInvalidConfig)
+	case cfg.SessionTokenBudget < 0:
+		return cfg, fmt.Errorf("%w: SessionTokenBudget must not be negative", ErrInvalidConfig)
+	case !validPrice(cfg.PriceInput) || !validPrice(cfg.PriceOutput):
+		return cfg, fmt.Errorf("%w: prices must be finite and not negative", ErrInvalidConfig)
 	}
 	if cfg.APIURL == "" {
 		cfg.APIURL = defaultAPIURL

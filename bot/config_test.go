@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"testing"
 	"time"
@@ -23,13 +24,17 @@ func TestNewRejectsMissingDeps(t *testing.T) {
 	st := openStore(t, db)
 	full := Config{BotToken: "xoxb-x", AppToken: "xapp-x", Store: st, Leases: st, Agent: nopAgent{}}
 	for name, mutate := range map[string]func(*Config){
-		"no bot token":   func(c *Config) { c.BotToken = "" },
-		"no app token":   func(c *Config) { c.AppToken = "" },
-		"no store":       func(c *Config) { c.Store = nil },
-		"no leases":      func(c *Config) { c.Leases = nil },
-		"no agent":       func(c *Config) { c.Agent = nil },
-		"bad api url":    func(c *Config) { c.APIURL = "http://x/api" },
-		"negative slots": func(c *Config) { c.MaxConcurrentRuns = -1 },
+		"no bot token":    func(c *Config) { c.BotToken = "" },
+		"no app token":    func(c *Config) { c.AppToken = "" },
+		"no store":        func(c *Config) { c.Store = nil },
+		"no leases":       func(c *Config) { c.Leases = nil },
+		"no agent":        func(c *Config) { c.Agent = nil },
+		"bad api url":     func(c *Config) { c.APIURL = "http://x/api" },
+		"negative slots":  func(c *Config) { c.MaxConcurrentRuns = -1 },
+		"negative budget": func(c *Config) { c.SessionTokenBudget = -1 },
+		"negative price":  func(c *Config) { c.PriceInput = -0.5 },
+		"infinite price":  func(c *Config) { c.PriceOutput = math.Inf(1) },
+		"NaN price":       func(c *Config) { c.PriceOutput = math.NaN() },
 	} {
 		cfg := full
 		mutate(&cfg)
@@ -84,7 +89,9 @@ type nopAgent struct{}
 func (nopAgent) Run(context.Context, string, agent.Request, agent.RunOptions) (agent.Result, error) {
 	return agent.Result{}, nil
 }
-func (nopAgent) Todos(context.Context, string) ([]planning.TodoItem, error) { return nil, nil }
+func (nopAgent) Snapshot(context.Context, string) (agent.Snapshot, error) {
+	return agent.Snapshot{}, nil
+}
 func (nopAgent) CancelOpenTodos(context.Context, string) ([]planning.TodoItem, error) {
 	return nil, nil
 }

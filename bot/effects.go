@@ -24,8 +24,13 @@ type (
 	effSaveForGate struct{}
 	// effRefresh shows the session's task, mode and state on the checklist.
 	effRefresh struct{}
-	// effSetTodos shows todos on the checklist.
-	effSetTodos struct{ todos []planning.TodoItem }
+	// effSetTodos shows todos and their evidence on the checklist
+	// (keepEvidence: the evidence it shows stays).
+	effSetTodos struct {
+		todos        []planning.TodoItem
+		evidence     map[string]planning.Evidence
+		keepEvidence bool
+	}
 	// effSettle sends the checklist's pending edit before what follows.
 	effSettle struct{}
 	// effPostChecklist posts a new session's checklist, off the actor.
@@ -52,9 +57,10 @@ type (
 	// effStartRun starts the session's run of req in mode; gated: its
 	// first model request waits for effSaveForGate's commit.
 	effStartRun struct {
-		req   agent.Request
-		mode  planning.PlanMode
-		gated bool
+		req    agent.Request
+		mode   planning.PlanMode
+		budget int // the session's token budget, 0: none
+		gated  bool
 	}
 	// effCancelRun cancels the run in flight.
 	effCancelRun struct{}
@@ -64,6 +70,18 @@ type (
 	effForgetStep struct{}
 	// effCancelTodos cancels the open todos (→ evTodosCancelled or evCancelFailed).
 	effCancelTodos struct{}
+	// effPrepare makes the session's checkout and runs the repository's
+	// setup, off the actor (→ evPrepared).
+	effPrepare struct{}
+	// effRepoOutcome posts a done session's changes with Push branch and
+	// Open pull request, after a last checkpoint, and uploads the diff.
+	effRepoOutcome struct{}
+	// effPush pushes the session branch, and opens its pull request when
+	// asked, off the actor; the thread hears how it went.
+	effPush struct {
+		user        string
+		pullRequest bool
+	}
 	// effLog writes a line to the session's log.
 	effLog struct {
 		level slog.Level
@@ -76,7 +94,12 @@ func (effSave) run(a *actor)        { a.save() }
 func (effSaveForGate) run(a *actor) { a.saveForGate() }
 func (effRefresh) run(a *actor)     { a.refresh() }
 func (e effSetTodos) run(a *actor) {
-	a.check.set(func(c *render.Checklist) { c.Todos = slices.Clone(e.todos) })
+	a.check.set(func(c *render.Checklist) {
+		c.Todos = slices.Clone(e.todos)
+		if !e.keepEvidence {
+			c.Evidence = e.evidence
+		}
+	})
 }
 func (effSettle) run(a *actor)      { a.check.settle() }
 func (e effPost) run(a *actor)      { a.postPending(e.key) }
@@ -88,7 +111,7 @@ func (e effStartRun) run(a *actor)  { a.launch(e) }
 func (effForgetStep) run(a *actor)  { a.waiter = nil }
 
 func (effPostChecklist) run(a *actor) {
-	a.check = a.newChecklist("", a.view(nil))
+	a.check = a.newChecklist("", a.view(nil, nil))
 	a.check.postNow()
 }
 
@@ -109,6 +132,9 @@ func (e effUnreact) run(a *actor) {
 func (effCancelRun) run(a *actor) {
 	if a.run != nil {
 		a.run.cancel()
+	}
+	if a.prep != nil {
+		a.prep.cancel()
 	}
 }
 
@@ -134,6 +160,10 @@ func (effCancelTodos) run(a *actor) {
 
 func (e effLog) run(a *actor) { a.log.Log(a.b.bg, e.level, e.msg, e.args...) }
 
+func (effPrepare) run(a *actor)     { a.prepare() }
+func (effRepoOutcome) run(a *actor) { a.repoOutcome() }
+func (e effPush) run(a *actor)      { a.pushBranch(e) }
+
 // String names each effect for the transition table (machine_test.go).
 func (effSave) String() string          { return "save" }
 func (effSaveForGate) String() string   { return "save for the run's gate" }
@@ -142,8 +172,8 @@ func (e effSetTodos) String() string    { return "show " + planning.Summarize(e.
 func (effSettle) String() string        { return "settle" }
 func (effPostChecklist) String() string { return "post the checklist" }
 func (e effPost) String() string {
-	if e.kind == postReview {
-		return "post review " + describe(e.msg)
+	if e.kind != postNotice {
+		return "post " + e.kind + " " + describe(e.msg)
 	}
 	return "post " + describe(e.msg)
 }
@@ -160,6 +190,9 @@ func (e effStartRun) String() string {
 	if e.req.Text != "" {
 		s += " " + e.req.Text
 	}
+	if e.budget > 0 {
+		s += fmt.Sprintf(" within %d tokens", e.budget)
+	}
 	if e.gated {
 		s += " gated"
 	}
@@ -170,6 +203,14 @@ func (e effAnswerStep) String() string { return fmt.Sprintf("answer the step %t"
 func (effForgetStep) String() string   { return "forget the step" }
 func (effCancelTodos) String() string  { return "cancel the open todos" }
 func (e effLog) String() string        { return "log " + e.msg }
+func (effPrepare) String() string      { return "prepare the repository" }
+func (effRepoOutcome) String() string  { return "post the outcome with the changes" }
+func (e effPush) String() string {
+	if e.pullRequest {
+		return "push and open the pull request"
+	}
+	return "push the branch"
+}
 
 // describe names a message by its first block, or by its words when it
 // has no blocks.

@@ -18,4 +18,8 @@ var (
 	// errLeaseLost: a Slack call for a session whose lease this replica no
 	// longer holds was not sent.
 	errLeaseLost = errors.New("the session's lease is no longer this replica's")
+	// errNoRepos: a session has a repository but h9 now has none configured.
+	errNoRepos = errors.New("h9 has no repositories configured any more")
+	// errDiffTooLarge: a session's diff is past what h9 uploads.
+	errDiffTooLarge = errors.New("diff too large")
 )

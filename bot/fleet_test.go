@@ -76,7 +76,7 @@ func TestFleetInputReachesTheHolder(t *testing.T) {
 func TestFleetStatusOnAnyReplica(t *testing.T) {
 	f := newFleetEnv(t, "a", "b")
 	f.slack.Prefer("a")
-	f.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:completed", "b:in_progress")),
+	f.model.Enqueue(worked("a:completed", "b:in_progress"),
 		fakemodel.Text("never").WithLatency(time.Hour))
 	thread := f.startSession("run", "status from afar")
 	f.waitChecklist(thread, "1/2 tasks")
@@ -101,12 +101,12 @@ func TestFleetHandoffWhenAReplicaStops(t *testing.T) {
 	f.slack.Prefer("a")
 	f.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todos("a:in_progress", "b:pending")),
-		fakemodel.ToolCall("todo_write", todos("a:completed", "b:pending")),
+		worked("a:completed", "b:pending"),
 		fakemodel.Text("did a").WithLatency(time.Hour), // a stops during this request
 	)
 	thread := f.startSession("run", "hand me over")
 	f.waitFor("the third request", func() bool { return f.model.Calls() == 3 })
-	f.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:completed", "b:completed")), fakemodel.Text("Finished on b."))
+	f.model.Enqueue(worked("a:completed", "b:completed"), fakemodel.Text("Finished on b."))
 	f.replicas["a"].stop()
 	f.waitMessage(thread, restartNotice, 1)
 	f.waitMessage(thread, "Finished on b.", 1)

@@ -34,8 +34,8 @@ func TestPlanApproveAutoRunToDone(t *testing.T) {
 
 	e.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todos("a:in_progress", "b:pending")),
-		fakemodel.ToolCall("todo_write", todos("a:completed", "b:in_progress")),
-		fakemodel.ToolCall("todo_write", todos("a:completed", "b:completed")),
+		worked("a:completed", "b:in_progress"),
+		worked("a:completed", "b:completed"),
 		fakemodel.Text("Built a and b."),
 	)
 	e.click(testUser, review.TS, render.ActionApproveAuto)
@@ -79,9 +79,9 @@ func TestStallAfterThreeEmptyRuns(t *testing.T) {
 
 	// A reply after the stall runs with that guidance and resumes auto-run.
 	e.model.Enqueue(
-		fakemodel.ToolCall("todo_write", todos("a:completed", "b:pending")),
+		worked("a:completed", "b:pending"),
 		fakemodel.Text("did a"),
-		fakemodel.ToolCall("todo_write", todos("a:completed", "b:completed")),
+		worked("a:completed", "b:completed"),
 		fakemodel.Text("did b"),
 	)
 	e.reply(testUser, thread, "start with a, it is in main.go")

@@ -42,6 +42,10 @@ type env struct {
 	bot    *Bot
 	stop   func()
 	cfgFn  []func(*Config)
+	// repos, when set, gives the bot repositories whose checkouts are
+	// made in the bot's workspaces.
+	repos func(ws *workspace.Manager) Repos
+	logs  *syncBuffer // everything the bot and agent logged
 }
 
 func newEnv(t *testing.T, cfgFn ...func(*Config)) *env {
@@ -96,7 +100,11 @@ func (e *env) newBot() *Bot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var logOut io.Writer = io.Discard
+	if e.logs != nil {
+		logOut = e.logs
+	}
+	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if os.Getenv("H9_TEST_LOG") != "" {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -112,6 +120,9 @@ func (e *env) newBot() *Bot {
 		BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: e.slack.APIURL(),
 		Store: e.store, Leases: e.store, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
 		CoalesceInterval: 50 * time.Millisecond,
+	}
+	if e.repos != nil {
+		cfg.Repos = e.repos(ws)
 	}
 	for _, f := range e.cfgFn {
 		f(&cfg)
@@ -327,6 +338,12 @@ func (e *env) checkPayloads() {
 
 // todos is todo_write arguments for id:status pairs.
 var todos = fakemodel.TodoArgs
+
+// worked is one model reply that does real work (writes a file) and then
+// writes the todos: the work rule lets its completions through.
+func worked(pairs ...string) fakemodel.Reply {
+	return fakemodel.ToolCalls(fakemodel.C("write_file", `{"path":"work.txt","content":"done"}`), fakemodel.C("todo_write", todos(pairs...)))
+}
 
 // planReplies is a plan-mode run that writes the given todos and stops.
 func planReplies(summary string, pairs ...string) []fakemodel.Reply {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot/render"
 )
 
@@ -12,24 +13,32 @@ import (
 const maxHomeRows = 20
 
 // publishHome answers app_home_opened: the Home tab with what h9 is, how to
-// start and the user's recent sessions. Failures are logged, never shown:
-// the Home tab is a courtesy, not part of a session.
+// start, the tokens all the user's sessions used and their recent
+// sessions. Failures are logged, never shown: the Home tab is a courtesy,
+// not part of a session.
 func (b *Bot) publishHome(user string) {
 	log := b.log.With("user", user)
-	recs, err := b.store.ListOwner(b.bg, user, maxHomeRows)
+	recs, err := b.store.ListOwner(b.bg, user, 0) // all of them, for the total
 	if err != nil {
 		log.Warn("home tab: listing sessions", "err", err)
 	}
-	rows := make([]render.HomeRow, 0, len(recs))
+	rows := make([]render.HomeRow, 0, min(len(recs), maxHomeRows))
+	var total agent.Usage
 	for _, r := range recs {
 		rec, err := decodeSession(r)
 		if err != nil {
 			log.Warn("home tab: a session does not decode", "session", r.Meta.ID, "err", err)
 			continue // one bad record must not hide the others
 		}
-		rows = append(rows, render.HomeRow{StatusRow: b.statusRow(rec), Channel: rec.Channel})
+		if len(rows) == maxHomeRows {
+			total = total.Plus(rec.Tokens)
+			continue
+		}
+		row, tokens := b.statusRow(rec)
+		total = total.Plus(tokens)
+		rows = append(rows, render.HomeRow{StatusRow: row, Channel: rec.Channel})
 	}
-	view := slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: render.RenderHome(rows)}}
+	view := slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: render.RenderHome(rows, b.cfg.tokenRules().spend(total))}}
 	_ = b.api.call(b.bg, log, "views.publish", func(ctx context.Context) error {
 		_, err := b.api.c.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view})
 		return err

@@ -28,15 +28,15 @@ import (
 func BenchmarkIdleCost(b *testing.B) {
 	const sessions = 10000
 	handler := func(req openai.ChatCompletionRequest) fakemodel.Reply {
-		switch toolSteps(req) {
+		switch toolSteps(req) { // worked() is two tool results
 		case 0:
-			return fakemodel.ToolCall("todo_write", todos("a:completed", "b:in_progress", "c:pending"))
-		case 1:
-			return fakemodel.ToolCall("read_file", `{"path":"missing.txt"}`)
+			return worked("a:completed", "b:in_progress", "c:pending")
 		case 2:
-			return fakemodel.ToolCall("todo_write", todos("a:completed", "b:completed", "c:in_progress"))
+			return fakemodel.ToolCall("read_file", `{"path":"missing.txt"}`)
 		case 3:
-			return fakemodel.ToolCall("todo_write", todos("a:completed", "b:completed", "c:completed"))
+			return worked("a:completed", "b:completed", "c:in_progress")
+		case 5:
+			return worked("a:completed", "b:completed", "c:completed")
 		}
 		return fakemodel.Text("all three done")
 	}

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/store"
@@ -21,11 +22,12 @@ type message interface {
 type msgCreate struct {
 	team, owner, task string
 	mode              planning.PlanMode
+	repo              *SessionRepo
 }
 
 func (m msgCreate) handle(a *actor) {
 	if a.rec == nil {
-		a.create(m.team, m.owner, m.task, m.mode)
+		a.create(m.team, m.owner, m.task, m.mode, m.repo)
 	}
 }
 
@@ -35,7 +37,7 @@ type msgMention struct{ team, user, text, ts string }
 
 func (m msgMention) handle(a *actor) {
 	if a.rec == nil {
-		a.create(m.team, m.user, m.text, planning.PlanModePlan)
+		a.createFromMention(m)
 		return
 	}
 	if !a.tookReply(m.ts) {
@@ -143,4 +145,22 @@ func (m msgChecklistPosted) handle(a *actor) {
 	if a.rec != nil && !a.lost {
 		a.apply(evChecklistPosted(m))
 	}
+}
+
+// recentReplies bounds tookReply's memory: a mention's two events arrive
+// next to each other.
+const recentReplies = 16
+
+// tookReply records ts as taken and reports whether it already was: a
+// mention delivered first as a plain reply (bot id unknown) and then as
+// app_mention is one reply.
+func (a *actor) tookReply(ts string) bool {
+	if slices.Contains(a.took, ts) {
+		return true
+	}
+	if len(a.took) == recentReplies {
+		a.took = slices.Delete(a.took, 0, 1)
+	}
+	a.took = append(a.took, ts)
+	return false
 }

@@ -69,14 +69,23 @@ func transition(s Session, ev event) (Session, []effect) {
 //	                    ├─ every todo completed ─► done
 //	                    └─ not auto-run, todos open ─► idle
 //
+//	with a repository, before the first run ─► setting up ─┬─ checkout made, setup ok ─► planning or running
+//	                                                       ├─ fails ─► setup failed ─ Retry, reply ─► setting up
+//	                                                       └─ Stop ─► idle (the next run sets up first)
+//	done with a repository: the outcome carries the changes, Push branch and Open pull request
+//
 //	any run ─ fails ─► error ─ Retry ─► the same request again
+//	any run ─ passes the token budget ─► over budget ─ Raise budget ─► the same run, on from where it stopped
+//	any start while over the budget ─► over budget (reply: queued until Raise budget)
 //	any run ─ Stop ─► (when the run ends) idle
 //	idle, done, cancelled, error ─ reply ─► planning (plan mode) or running
 //	planning, running, awaiting approval ─ reply ─► queued, taken when the run ends
 //	planning, running ─ restart ─► the same (planning: the same request; running: continue)
+//	setting up ─ restart ─► setting up again
 //
-// A run is in flight in planning, running and awaiting approval: these are
-// what a restart acts on (the record's active flag, see evRecover).
+// A run is in flight in setting up, planning, running and awaiting
+// approval: these are what a restart acts on (the record's active flag,
+// see evRecover).
 type state string
 
 const (
@@ -90,11 +99,14 @@ const (
 	stateDone             state = "done"
 	stateCancelled        state = "cancelled"
 	stateError            state = "error"
+	stateOverBudget       state = "over budget"
+	stateSettingUp        state = "setting up"   // the repository's checkout and setup command
+	stateSetupFailed      state = "setup failed" // Retry runs the setup again
 )
 
 // inFlight: a run is going on (or was, when h9 stopped).
 func (s state) inFlight() bool {
-	return s == statePlanning || s == stateRunning || s == stateAwaitingApproval
+	return s == stateSettingUp || s == statePlanning || s == stateRunning || s == stateAwaitingApproval
 }
 
 // label is the state as users read it; a record without one is idle.
@@ -113,11 +125,35 @@ const stallLimit = 3
 const restartNotice = "h9 restarted and is resuming this session."
 
 // startRun records req as the session's run and starts it: the state says
-// a run is in flight (a restart resumes it) before the run begins.
+// a run is in flight (a restart resumes it) before the run begins. A
+// session past its token budget starts nothing: it waits for Raise budget.
+// A session whose repository is not set up yet sets it up first; the run
+// starts when that succeeds (evPrepared).
 func (m *move) startRun(req agent.Request) {
 	s := m.s
-	s.Request, s.State, s.StoppedBy = req, runState(s.Mode), ""
-	m.do(effSave{}, effStartRun{req: req, mode: s.Mode})
+	if s.overBudget() {
+		m.parkAtBudget(req)
+		m.settled()
+		return
+	}
+	s.Request, s.StoppedBy = req, ""
+	if s.Repo != nil && !s.Repo.Ready {
+		s.State = stateSettingUp
+		m.do(effSave{}, effRefresh{}, effPrepare{})
+		return
+	}
+	s.State = runState(s.Mode)
+	m.do(effSave{}, effStartRun{req: req, mode: s.Mode, budget: s.budget()})
+}
+
+// parkAtBudget stops the session at its token budget and says so, with
+// the Raise budget button; req is the run that starts once it is raised.
+// Auto-run stays as it was, so raising the budget turns it back on.
+func (m *move) parkAtBudget(req agent.Request) {
+	s := m.s
+	s.Request, s.State = req, stateOverBudget
+	m.log("token budget reached", "tokens", s.Tokens.TotalTokens, "budget", s.budget())
+	m.post(postBudget, render.RenderBudget(s.ID, s.spend(), s.budget(), s.rules.budget))
 }
 
 // runState is the state shown while a run of that mode is in flight.
@@ -156,10 +192,16 @@ func (e evRunDone) outcome(m *move) *agent.Request {
 	switch {
 	case s.StoppedBy != "":
 		m.stopped()
+	case errors.Is(e.err, agent.ErrBudget):
+		req := agent.Request{Intent: agent.IntentProceed} // on from the step it stopped after
+		if errors.Is(e.err, agent.ErrOverBudget) {
+			req = s.Request // it did nothing: the same request again
+		}
+		m.parkAtBudget(req)
 	case e.err != nil:
 		s.State = stateError
 		m.logError("run failed", "err", e.err)
-		m.say(render.RenderError(s.ID, "The run failed: "+failureWords(e.err)))
+		m.say(render.WithSpend(render.RenderError(s.ID, "The run failed: "+failureWords(e.err)), s.spend()))
 	case e.planRun:
 		m.afterPlan(e.text)
 	case s.AutoRun:
@@ -222,7 +264,7 @@ func (m *move) afterAutoRun(finalText string) *agent.Request {
 	p := s.Progress
 	if p.Active == 0 {
 		s.AutoRun, s.State = false, stateDone
-		m.say(render.RenderDone(finalText, p))
+		m.done(finalText)
 		return nil
 	}
 	if p.Completed > s.PrevDone {
@@ -236,7 +278,7 @@ func (m *move) afterAutoRun(finalText string) *agent.Request {
 	}
 	s.AutoRun, s.State = false, stateStalled
 	m.log("auto-run stalled", "runs", s.Stuck, "progress", p.String())
-	m.say(render.RenderStalled(s.ID, s.Stuck))
+	m.say(render.WithSpend(render.RenderStalled(s.ID, s.Stuck), s.spend()))
 	return nil
 }
 
@@ -245,7 +287,7 @@ func (m *move) afterFollowUp(finalText string) {
 	s := m.s
 	if p := s.Progress; p.Total > 0 && p.Active == 0 {
 		s.State = stateDone
-		m.say(render.RenderDone(finalText, p))
+		m.done(finalText)
 		return
 	}
 	s.State = stateIdle

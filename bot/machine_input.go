@@ -7,18 +7,26 @@ import (
 )
 
 // evReply is a user's message in the session's thread (issue 5): queued
-// during a run; a plan revision in plan mode; after a stall, guidance that
-// resumes auto-run with the counter reset; otherwise a follow-up.
+// during a run or while the session is over its token budget; a plan
+// revision in plan mode; after a stall, guidance that resumes auto-run
+// with the counter reset; otherwise a follow-up.
 type evReply struct{ user, text, ts string }
 
 func (e evReply) apply(m *move) {
 	s := m.s
-	if s.State.inFlight() {
+	parked := s.State == stateOverBudget && s.overBudget() // else the budget was raised in the configuration
+	switch {
+	case s.State.inFlight() || parked:
 		s.Queue = append(s.Queue, QueuedReply{User: e.user, Text: e.text, TS: e.ts})
 		m.do(effSave{}, effReact{ts: e.ts, name: reactionQueued})
-		return
+		if parked {
+			m.tell(e.user, "This session has used its token budget, so your reply waits: it goes to the agent once the session's owner or an h9 admin presses Raise budget.")
+		}
+	case s.Repo != nil && !s.Repo.Ready:
+		m.notReady(e)
+	default:
+		m.runReply(e.text)
 	}
-	m.runReply(e.text)
 }
 
 // runReply starts the run of a reply taken now (fresh, or from the queue).
@@ -55,6 +63,10 @@ func (e evClick) apply(m *move) {
 		e.resume(m)
 	case render.ActionRetry:
 		e.retry(m)
+	case render.ActionRaiseBudget:
+		e.raiseBudget(m)
+	case render.ActionPushBranch, render.ActionOpenPR:
+		e.repoAction(m)
 	}
 }
 
@@ -148,11 +160,28 @@ func (e evClick) retry(m *move) {
 	switch {
 	case s.State.inFlight():
 		m.tell(e.user, "This session is already running.")
-	case s.State != stateError:
+	case s.State != stateError && s.State != stateSetupFailed:
 		m.tell(e.user, "There is no failed run to retry in this session.")
 	default:
 		m.startRun(s.Request)
 	}
+}
+
+// raiseBudget adds the configured budget once more and starts the run
+// the budget stopped (auto-run as it was); still over, it stops again.
+func (e evClick) raiseBudget(m *move) {
+	s := m.s
+	if s.State != stateOverBudget {
+		m.tell(e.user, "This session is not stopped at its token budget, so nothing happened.")
+		return
+	}
+	s.BudgetRaises++
+	m.log("budget raised", "user", e.user, "budget", s.budget())
+	if s.BudgetTS != "" {
+		m.do(effUpdate{ts: s.BudgetTS, msg: render.RenderBudgetRaised(e.user, s.budget())})
+		s.BudgetTS = ""
+	}
+	m.startRun(s.Request)
 }
 
 // evTodosCancelled: Cancel marked the open todos cancelled; the session rests.
@@ -161,7 +190,7 @@ type evTodosCancelled struct{ todos []planning.TodoItem }
 func (e evTodosCancelled) apply(m *move) {
 	s := m.s
 	s.AutoRun, s.State, s.Progress = false, stateCancelled, planning.Summarize(e.todos)
-	m.do(effSetTodos(e))
+	m.do(effSetTodos{todos: e.todos, keepEvidence: true})
 	m.settled()
 }
 

@@ -16,18 +16,25 @@ type evCreate struct {
 	owner, task string
 	mode        planning.PlanMode
 	at          time.Time
+	repo        *SessionRepo // nil: an empty workspace
 }
 
 func (e evCreate) apply(m *move) {
 	s := m.s
-	s.Owner, s.Task, s.Mode, s.Created = e.owner, e.task, e.mode, e.at
+	s.Owner, s.Task, s.Mode, s.Created, s.Repo = e.owner, e.task, e.mode, e.at, e.repo
 	s.AutoRun = e.mode != planning.PlanModePlan
-	s.Request = agent.Request{Intent: agent.IntentTask, Text: e.task}
+	s.Request = firstRequest(e.task)
 	s.State = runState(e.mode)
 	m.log("session created", "owner", e.owner, "mode", e.mode.String())
+	if s.Repo != nil {
+		// The checkout and the setup come first; the record commits meanwhile.
+		s.State = stateSettingUp
+		m.do(effSaveForGate{}, effPostChecklist{}, effPrepare{})
+		return
+	}
 	// The record's commit overlaps the run's start; the run's gate waits
 	// for it before the first model request (see effStartRun.gated).
-	m.do(effSaveForGate{}, effPostChecklist{}, effStartRun{req: s.Request, mode: s.Mode, gated: true})
+	m.do(effSaveForGate{}, effPostChecklist{}, effStartRun{req: s.Request, mode: s.Mode, budget: s.budget(), gated: true})
 }
 
 // evRunDone is the seed's EventDone: a run ended, and what follows is
@@ -38,12 +45,17 @@ type evRunDone struct {
 	planRun  bool   // the run was in plan mode
 	text     string // its final answer
 	todos    []planning.TodoItem
+	evidence map[string]planning.Evidence
+	tokens   agent.Usage // the session's total after the run (zero: unknown)
 }
 
 func (e evRunDone) apply(m *move) {
 	s := m.s
 	s.Progress = planning.Summarize(e.todos)
-	m.do(effSetTodos{todos: slices.Clone(e.todos)}, effForgetStep{})
+	if e.tokens != (agent.Usage{}) {
+		s.Tokens = e.tokens
+	}
+	m.do(effSetTodos{todos: slices.Clone(e.todos), evidence: e.evidence}, effForgetStep{})
 	if e.stopping {
 		// State and approval stay: the next start resumes the run or
 		// reports the step interrupted.
@@ -53,7 +65,7 @@ func (e evRunDone) apply(m *move) {
 	s.Approval = nil
 	m.do(effSettle{}) // the outcome below is posted after the checklist shows its todos
 	next := e.outcome(m)
-	if len(s.Queue) > 0 { // a queued reply goes before auto-run's next run
+	if len(s.Queue) > 0 && s.State != stateOverBudget { // a queued reply goes before auto-run's next run
 		q := s.Queue[0]
 		s.Queue = slices.Delete(s.Queue, 0, 1)
 		m.do(effUnreact{ts: q.TS, name: reactionQueued}, effReact{ts: q.TS, name: reactionPickedUp})
@@ -76,6 +88,9 @@ func (evRecover) apply(m *move) {
 	if len(s.Posts) > 0 {
 		m.do(effFinishPosts{}) // what the previous holder decided to post comes first
 	}
+	if s.Outcome != nil {
+		m.do(effRepoOutcome{}) // a repository outcome the previous holder did not make
+	}
 	switch {
 	case s.Approval != nil:
 		what := "the approval of " + s.Approval.Tool + " `" + render.Truncate(s.Approval.Summary, 200) + "`" // RenderInterrupted escapes
@@ -87,6 +102,10 @@ func (evRecover) apply(m *move) {
 	case s.StoppedBy != "": // stopped, but h9 stopped before the run ended
 		m.stopped()
 		m.settled()
+	case s.State == stateSettingUp:
+		m.log("setting up again after a restart")
+		m.say(text(restartNotice))
+		m.startRun(s.Request)
 	default:
 		m.log("resuming after a restart", "auto_run", s.AutoRun)
 		m.say(text(restartNotice))
@@ -97,6 +116,12 @@ func (evRecover) apply(m *move) {
 		m.startRun(req)
 	}
 }
+
+// evLoaded: the actor loaded the session; tokens is the agent's total as
+// its store has it, which a record saved before a crash may be behind.
+type evLoaded struct{ tokens agent.Usage }
+
+func (e evLoaded) apply(m *move) { m.s.Tokens = latest(e.tokens, m.s.Tokens) }
 
 // evChecklistPosted: the checklist's first post returned its ts.
 type evChecklistPosted struct{ ts string }

@@ -99,7 +99,7 @@ func eventName(ev event) string {
 }
 
 func TestTransitions(t *testing.T) {
-	rows := slices.Concat(startRows, runDoneRows, reviewRows, stepRows, controlRows, replyRows, recoverRows, bookkeepingRows)
+	rows := slices.Concat(startRows, runDoneRows, reviewRows, stepRows, controlRows, replyRows, recoverRows, bookkeepingRows, budgetRows, repoRows)
 	covered := map[string]bool{}
 	for _, r := range rows {
 		from := r.from.State
@@ -129,7 +129,7 @@ func TestTransitions(t *testing.T) {
 			}
 		})
 	}
-	for _, pair := range possiblePairs {
+	for _, pair := range slices.Concat(possiblePairs, budgetPairs, repoPairs) {
 		if !covered[pair] {
 			t.Errorf("no row covers %s", pair)
 		}

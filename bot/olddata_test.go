@@ -45,7 +45,7 @@ func openOldDataDir(t *testing.T) (*env, map[string]string) {
 func TestOldDataDirectory(t *testing.T) {
 	e, threads := openOldDataDir(t)
 	e.model.Enqueue(
-		fakemodel.ToolCall("todo_write", todos("a:completed", "b:completed")),
+		worked("a:completed", "b:completed"),
 		fakemodel.Text("Finished after the upgrade."),
 	)
 	e.start()
@@ -79,10 +79,13 @@ func TestOldDataDirectory(t *testing.T) {
 
 	e.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todos("a:in_progress", "b:pending")),
-		fakemodel.ToolCall("todo_write", todos("a:completed", "b:in_progress")),
-		fakemodel.ToolCall("todo_write", todos("a:completed", "b:completed")),
+		worked("a:completed", "b:in_progress"),
+		worked("a:completed", "b:completed"),
 		fakemodel.Text("Reviewed and built."))
 	e.click(testUser, e.waitMessage(threads["review"], render.ActionApproveAuto, 1).TS, render.ActionApproveConfirm)
+	first := e.nextStep(threads["review"], "") // each todo's work is a step to confirm
+	e.click(testUser, first.TS, render.ActionStepApprove)
+	e.click(testUser, e.nextStep(threads["review"], first.TS).TS, render.ActionStepApprove)
 	e.waitMessage(threads["review"], "Reviewed and built.", 1)
 	e.waitChecklist(threads["review"], "confirm-each-step", "2/2 tasks", "done")
 	if got := e.lastUserMessage(-1); got != agent.ExecPrompt {

@@ -21,10 +21,13 @@ import (
 // takeover never posts a second review, Done, stalled or error message.
 // (The checklist is adopted the same way, by its title block.)
 
-// Kinds of pending posts: a review's ts is what its decision edits.
+// Kinds of pending posts: a review's ts is what its decision edits, a
+// budget message's what Raise budget edits.
 const (
 	postNotice = "notice"
 	postReview = "review"
+	postBudget = "budget"
+	postDiff   = "diff" // an upload: Text is the file's name (uploads.go)
 )
 
 // PendingPost is a thread message a transition decided to post, not yet
@@ -71,8 +74,11 @@ func (e evPosted) apply(m *move) {
 	if i < 0 {
 		return
 	}
-	if s.Posts[i].Kind == postReview {
+	switch s.Posts[i].Kind {
+	case postReview:
 		s.ReviewTS = e.ts
+	case postBudget:
+		s.BudgetTS = e.ts
 	}
 	s.Posts = slices.Delete(s.Posts, i, i+1)
 	m.do(effSave{})
@@ -91,6 +97,10 @@ func (a *actor) postPending(key string) {
 			return
 		}
 	}
+	if p.Kind == postDiff {
+		a.uploadDiff(p)
+		return
+	}
 	a.apply(evPosted{key: key, ts: a.say(render.WithKey(p.message(), key))})
 }
 
@@ -101,7 +111,7 @@ func (a *actor) finishPosts() {
 		if !a.holding() {
 			return
 		}
-		if ts := a.b.api.findPost(a.ctx, a.log, a.rec.Channel, a.rec.ThreadTS, p.Key); ts != "" {
+		if ts := a.b.api.findPost(a.ctx, a.log, a.rec.Channel, a.rec.ThreadTS, p.found); ts != "" {
 			a.log.Info("adopted a post a previous holder made", "key", p.Key, "ts", ts)
 			a.apply(evPosted{key: p.Key, ts: ts})
 			continue
@@ -113,9 +123,18 @@ func (a *actor) finishPosts() {
 // maxPostPages bounds the pages of a thread searched for a post.
 const maxPostPages = 10
 
-// findPost returns the ts of the bot's message in a thread whose first
-// block carries key; "" when there is none or Slack cannot say.
-func (s *slackAPI) findPost(ctx context.Context, log *slog.Logger, channel, thread, key string) string {
+// found reports whether m is the post p: the bot's message whose first
+// block carries its key, or for an upload the message sharing its file.
+func (p PendingPost) found(m slack.Message) bool {
+	if p.Kind == postDiff {
+		return slices.ContainsFunc(m.Files, func(f slack.File) bool { return f.Name == p.Text || f.Title == p.Text })
+	}
+	return m.BotID != "" && len(m.Blocks.BlockSet) > 0 && render.PostKey(m.Blocks.BlockSet[0].ID()) == p.Key
+}
+
+// findPost returns the ts of the message in a thread that is the post
+// (found); "" when there is none or Slack cannot say.
+func (s *slackAPI) findPost(ctx context.Context, log *slog.Logger, channel, thread string, found func(slack.Message) bool) string {
 	var ts string
 	cursor := ""
 	for range maxPostPages {
@@ -131,7 +150,7 @@ func (s *slackAPI) findPost(ctx context.Context, log *slog.Logger, channel, thre
 			return ""
 		}
 		for _, m := range msgs {
-			if m.BotID != "" && len(m.Blocks.BlockSet) > 0 && render.PostKey(m.Blocks.BlockSet[0].ID()) == key {
+			if found(m) {
 				ts = m.Timestamp
 			}
 		}

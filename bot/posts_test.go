@@ -17,7 +17,7 @@ import (
 // the session is at rest (no longer active).
 func TestRestartSettlesPendingPosts(t *testing.T) {
 	e := newEnv(t)
-	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:completed")), fakemodel.Text("Finished a."))
+	e.model.Enqueue(worked("a:completed"), fakemodel.Text("Finished a."))
 	thread := e.startSession("run", "pending posts")
 	done := e.waitMessage(thread, "Finished a.", 1)
 	e.waitChecklist(thread, "1/1 tasks", "done")

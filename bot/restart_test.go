@@ -17,7 +17,7 @@ func TestRestartKeepsReviewButtonsWorking(t *testing.T) {
 
 	e.restart()
 	e.model.Enqueue(
-		fakemodel.ToolCall("todo_write", todos("a:completed")),
+		worked("a:completed"),
 		fakemodel.Text("Done after restart."),
 	)
 	e.click(testUser, review.TS, render.ActionApproveAuto)
@@ -33,7 +33,7 @@ func TestRestartResumesAutoRun(t *testing.T) {
 	e.waitFor("the slow model request", func() bool { return e.model.Calls() == 2 })
 
 	// Scripted before the restart: the resumed run starts as soon as the bot does.
-	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:completed")), fakemodel.Text("Finished after restart."))
+	e.model.Enqueue(worked("a:completed"), fakemodel.Text("Finished after restart."))
 	e.restart()
 	e.waitMessage(thread, restartNotice, 1)
 	e.waitMessage(thread, "Finished after restart.", 1)
@@ -64,8 +64,9 @@ func TestRestartInterruptsPendingApproval(t *testing.T) {
 	e.click(testUser, step.TS, render.ActionStepApprove)
 	e.waitEphemeral(testChannel, testUser, "no longer waiting")
 
-	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:completed")), fakemodel.Text("Resumed and finished."))
+	e.model.Enqueue(worked("a:completed"), fakemodel.Text("Resumed and finished."))
 	e.click(testUser, interrupted.TS, render.ActionResume)
+	e.click(testUser, e.nextStep(thread, step.TS).TS, render.ActionStepApprove) // the work behind a
 	e.waitMessage(thread, "Resumed and finished.", 1)
 	e.waitChecklist(thread, "1/1 tasks", "done")
 	if fileUnder(t, e.wsRoot, "x&y.txt") {
@@ -89,7 +90,7 @@ func TestReconnectAfterDroppedSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:completed")), fakemodel.Text("Done despite the socket."))
+	e.model.Enqueue(worked("a:completed"), fakemodel.Text("Done despite the socket."))
 	e.click(testUser, review.TS, render.ActionApproveAuto)
 	e.waitMessage(thread, "Done despite the socket.", 1)
 	if got := e.model.Calls(); got != 4 {

@@ -14,7 +14,11 @@ type runHandle struct {
 	seq    int
 	cancel context.CancelFunc
 	mode   planning.PlanMode
+	budget int          // the session's token budget, 0: none
 	gate   func() error // see agent.RunOptions.Gate
+	// checkpoint commits a completed todo's changes (a session with a
+	// repository, in execution mode); nil: none.
+	checkpoint agent.Checkpointer
 }
 
 // launch starts the run e asks for, unless one is in flight (the seed's
@@ -31,7 +35,10 @@ func (a *actor) launch(e effStartRun) {
 	}
 	ctx, cancel := context.WithCancel(a.b.runCtx)
 	a.seq++
-	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: e.mode, gate: gate}
+	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: e.mode, budget: e.budget, gate: gate}
+	if r := a.rec.Repo; r != nil && r.Ready && e.mode != planning.PlanModePlan && a.b.cfg.Repos != nil {
+		a.run.checkpoint = a.b.checkpointer(a.log, *r, a.rec.ID, a.rec.Owner)
+	}
 	a.refresh()
 	go a.execute(ctx, a.rec.ID, a.run, e.req)
 }
@@ -50,19 +57,24 @@ func (a *actor) execute(ctx context.Context, id string, h *runHandle, req agent.
 			return
 		}
 	}
-	opts := agent.RunOptions{Mode: h.mode, Gate: h.gate, Events: a.onEvent}
+	opts := agent.RunOptions{Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint}
 	if h.mode == planning.PlanModeAutoEdit {
 		opts.Approve = a.approver(h)
 	}
 	done.res, done.err = a.b.cfg.Agent.Run(ctx, id, req, opts)
 }
 
-// onEvent runs on the run's goroutine: it only feeds the checklist.
+// onEvent runs on the run's goroutine: it only feeds the checklist. The
+// tokens change with every step; they show with the next edit rather than
+// making one of their own.
 func (a *actor) onEvent(ev agent.Event) {
 	switch ev.Kind {
 	case agent.EventTodos:
-		todos := slices.Clone(ev.Todos)
-		a.check.set(func(c *render.Checklist) { c.Todos = todos })
+		todos, evidence := slices.Clone(ev.Todos), ev.Evidence
+		a.check.set(func(c *render.Checklist) { c.Todos, c.Evidence = todos, evidence })
+	case agent.EventUsage, agent.EventRunStarted:
+		spend := a.b.cfg.tokenRules().spend(ev.Total)
+		a.check.note(func(c *render.Checklist) { c.Spend = spend })
 	case agent.EventToolStarted:
 		activity := ev.Tool
 		if ev.Summary != "" {
@@ -87,14 +99,16 @@ func (a *actor) approver(h *runHandle) agent.Approver {
 	}
 }
 
-// runDone is the event a finished run makes: its outcome, and the todos
-// at its end (the agent's, when the run could not say).
+// runDone is the event a finished run makes: its outcome, and the todos,
+// their evidence and the tokens at its end (the agent's store's, when the
+// run could not say).
 func (a *actor) runDone(h *runHandle, res agent.Result, err error) evRunDone {
-	todos := res.Todos
+	todos, evidence, tokens := res.Todos, res.Evidence, res.Total
 	if err != nil || todos == nil {
-		if t, terr := a.b.cfg.Agent.Todos(a.b.bg, a.rec.ID); terr == nil {
-			todos = t
+		if snap, serr := a.b.cfg.Agent.Snapshot(a.b.bg, a.rec.ID); serr == nil {
+			todos, evidence, tokens = snap.Todos, snap.Evidence, snap.Total
 		}
 	}
-	return evRunDone{stopping: a.b.stopping.Load(), planRun: h.mode == planning.PlanModePlan, text: res.Text, todos: todos, err: err}
+	return evRunDone{stopping: a.b.stopping.Load(), planRun: h.mode == planning.PlanModePlan, text: res.Text,
+		todos: todos, evidence: evidence, tokens: tokens, err: err}
 }

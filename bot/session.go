@@ -46,12 +46,29 @@ type Session struct {
 	Approval *PendingApproval `json:"approval,omitempty"`
 	StepSeq  int              `json:"step_seq"`
 
+	Repo *SessionRepo `json:"repo,omitempty"` // the session's repository; nil: an empty workspace
+
 	Queue    []QueuedReply     `json:"queue,omitempty"` // replies that arrived during a run, in order
 	Progress planning.Progress `json:"progress"`        // for /h9 status without asking the agent
 
 	// Posts are thread messages decided and not yet known posted (posts.go).
 	Posts   []PendingPost `json:"posts,omitempty"`
 	PostSeq int           `json:"post_seq,omitempty"`
+	// Outcome is a session done with a repository whose outcome (changes,
+	// buttons, diff) is not yet decided: the next holder makes it.
+	Outcome *RepoOutcome `json:"outcome,omitempty"`
+	// Tokens is the session's total as the agent last reported it (a run's
+	// end), for /h9 status, the Home tab and the budget without asking the
+	// agent, like Progress; the agent's state is the source.
+	Tokens agent.Usage `json:"tokens"`
+	// BudgetRaises counts Raise budget presses: each adds the configured
+	// budget once more. BudgetTS is the budget message with the button.
+	BudgetRaises int    `json:"budget_raises,omitempty"`
+	BudgetTS     string `json:"budget_ts,omitempty"`
+
+	// rules is the operator's token settings, set by the actor when it
+	// loads or makes the session; not stored.
+	rules tokenRules
 }
 
 // PendingApproval is a step waiting for Approve/Reject in confirm-each-step mode.
@@ -71,7 +88,7 @@ type QueuedReply struct {
 
 // active reports whether a restart must act on the session: a run in
 // flight, or a post it may not have made.
-func (s *Session) active() bool { return s.State.inFlight() || len(s.Posts) > 0 }
+func (s *Session) active() bool { return s.State.inFlight() || len(s.Posts) > 0 || s.Outcome != nil }
 
 // clone copies s deeply enough that changing the copy leaves s as it was.
 func (s Session) clone() Session {
@@ -80,6 +97,10 @@ func (s Session) clone() Session {
 	if s.Approval != nil {
 		a := *s.Approval
 		s.Approval = &a
+	}
+	if s.Repo != nil {
+		r := *s.Repo
+		s.Repo = &r
 	}
 	return s
 }

@@ -109,8 +109,8 @@ func TestSlackErrorsAreLoggedWithSessionContext(t *testing.T) {
 	e.waitChecklist(thread, "0/2 tasks", "awaiting review")
 	e.slack.FailNext("chat.update", "invalid_blocks")
 	e.model.Enqueue(
-		fakemodel.ToolCall("todo_write", todos("a:completed", "b:in_progress")),
-		fakemodel.ToolCall("todo_write", todos("a:completed", "b:completed")),
+		worked("a:completed", "b:in_progress"),
+		worked("a:completed", "b:completed"),
 		fakemodel.Text("Done."))
 	e.click(testUser, review.TS, render.ActionApproveAuto)
 	e.waitChecklist(thread, "2/2 tasks", "done")
@@ -165,5 +165,5 @@ func TestSessionLogLinesCarryChannelAndThread(t *testing.T) {
 
 // fakemodelDone is an auto-run that completes the one todo id and ends.
 func fakemodelDone(id string) []fakemodel.Reply {
-	return []fakemodel.Reply{fakemodel.ToolCall("todo_write", todos(id+":completed")), fakemodel.Text("Done.")}
+	return []fakemodel.Reply{worked(id + ":completed"), fakemodel.Text("Done.")}
 }

@@ -3,6 +3,7 @@ package bot
 import (
 	"slices"
 
+	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
 )
@@ -26,7 +27,8 @@ func (b *Bot) postChannelStatus(channel, user, thread, responseURL string) {
 	}
 	rows := make([]render.StatusRow, 0, len(recs))
 	for _, rec := range recs {
-		rows = append(rows, b.statusRow(rec))
+		row, _ := b.statusRow(rec)
+		rows = append(rows, row)
 	}
 	status := render.RenderStatus(rows)
 	if thread == "" {
@@ -55,19 +57,21 @@ func (b *Bot) listChannel(channel string) ([]*Session, error) {
 	return out, nil
 }
 
-// statusRow is one session's line; a running session's progress comes
-// from the agent's persisted todos, which are newer than the record's.
-func (b *Bot) statusRow(rec *Session) render.StatusRow {
-	p := rec.Progress
+// statusRow is one session's line, and its tokens; a running session's
+// progress and tokens come from the agent's latest commit, which is newer
+// than the record's.
+func (b *Bot) statusRow(rec *Session) (render.StatusRow, agent.Usage) {
+	p, tokens := rec.Progress, rec.Tokens
 	if rec.State.inFlight() {
-		if todos, err := b.cfg.Agent.Todos(b.bg, rec.ID); err == nil {
-			p = planning.Summarize(todos)
+		if snap, err := b.cfg.Agent.Snapshot(b.bg, rec.ID); err == nil {
+			p, tokens = planning.Summarize(snap.Todos), latest(snap.Total, tokens)
 		}
 	}
 	return render.StatusRow{
 		Task: rec.Task, State: rec.State.label(), Progress: p, Updated: rec.Updated,
+		Spend:     b.cfg.tokenRules().spend(tokens),
 		Permalink: b.api.permalink(b.bg, b.log, rec.Channel, rec.ThreadTS),
-	}
+	}, tokens
 }
 
 // onStatus answers "@h9 status" inside a thread.
@@ -77,5 +81,6 @@ func (a *actor) onStatus(user string) {
 		a.b.postChannelStatus(a.key.channel, user, a.key.ts, "")
 		return
 	}
-	a.b.api.ephemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderThreadStatus(a.b.statusRow(a.rec)))
+	row, _ := a.b.statusRow(a.rec)
+	a.b.api.ephemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderThreadStatus(row))
 }

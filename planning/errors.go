@@ -2,13 +2,16 @@ package planning
 
 import "errors"
 
-// Errors returned by CheckWrite. Each is wrapped with a message the model can
+// Errors returned by CheckWrite and WorkLog.Check. Each is wrapped with a message the model can
 // act on; match with errors.Is.
 var (
 	// ErrBatchCompletion: more than MaxDirectCompletions items became
 	// completed without having been in_progress. This is the "hallucinated
 	// execution" pattern the rule exists to stop.
 	ErrBatchCompletion = errors.New("too many todos completed at once")
+	// ErrNoWork: a todo would become completed with no successful tool
+	// call (other than todo_write) behind it; see WorkLog.
+	ErrNoWork = errors.New("todo completed without work")
 	// ErrCancelledCompleted: a cancelled item was marked completed directly.
 	ErrCancelledCompleted = errors.New("cancelled todo cannot become completed")
 	// ErrEmptyID: an item has no id.

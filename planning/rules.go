@@ -22,14 +22,17 @@ const MaxTodos = 500
 // prev. It returns the list to store, or an error whose text tells the model
 // how to fix the call. The whole list is checked before anything is
 // accepted, so a refused call changes nothing.
-func CheckWrite(prev, next []TodoItem) ([]TodoItem, error) {
+func CheckWrite(prev, next []TodoItem) ([]TodoItem, error) { return checkWrite(statuses(prev), next) }
+
+// checkWrite is CheckWrite against the previous list's statuses by id.
+func checkWrite(prior map[string]TodoStatus, next []TodoItem) ([]TodoItem, error) {
 	if len(next) > MaxTodos {
 		return nil, fmt.Errorf("%w: %d items, at most %d are allowed; merge or drop items", ErrTooManyTodos, len(next), MaxTodos)
 	}
 	if err := checkItems(next); err != nil {
 		return nil, err
 	}
-	if err := checkTransitions(prev, next); err != nil {
+	if err := checkTransitions(prior, next); err != nil {
 		return nil, err
 	}
 	return cloneItems(next), nil
@@ -60,11 +63,7 @@ func checkItems(items []TodoItem) error {
 // checkTransitions enforces the state machine against the previous list:
 // cancelled → completed is refused, and at most MaxDirectCompletions items
 // may reach completed without having been in_progress.
-func checkTransitions(prev, next []TodoItem) error {
-	prior := make(map[string]TodoStatus, len(prev))
-	for _, item := range prev {
-		prior[item.ID] = item.Status
-	}
+func checkTransitions(prior map[string]TodoStatus, next []TodoItem) error {
 	var direct []string
 	for _, item := range next {
 		if item.Status != TodoCompleted {

@@ -12,6 +12,9 @@ type place struct {
 	dir, home string
 	readOnly  bool // plan mode: workspace and home read-only
 	network   bool // share the host's network (a repository's setup command)
+	// shared are the directories holding objects borrowed from the
+	// repository cache (shared.go); nil for most workspaces.
+	shared *sharedMounts
 }
 
 // bwrapArgs is the hardened invocation: every namespace unshared (a user
@@ -61,7 +64,9 @@ func (s *sandbox) bwrapArgs(p place, env []string, argv []string) []string {
 	if p.readOnly {
 		bind = "--ro-bind"
 	}
-	a = append(a, bind, p.dir, p.dir, bind, p.home, p.home, "--chdir", p.dir)
+	a = append(a, bind, p.dir, p.dir)
+	a = append(a, p.shared.bwrapArgs(p.readOnly)...)
+	a = append(a, bind, p.home, p.home, "--chdir", p.dir)
 	for _, c := range covers {
 		a = append(a, "--remount-ro", c)
 	}

@@ -39,7 +39,7 @@ func startBwrap(j *job, out *os.File) (*started, error) {
 	defer blockW.Close()
 	cmd := &exec.Cmd{
 		Path: j.spec.Argv[0], Args: j.spec.Argv, Env: j.env, Dir: j.spec.Dir,
-		Stdout: out, Stderr: out, ExtraFiles: []*os.File{infoW, blockR},
+		Stdout: out, Stderr: out, ExtraFiles: append([]*os.File{infoW, blockR}, j.shared.files()...),
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	err = cmd.Start()

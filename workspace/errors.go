@@ -32,6 +32,8 @@ var (
 	ErrNoMatch = errors.New("old_string not found")
 	// ErrMultipleMatches: old_string occurs more than once and replace_all is false.
 	ErrMultipleMatches = errors.New("old_string is not unique")
+	// ErrSharedFile: a write in place to a file with more than one link.
+	ErrSharedFile = errors.New("shared file")
 	// ErrInvalidArgument: an argument is empty, negative or otherwise unusable.
 	ErrInvalidArgument = errors.New("invalid argument")
 )

@@ -79,7 +79,7 @@ func isEscape(err error) bool {
 
 func isOwn(err error) bool {
 	for _, e := range []error{ErrClosed, ErrOutsideWorkspace, ErrNotFound, ErrIsDirectory, ErrNotRegular, ErrBinary,
-		ErrTooLarge, ErrNoMatch, ErrMultipleMatches, ErrInvalidArgument} {
+		ErrTooLarge, ErrNoMatch, ErrMultipleMatches, ErrInvalidArgument, ErrSharedFile} {
 		if errors.Is(err, e) {
 			return true
 		}

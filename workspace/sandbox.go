@@ -124,6 +124,7 @@ type job struct {
 	cgroups *cgroupBase
 	cgroup  *cmdCgroup
 	scratch string // the command's /tmp when bwrap does not make one
+	shared  *sharedMounts
 }
 
 func (s *sandbox) prepare(p place, command string) (*job, error) {
@@ -140,6 +141,12 @@ func (s *sandbox) prepare(p place, command string) (*job, error) {
 	argv := []string{s.bash, "-c", command}
 	switch {
 	case s.level == LevelBwrap:
+		shared, err := findShared(p.dir)
+		if err != nil {
+			j.cleanup()
+			return nil, fmt.Errorf("checking the workspace's shared objects: %w", err)
+		}
+		p.shared, j.shared = shared, shared
 		j.spec.Argv = append([]string{s.bwrap}, s.bwrapArgs(p, j.env, argv)...)
 		j.direct = true
 	case p.readOnly:
@@ -161,6 +168,7 @@ func (s *sandbox) prepare(p place, command string) (*job, error) {
 }
 
 func (j *job) cleanup() {
+	j.shared.close()
 	if j.cgroup != nil {
 		j.cgroups.give(j.cgroup)
 	}

@@ -89,6 +89,9 @@ func writeInPlace(root *os.Root, rel, path string, data []byte) error {
 		err = checkRegular(fi, path)
 	}
 	if err == nil {
+		err = checkSingleLink(fi, path)
+	}
+	if err == nil {
 		err = f.Truncate(0)
 	}
 	if err != nil {
@@ -97,6 +100,18 @@ func writeInPlace(root *os.Root, rel, path string, data []byte) error {
 	}
 	_, werr := f.Write(data)
 	return errors.Join(werr, f.Close())
+}
+
+// checkSingleLink refuses to change a file in place that has other names:
+// a hard link may be shared with h9's repository cache and every other
+// checkout of it (see shared.go). Replacing a file (writeAtomic) never
+// changes the inode, so only writes through a symlink need this.
+func checkSingleLink(fi fs.FileInfo, path string) error {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		return fmt.Errorf("%w: %q is a hard link shared with other files (such as the repository's borrowed objects); "+
+			"write to the file itself rather than through a symlink to it", ErrSharedFile, path)
+	}
+	return nil
 }
 
 func randomSuffix() string {

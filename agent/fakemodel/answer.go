@@ -111,7 +111,7 @@ func (r Reply) content() json.RawMessage {
 // response builds the completion body for a normal reply.
 func (s *Server) response(req request, reply Reply) outResponse {
 	resp := s.envelope(req, "chat.completion")
-	resp.Usage = usage(req, reply)
+	resp.Usage = s.usage(req, reply)
 	if reply.EmptyChoices {
 		resp.Choices = []outChoice{}
 		return resp
@@ -129,7 +129,8 @@ func (s *Server) envelope(req request, object string) outResponse {
 	return outResponse{ID: "chatcmpl-fake", Object: object, Created: time.Now().Unix(), Model: req.Model}
 }
 
-func usage(req request, reply Reply) *outUsage {
+// usage is the usage a reply reports, counted in Reported.
+func (s *Server) usage(req request, reply Reply) *outUsage {
 	prompt := reply.PromptTokens
 	if prompt == 0 {
 		prompt = estimateTokens(req)
@@ -138,6 +139,10 @@ func usage(req request, reply Reply) *outUsage {
 	if completion == 0 {
 		completion = 1 + len(reply.Content)/4
 	}
+	s.mu.Lock()
+	s.reportedPrompt += prompt
+	s.reportedCompletion += completion
+	s.mu.Unlock()
 	return &outUsage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
 }
 

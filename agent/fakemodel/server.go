@@ -41,19 +41,21 @@ type Handler func(req openai.ChatCompletionRequest) Reply
 type Server struct {
 	srv *httptest.Server
 
-	mu         sync.Mutex
-	queue      []Reply
-	handler    Handler
-	latency    time.Duration
-	record     bool
-	requests   []openai.ChatCompletionRequest
-	bodies     [][]byte
-	headers    []http.Header
-	calls      int
-	seq        int
-	models     []string
-	unscripted int
-	issued     map[string]issuedCall // call id → what must come back with it
+	mu       sync.Mutex
+	queue    []Reply
+	handler  Handler
+	latency  time.Duration
+	record   bool
+	requests []openai.ChatCompletionRequest
+	bodies   [][]byte
+	headers  []http.Header
+	calls    int
+	seq      int
+	// reportedPrompt and reportedCompletion add up the usage sent.
+	reportedPrompt, reportedCompletion int
+	models                             []string
+	unscripted                         int
+	issued                             map[string]issuedCall // call id → what must come back with it
 
 	apiKey       string
 	buffered     bool
@@ -199,6 +201,14 @@ func (s *Server) Calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls
+}
+
+// Reported is the sum of the token usage the server has sent (a stream
+// sends it only when asked with stream_options.include_usage).
+func (s *Server) Reported() (prompt, completion int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reportedPrompt, s.reportedCompletion
 }
 
 // Pending is the number of queued replies not yet served.

@@ -79,7 +79,7 @@ func (s *Server) streamEvents(req request, reply Reply) [][]byte {
 	}
 	if o := req.StreamOptions; o != nil && o.IncludeUsage {
 		c := s.envelope(req, "chat.completion.chunk")
-		c.Choices, c.Usage = []outChoice{}, usage(req, reply)
+		c.Choices, c.Usage = []outChoice{}, s.usage(req, reply)
 		chunk(c)
 	}
 	return append(out, []byte("[DONE]"))

@@ -78,6 +78,8 @@ type Server struct {
 	envelopes  map[string]*envelope
 	responses  map[string]*responseURL
 	homeViews  map[string]json.RawMessage // user id → the view last published (views.publish)
+	files      files
+	emails     map[string]string // user id → email (users.info profile)
 }
 
 // New starts a fake Slack on a loopback port.
@@ -99,6 +101,7 @@ func New(opts Options) *Server {
 	mux.HandleFunc("/r/{replica}/api/", s.serveAPI)
 	mux.HandleFunc("/r/{replica}/ws", s.serveSocket)
 	mux.HandleFunc("/response/", s.serveResponseURL)
+	mux.HandleFunc("/upload/", s.serveUpload)
 	s.srv = httptest.NewServer(mux)
 	return s
 }
@@ -131,6 +134,16 @@ func (s *Server) AddUser(id, name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.users[id] = name
+}
+
+// SetEmail gives a user an email address for users.info's profile.
+func (s *Server) SetEmail(id, email string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.emails == nil {
+		s.emails = map[string]string{}
+	}
+	s.emails[id] = email
 }
 
 // AddChannel names a channel for conversations.info and payloads.

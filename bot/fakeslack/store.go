@@ -20,10 +20,12 @@ type Message struct {
 	Ephemeral     bool
 	EphemeralUser string
 	Reactions     []string // reaction names added by the bot, in order
+	Files         []string // ids of the files this message shares (files.completeUploadExternal)
 }
 
 func (m Message) clone() Message {
 	m.Reactions = slices.Clone(m.Reactions)
+	m.Files = slices.Clone(m.Files)
 	return m
 }
 
@@ -166,6 +168,9 @@ func (s *Server) messageJSONLocked(m *Message) map[string]any {
 	}
 	if len(m.Blocks) > 0 {
 		out["blocks"] = m.Blocks
+	}
+	if len(m.Files) > 0 {
+		out["files"] = s.filesJSONLocked(m.Files)
 	}
 	if m.ThreadTS != "" {
 		out["thread_ts"] = m.ThreadTS

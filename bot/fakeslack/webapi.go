@@ -100,6 +100,9 @@ var apiMethods = map[string]apiHandler{
 	"conversations.history": (*Server).conversationsHistory,
 	"users.info":            (*Server).usersInfo,
 	"views.publish":         (*Server).viewsPublish,
+
+	"files.getUploadURLExternal":   (*Server).filesGetUploadURLExternal,
+	"files.completeUploadExternal": (*Server).filesCompleteUploadExternal,
 }
 
 func (s *Server) serveAPI(w http.ResponseWriter, hr *http.Request) {

@@ -39,9 +39,13 @@ func (s *Server) usersInfo(r *apiRequest) reply {
 		return fail("user_not_found")
 	}
 	name := s.userNameLocked(id)
+	profile := map[string]any{"real_name": name, "display_name": name}
+	if email := s.emails[id]; email != "" {
+		profile["email"] = email
+	}
 	return ok(map[string]any{"user": map[string]any{
 		"id": id, "team_id": s.opts.TeamID, "name": name, "real_name": name, "tz": "UTC", "deleted": false,
-		"is_bot": id == s.opts.BotUserID, "profile": map[string]any{"real_name": name, "display_name": name},
+		"is_bot": id == s.opts.BotUserID, "profile": profile,
 	}})
 }
 

@@ -9,14 +9,19 @@ import (
 
 // Checklist is everything the live checklist message shows.
 type Checklist struct {
-	SessionID   string
-	Task        string
-	Mode        planning.PlanMode // label: planning / executing / confirm-each-step
-	State       string            // the session's state, as the bot words it
-	Todos       []planning.TodoItem
-	Activity    string // current activity while running, e.g. "bash: go test ./..."
-	Running     bool   // show the Stop button
-	Unsandboxed bool   // say the workspace is NOT sandboxed
+	SessionID string
+	Task      string
+	Mode      planning.PlanMode // label: planning / executing / confirm-each-step
+	State     string            // the session's state, as the bot words it
+	Todos     []planning.TodoItem
+	// Evidence is what h9 saw done for each completed todo, by id: shown
+	// in a few words on its line.
+	Evidence    map[string]planning.Evidence
+	Spend       Spend     // the session's tokens so far
+	Activity    string    // current activity while running, e.g. "bash: go test ./..."
+	Running     bool      // show the Stop button
+	Unsandboxed bool      // say the workspace is NOT sandboxed
+	Repo        *RepoLine // the session's repository and branch; nil = none
 }
 
 // Checklist layout budget. The message is edited on every todo snapshot and
@@ -40,15 +45,16 @@ const unsandboxedNote = ":warning: This workspace is *NOT sandboxed*: commands r
 
 // RenderChecklist renders the one checklist message of a session: title with
 // task, mode, state and `x/y tasks`; one line per todo with the seed's
-// icons; the current activity and a Stop button while running; a warning
-// when unsandboxed. At most 11 blocks whatever the input.
+// icons, a completed todo's evidence on its line; the session's tokens;
+// the current activity and a Stop button while running; a warning when
+// unsandboxed. At most 11 blocks whatever the input.
 func RenderChecklist(c Checklist) Message {
 	p := planning.Summarize(c.Todos)
 	bs := blocks(section(ChecklistTitleBlockID, checklistTitle(c, p)))
 	if c.Unsandboxed {
 		bs = append(bs, contextLine("h9_cl_sandbox", unsandboxedNote))
 	}
-	lines, hidden := todoLines(c.Todos, packCapacity(checklistSections, maxTodoLine))
+	lines, hidden := todoLines(c.Todos, c.Evidence, packCapacity(checklistSections, maxTodoLine))
 	if len(lines) == 0 {
 		lines = []string{"_No todos yet._"}
 	}
@@ -65,8 +71,12 @@ func RenderChecklist(c Checklist) Message {
 }
 
 func checklistTitle(c Checklist, p planning.Progress) string {
-	return taskLine(c.Task, maxTitleTask) + "\n*Mode:* " + ModeLabel(c.Mode) +
-		"  ·  *State:* " + stateLabel(c.State) + "  ·  *" + p.String() + "*"
+	title := taskLine(c.Task, maxTitleTask) + "\n*Mode:* " + ModeLabel(c.Mode) +
+		"  ·  *State:* " + stateLabel(c.State) + "  ·  *" + p.String() + "*" + spendSuffix(c.Spend)
+	if c.Repo != nil {
+		title += "\n" + c.Repo.Text()
+	}
+	return title
 }
 
 // taskLine is the task in bold, or a placeholder when there is none.
@@ -87,6 +97,9 @@ func checklistText(c Checklist, p planning.Progress, lines []string) string {
 		task = "untitled task"
 	}
 	head := "h9: " + task + " — " + p.String() + " · " + stateLabel(c.State) + " (" + ModeLabel(c.Mode) + ")"
+	if s := c.Spend.String(); s != "" {
+		head += " · " + s
+	}
 	return head + "\n" + strings.Join(lines, "\n")
 }
 

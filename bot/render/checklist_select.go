@@ -14,10 +14,10 @@ const recentCompleted = 5
 // todoLines renders one line per todo, in plan order, as many as fit in
 // capacity units (each line costs Len+1). When not all fit, the lines shown
 // are chosen by priority (selectOrder) and the rest counted in hidden.
-func todoLines(todos []planning.TodoItem, capacity int) (lines []string, hidden hiddenCount) {
+func todoLines(todos []planning.TodoItem, evidence map[string]planning.Evidence, capacity int) (lines []string, hidden hiddenCount) {
 	all := make([]string, len(todos))
 	for i, t := range todos {
-		all[i] = todoLine(t)
+		all[i] = todoLine(t, evidence)
 	}
 	shown := make([]bool, len(todos))
 	used := 0
@@ -37,11 +37,19 @@ func todoLines(todos []planning.TodoItem, capacity int) (lines []string, hidden 
 	return lines, hidden
 }
 
-func todoLine(t planning.TodoItem) string {
+// todoLine is a todo's icon and content; a completed one's evidence
+// follows on the same line.
+func todoLine(t planning.TodoItem, evidence map[string]planning.Evidence) string {
 	icon := Icon(t.Status)
-	content := safeLine(t.Content, maxTodoLine-Len(icon)-1)
-	if content == "" {
-		content = "_(empty)_"
+	room := maxTodoLine - Len(icon) - 1
+	var content string
+	if e, ok := evidence[t.ID]; ok && t.Status == planning.TodoCompleted {
+		content = withEvidence(t.Content, e, room)
+	} else {
+		content = safeLine(t.Content, room)
+	}
+	if strings.HasPrefix(content, " — ") || content == "" {
+		content = "_(empty)_" + content
 	}
 	return icon + " " + content
 }

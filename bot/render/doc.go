@@ -12,7 +12,11 @@
 // plan does not fit, it shows in plan order the lines that matter most —
 // in_progress, then the five most recently completed, then pending, then
 // older completed, then cancelled — and a "…and N more (…)" line counting
-// the rest by status. Status lists and long texts are capped the same way.
+// the rest by status. A completed todo's line ends with its evidence in a
+// few words (the latest tool calls, a bash exit as ✓ or ✗, a checkpoint's
+// commit and +a −d), at most 140 of its 300 units; the title and the
+// outcome messages carry the session's tokens and cost (Spend). Status
+// lists and long texts are capped the same way.
 //
 // Lengths are measured in UTF-16 code units (see Len), which is never less
 // than what Slack counts as characters, so a message within our limits is

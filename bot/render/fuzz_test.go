@@ -36,6 +36,21 @@ func fuzzTodos(content string, n uint16, seed uint8) []planning.TodoItem {
 	return todos
 }
 
+// fuzzEvidence gives every todo id evidence made of the fuzzed strings.
+func fuzzEvidence(tool, target string, seed uint8) map[string]planning.Evidence {
+	exit := int(seed) - 128
+	e := planning.Evidence{Made: int(seed), Succeeded: 1, Calls: []planning.ToolRun{
+		{Tool: tool, Target: target, Failed: seed&16 != 0, Exit: &exit}, {Tool: target, Target: tool}}}
+	if seed&32 != 0 {
+		e.Checkpoint = &planning.Checkpoint{Commit: target, Added: int(seed), Deleted: -int(seed)}
+	}
+	out := map[string]planning.Evidence{}
+	for i := range 26 {
+		out[string(rune('a'+i))] = e
+	}
+	return out
+}
+
 func FuzzRenderChecklist(f *testing.F) {
 	f.Add("fix the build", "write a test", "bash: go test ./...", uint16(12), uint8(6))
 	f.Add("<!channel>", "<@U123> <!here> <https://evil|click> &amp;", "<!everyone>", uint16(200), uint8(3))
@@ -43,6 +58,7 @@ func FuzzRenderChecklist(f *testing.F) {
 		c := Checklist{
 			SessionID: task, Task: task, Mode: planning.PlanMode(int(seed) % 4), State: activity,
 			Todos: fuzzTodos(content, n, seed), Activity: activity, Running: seed&2 != 0, Unsandboxed: seed&4 != 0,
+			Evidence: fuzzEvidence(activity, content, seed), Spend: Spend{Tokens: int(n) * 997, Cost: float64(seed), Priced: seed&8 != 0},
 		}
 		m := RenderChecklist(c)
 		mustFit(t, m)

@@ -29,10 +29,11 @@ type HomeRow struct {
 	Channel string // channel id, shown as a channel link when it is a plain id
 }
 
-// RenderHome is the App Home tab for one user: what h9 is, how to start, and
-// their recent sessions (most recent first) with task, state, `x/y tasks`
-// and a link. Only Blocks matter for a view.
-func RenderHome(rows []HomeRow) []slack.Block {
+// RenderHome is the App Home tab for one user: what h9 is, how to start,
+// the tokens all their sessions used (total), and their recent sessions
+// (most recent first) with task, state, `x/y tasks`, tokens and a link.
+// Only Blocks matter for a view.
+func RenderHome(rows []HomeRow, total Spend) []slack.Block {
 	bs := blocks(
 		slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, "h9", false, false), slack.HeaderBlockOptionBlockID("h9_home_title")),
 		section("h9_home_about", homeAbout),
@@ -50,7 +51,11 @@ func RenderHome(rows []HomeRow) []slack.Block {
 		}
 	}
 	shown := fitLines(all, packCapacity(homeSections, maxStatusLine+40))
-	lines := append([]string{"*Your recent sessions* (" + strconv.Itoa(len(rows)) + ")"}, shown...)
+	head := "*Your recent sessions* (" + strconv.Itoa(len(rows)) + ")"
+	if t := total.String(); t != "" {
+		head += "\nYour sessions have used " + t + " in all."
+	}
+	lines := append([]string{head}, shown...)
 	bs = append(bs, packLines("h9_home_sessions", lines)...)
 	if hidden := len(rows) - len(shown); hidden > 0 {
 		bs = append(bs, contextLine("h9_home_more", "…and "+strconv.Itoa(hidden)+" more"))

@@ -10,7 +10,7 @@ import (
 )
 
 func TestRenderHome(t *testing.T) {
-	empty := RenderHome(nil)
+	empty := RenderHome(nil, Spend{})
 	var rows []HomeRow
 	for i := range 500 {
 		rows = append(rows, HomeRow{Channel: "C1", StatusRow: StatusRow{
@@ -20,7 +20,7 @@ func TestRenderHome(t *testing.T) {
 		}})
 	}
 	rows = append(rows, HomeRow{Channel: "<!here>", StatusRow: StatusRow{Task: "odd channel"}})
-	full := RenderHome(rows)
+	full := RenderHome(rows, Spend{})
 	for name, bs := range map[string]any{"empty": empty, "full": full} {
 		s := homeJSON(bs)
 		if strings.Contains(s, "<!channel>") || strings.Contains(s, "<!here>") {

@@ -11,6 +11,9 @@ const (
 	ActionStepReject     = "h9_step_reject"
 	ActionResume         = "h9_resume"
 	ActionRetry          = "h9_retry"
+	ActionRaiseBudget    = "h9_raise_budget"
+	ActionPushBranch     = "h9_push_branch"
+	ActionOpenPR         = "h9_open_pr"
 )
 
 // Button labels. The four review labels are fixed by ARCHITECTURE.md.
@@ -24,6 +27,9 @@ const (
 	LabelStepReject     = "Reject"
 	LabelResume         = "Resume"
 	LabelRetry          = "Retry"
+	LabelRaiseBudget    = "Raise budget"
+	LabelPushBranch     = "Push branch"
+	LabelOpenPR         = "Open pull request"
 )
 
 // ChoiceLabel returns the label of the button with the given action id, or ""
@@ -48,6 +54,12 @@ func ChoiceLabel(actionID string) string {
 		return LabelResume
 	case ActionRetry:
 		return LabelRetry
+	case ActionRaiseBudget:
+		return LabelRaiseBudget
+	case ActionPushBranch:
+		return LabelPushBranch
+	case ActionOpenPR:
+		return LabelOpenPR
 	}
 	return ""
 }
@@ -60,4 +72,6 @@ const (
 	BlockChecklistStop   = "h9_checklist_stop"
 	BlockResumeActions   = "h9_resume_actions"
 	BlockRetryActions    = "h9_retry_actions"
+	BlockBudgetActions   = "h9_budget_actions"
+	BlockRepoActions     = "h9_repo_actions"
 )

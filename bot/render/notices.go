@@ -77,3 +77,34 @@ func lineOr(what, fallback string) string {
 	}
 	return fallback
 }
+
+// RenderBudget stops a session at its token budget: how much it used, the
+// budget, and a Raise budget button that allows step more tokens and goes
+// on where it stopped (the owner's or an admin's to press).
+func RenderBudget(sessionID string, used Spend, budget, step int) Message {
+	usedText := used.String()
+	if usedText == "" {
+		usedText = "0 tokens"
+	}
+	s := ":money_with_wings: *Token budget reached:* this session has used " + usedText +
+		", more than its budget of " + TokenCount(budget) + " tokens, so h9 stopped before asking the model again. " +
+		"Press *Raise budget* to allow " + TokenCount(step) + " more tokens and go on where it stopped."
+	return Message{
+		Text: "Token budget reached: this session has used " + usedText + ", more than its budget of " +
+			TokenCount(budget) + " tokens. Press Raise budget to go on.",
+		Blocks: blocks(
+			section("h9_budget", s),
+			actions(BlockBudgetActions, button(ActionRaiseBudget, LabelRaiseBudget, ButtonValue{SessionID: sessionID}, slack.StylePrimary)),
+		),
+	}
+}
+
+// RenderBudgetRaised replaces a budget message's button once user raised
+// the budget.
+func RenderBudgetRaised(user string, budget int) Message {
+	s := "Budget raised by " + mention(user) + " to " + TokenCount(budget) + " tokens."
+	if budget <= 0 {
+		s = "Budget lifted by " + mention(user) + ": no budget is set any more."
+	}
+	return Message{Text: s, Blocks: blocks(section("h9_budget_raised", ":money_with_wings: "+s))}
+}

@@ -15,6 +15,7 @@ type StatusRow struct {
 	Task      string
 	State     string // the session's state, as the bot words it
 	Progress  planning.Progress
+	Spend     Spend  // the session's tokens
 	Permalink string // link to the thread; left out unless a plain https URL
 	Updated   time.Time
 }
@@ -30,8 +31,8 @@ const (
 const noSessions = "There are no sessions in this channel yet. Start one with `/h9 plan &lt;task&gt;`."
 
 // RenderStatus answers /h9 status: the sessions, most recently updated first,
-// each with task, state, `x/y tasks` and a link to its thread; those that do
-// not fit are counted in "…and N more".
+// each with task, state, `x/y tasks`, its tokens and a link to its thread;
+// those that do not fit are counted in "…and N more".
 func RenderStatus(rows []StatusRow) Message {
 	if len(rows) == 0 {
 		return Message{Text: "h9: no sessions in this channel yet", Blocks: blocks(section("h9_status_empty", noSessions))}
@@ -64,13 +65,16 @@ func RenderStatus(rows []StatusRow) Message {
 func RenderThreadStatus(r StatusRow) Message {
 	line := statusLine(r)
 	return Message{
-		Text:   "h9 session in this thread: " + stateLabel(r.State) + ", " + r.Progress.String(),
+		Text:   "h9 session in this thread: " + stateLabel(r.State) + ", " + r.Progress.String() + spendClause(r.Spend),
 		Blocks: blocks(section("h9_status_head", "*This thread's h9 session*"), section("h9_status_rows_0", Truncate(line, MaxSectionText))),
 	}
 }
 
 func statusLine(r StatusRow) string {
 	parts := []string{taskLine(r.Task, maxStatusTask), stateLabel(r.State), r.Progress.String()}
+	if spend := r.Spend.String(); spend != "" {
+		parts = append(parts, spend)
+	}
 	if link := permalink(r.Permalink); link != "" {
 		parts = append(parts, "<"+link+"|open thread>")
 	}
@@ -97,4 +101,12 @@ func permalink(s string) string {
 // slackDate lets each reader's Slack show the time in their own time zone.
 func slackDate(t time.Time) string {
 	return fmt.Sprintf("<!date^%d^{date_short_pretty} {time}|%s>", t.Unix(), t.UTC().Format("2006-01-02 15:04 UTC"))
+}
+
+// spendClause is ", 12.3k tokens · $0.04" or "".
+func spendClause(s Spend) string {
+	if t := s.String(); t != "" {
+		return ", " + t
+	}
+	return ""
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
 // envPrefix is the prefix of h9's own settings. Settings with an explicit envconfig tag
@@ -45,6 +46,12 @@ type Config struct {
 	ModelRetries      int            `split_words:"true" default:"4" desc:"tries per model request before the run fails"`
 	CoalesceInterval  time.Duration  `split_words:"true" default:"1s" desc:"minimum time between edits of one checklist message"`
 	MaxConcurrentRuns int            `split_words:"true" default:"0" desc:"agent runs at once across all threads; 0 = no limit (others wait their turn)"`
+	Repos             string         `split_words:"true" desc:"repositories as name=URL pairs, comma-separated (URL: anything git clone accepts: https, ssh, a local path)"`
+	ReposFile         string         `split_words:"true" desc:"YAML file of repositories: repos: [{name, url, branch, setup, channels, github}] (README)"`
+	GithubToken       string         `split_words:"true" desc:"GitHub token for pull requests, and for https pushes to GitHub when git has no other credential"`
+	GithubAPIUrl      string         `split_words:"true" default:"https://api.github.com/" desc:"GitHub REST API base (GitHub Enterprise: https://HOST/api/v3/); must end in /"`
+	GitName           string         `split_words:"true" default:"h9" desc:"author name of h9's commits"`
+	GitEmail          string         `split_words:"true" default:"h9@localhost" desc:"author email of h9's commits"`
 	LogFormat         string         `split_words:"true" default:"text" desc:"log format on stderr: text or json"`
 	LogLevel          string         `split_words:"true" default:"info" desc:"log level: debug, info, warn or error"`
 
@@ -53,6 +60,12 @@ type Config struct {
 	// The fleet: many replicas on one PostgreSQL database.
 	DatabaseURL string        `split_words:"true" desc:"postgres://… : keep all state in PostgreSQL (shared by every replica); empty = bbolt in H9_DATA_DIR/h9.db"`
 	LeaseTTL    time.Duration `split_words:"true" default:"15s" desc:"how long a replica owns a session without renewing its lease (at least 1s)"`
+	// Tokens: what a session may use, and what they cost (config_tokens.go).
+	SessionTokenBudget int     `split_words:"true" default:"0" desc:"tokens one session may use (planning included) before it stops with a Raise budget button, which allows as many again; 0 = no budget"`
+	PriceInput         float64 `split_words:"true" default:"0" desc:"US dollars per million prompt tokens: token counts then show a cost; 0 = none"`
+	PriceOutput        float64 `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
+
+	repos []gitrepo.Repo // H9_REPOS and H9_REPOS_FILE, checked (validate)
 }
 
 // loadConfig reads the environment into a Config and validates it.
@@ -93,6 +106,8 @@ func kindName(goType string) string {
 		return "boolean (true or false)"
 	case "workspace.Size":
 		return "size (e.g. 4GiB, 512MiB)"
+	case "float64":
+		return "number (e.g. 2.5)"
 	}
 	return goType
 }
@@ -127,6 +142,12 @@ func (c *Config) validate() error {
 		func() error { return checkHTTPAddr(c.HTTPAddr) },
 		func() error { return checkDatabaseURL(c.DatabaseURL) },
 		func() error { return atLeast("H9_LEASE_TTL", c.LeaseTTL, minLeaseTTL) },
+		func() error { return nonNegative("H9_SESSION_TOKEN_BUDGET", c.SessionTokenBudget) },
+		func() error { return checkPrice("H9_PRICE_INPUT", c.PriceInput) },
+		func() error { return checkPrice("H9_PRICE_OUTPUT", c.PriceOutput) },
+		func() error { return checkGitHubAPI(c.GithubAPIUrl) },
+		func() error { return checkGitAuthor(c.GitName, c.GitEmail) },
+		c.loadRepos,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

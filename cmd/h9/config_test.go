@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
 func TestConfigDefaults(t *testing.T) {
@@ -35,11 +36,15 @@ func TestConfigDefaults(t *testing.T) {
 		ModelTimeout:     2 * time.Minute,
 		ModelRetries:     4,
 		CoalesceInterval: time.Second,
+		GithubAPIUrl:     "https://api.github.com/",
+		GitName:          "h9",
+		GitEmail:         "h9@localhost",
 		LogFormat:        "text",
 		LogLevel:         "info",
 		LeaseTTL:         15 * time.Second,
+		repos:            []gitrepo.Repo{},
 	}
-	if d := cmp.Diff(want, got); d != "" {
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(Config{})); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)
 	}
 }
@@ -83,6 +88,8 @@ func TestConfigNames(t *testing.T) {
 		{"database URL", []string{"H9_DATABASE_URL", "postgres://h9:pw@db:5432/h9"}, func(c Config) any { return c.DatabaseURL }, "postgres://h9:pw@db:5432/h9"},
 		{"lease TTL", []string{"H9_LEASE_TTL", "3s"}, func(c Config) any { return c.LeaseTTL }, 3 * time.Second},
 		{"database DSN", []string{"H9_DATABASE_URL", "host=db user=h9 dbname=h9"}, func(c Config) any { return c.DatabaseURL }, "host=db user=h9 dbname=h9"},
+		{"token budget", []string{"H9_SESSION_TOKEN_BUDGET", "200000"}, func(c Config) any { return c.SessionTokenBudget }, 200000},
+		{"prices", []string{"H9_PRICE_INPUT", "2", "H9_PRICE_OUTPUT", "8.5"}, func(c Config) any { return [2]float64{c.PriceInput, c.PriceOutput} }, [2]float64{2, 8.5}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,48 +105,56 @@ func TestConfigNames(t *testing.T) {
 	}
 }
 
+// configErrors are settings h9 refuses, each with its one-line message.
+var configErrors = []struct {
+	name string
+	env  []string // applied after setEnv; "" values are set as empty
+	drop []string // unset after that
+	kind error
+	want string // the whole one-line message
+}{
+	{"bot token missing", nil, []string{"SLACK_BOT_TOKEN"}, ErrMissingSetting, "SLACK_BOT_TOKEN is required"},
+	{"app token missing", nil, []string{"SLACK_APP_TOKEN"}, ErrMissingSetting, "SLACK_APP_TOKEN is required"},
+	{"both missing names the first", nil, []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"}, ErrMissingSetting, "SLACK_BOT_TOKEN is required"},
+	{"bot token empty", []string{"SLACK_BOT_TOKEN", ""}, nil, ErrMissingSetting, "SLACK_BOT_TOKEN is required"},
+	{"tokens swapped", []string{"SLACK_BOT_TOKEN", "xapp-1", "SLACK_APP_TOKEN", "xoxb-1"}, nil, ErrInvalidSetting, `SLACK_BOT_TOKEN must start with "xoxb-" (is it the other token?)`},
+	{"app token not xapp", []string{"SLACK_APP_TOKEN", "xoxp-1"}, nil, ErrInvalidSetting, `SLACK_APP_TOKEN must start with "xapp-" (is it the other token?)`},
+	{"API URL without slash", []string{"SLACK_API_URL", "https://slack.com/api"}, nil, ErrInvalidSetting, `SLACK_API_URL must end in / (got "https://slack.com/api")`},
+	{"API URL not a URL", []string{"SLACK_API_URL", "slack.com/api/"}, nil, ErrInvalidSetting, `SLACK_API_URL must be an http(s) URL (got "slack.com/api/")`},
+	{"OpenAI URL not a URL", []string{"OPENAI_BASE_URL", "localhost:8080"}, nil, ErrInvalidSetting, `OPENAI_BASE_URL must be an http(s) URL (got "localhost:8080")`},
+	{"bad sandbox", []string{"H9_SANDBOX", "docker"}, nil, ErrInvalidSetting, `H9_SANDBOX must be one of auto, bwrap, none (got "docker")`},
+	{"bad memory", []string{"H9_SANDBOX_MEMORY", "lots"}, nil, ErrInvalidSetting, `H9_SANDBOX_MEMORY="lots" is not a valid size (e.g. 4GiB, 512MiB)`},
+	{"zero file size", []string{"H9_SANDBOX_FILE_SIZE", "0"}, nil, ErrInvalidSetting, `H9_SANDBOX_FILE_SIZE="0" is not a valid size (e.g. 4GiB, 512MiB)`},
+	{"zero pids", []string{"H9_SANDBOX_PIDS", "0"}, nil, ErrInvalidSetting, `H9_SANDBOX_PIDS must be greater than 0 (got 0)`},
+	{"relative ro path", []string{"H9_SANDBOX_RO_PATHS", "opt/go"}, nil, ErrInvalidSetting, `H9_SANDBOX_RO_PATHS: "opt/go" must be an absolute path other than /`},
+	{"missing ro path", []string{"H9_SANDBOX_RO_PATHS", "/no/such/dir"}, nil, ErrInvalidSetting, `H9_SANDBOX_RO_PATHS: "/no/such/dir" cannot be used: stat /no/such/dir: no such file or directory`},
+	{"bad log format", []string{"H9_LOG_FORMAT", "xml"}, nil, ErrInvalidSetting, `H9_LOG_FORMAT must be one of text, json (got "xml")`},
+	{"bad log level", []string{"H9_LOG_LEVEL", "loud"}, nil, ErrInvalidSetting, `H9_LOG_LEVEL must be one of debug, info, warn, error (got "loud")`},
+	{"max steps not a number", []string{"H9_MAX_STEPS", "many"}, nil, ErrInvalidSetting, `H9_MAX_STEPS="many" is not a valid whole number`},
+	{"max steps zero", []string{"H9_MAX_STEPS", "0"}, nil, ErrInvalidSetting, `H9_MAX_STEPS must be greater than 0 (got 0)`},
+	{"timeout not a duration", []string{"H9_MODEL_TIMEOUT", "2"}, nil, ErrInvalidSetting, `H9_MODEL_TIMEOUT="2" is not a valid duration (e.g. 90s, 2m)`},
+	{"stream not a boolean", []string{"H9_MODEL_STREAM", "sometimes"}, nil, ErrInvalidSetting, `H9_MODEL_STREAM="sometimes" is not a valid boolean (true or false)`},
+	{"Azure deployment without api-version", []string{"OPENAI_BASE_URL", "https://r.openai.azure.com/openai/deployments/gpt4o"}, nil, ErrInvalidSetting,
+		`OPENAI_BASE_URL: "https://r.openai.azure.com/openai/deployments/gpt4o" is an Azure deployment URL without ?api-version=… (e.g. ?api-version=2024-10-21)`},
+	{"empty model", []string{"H9_MODEL", " "}, nil, ErrInvalidSetting, `H9_MODEL must not be empty`},
+	{"empty data dir", []string{"H9_DATA_DIR", ""}, nil, ErrInvalidSetting, `H9_DATA_DIR must not be empty`},
+	{"HTTP address without a port", []string{"H9_HTTP_ADDR", "9090"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR must be host:port or :port, e.g. :9090 (got "9090")`},
+	{"HTTP address as a URL", []string{"H9_HTTP_ADDR", "http://localhost:9090"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR must be host:port or :port, e.g. :9090 (got "http://localhost:9090")`},
+	{"HTTP port out of range", []string{"H9_HTTP_ADDR", ":90900"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":90900")`},
+	{"HTTP port by name", []string{"H9_HTTP_ADDR", ":http"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":http")`},
+	{"lease TTL too short", []string{"H9_LEASE_TTL", "500ms"}, nil, ErrInvalidSetting, "H9_LEASE_TTL must be at least 1s (got 500ms)"},
+	{"database URL that does not parse", []string{"H9_DATABASE_URL", "postgres://h9:s3cret-pw@db:port/h9"}, nil, ErrInvalidSetting,
+		"H9_DATABASE_URL is not a PostgreSQL URL (postgres://user:password@host:5432/database) or key=value string"},
+	{"negative budget", []string{"H9_SESSION_TOKEN_BUDGET", "-1"}, nil, ErrInvalidSetting, `H9_SESSION_TOKEN_BUDGET must not be negative (got -1)`},
+	{"budget not a number", []string{"H9_SESSION_TOKEN_BUDGET", "10k"}, nil, ErrInvalidSetting, `H9_SESSION_TOKEN_BUDGET="10k" is not a valid whole number`},
+	{"price not a number", []string{"H9_PRICE_INPUT", "$2"}, nil, ErrInvalidSetting, `H9_PRICE_INPUT="$2" is not a valid number (e.g. 2.5)`},
+	{"negative price", []string{"H9_PRICE_OUTPUT", "-8"}, nil, ErrInvalidSetting, `H9_PRICE_OUTPUT must be a price in US dollars per million tokens, 0 or more (got -8)`},
+	{"infinite price", []string{"H9_PRICE_INPUT", "Inf"}, nil, ErrInvalidSetting, `H9_PRICE_INPUT must be a price in US dollars per million tokens, 0 or more (got +Inf)`},
+	{"NaN price", []string{"H9_PRICE_INPUT", "NaN"}, nil, ErrInvalidSetting, `H9_PRICE_INPUT must be a price in US dollars per million tokens, 0 or more (got NaN)`},
+}
+
 func TestConfigErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		env  []string // applied after setEnv; "" values are set as empty
-		drop []string // unset after that
-		kind error
-		want string // the whole one-line message
-	}{
-		{"bot token missing", nil, []string{"SLACK_BOT_TOKEN"}, ErrMissingSetting, "SLACK_BOT_TOKEN is required"},
-		{"app token missing", nil, []string{"SLACK_APP_TOKEN"}, ErrMissingSetting, "SLACK_APP_TOKEN is required"},
-		{"both missing names the first", nil, []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"}, ErrMissingSetting, "SLACK_BOT_TOKEN is required"},
-		{"bot token empty", []string{"SLACK_BOT_TOKEN", ""}, nil, ErrMissingSetting, "SLACK_BOT_TOKEN is required"},
-		{"tokens swapped", []string{"SLACK_BOT_TOKEN", "xapp-1", "SLACK_APP_TOKEN", "xoxb-1"}, nil, ErrInvalidSetting, `SLACK_BOT_TOKEN must start with "xoxb-" (is it the other token?)`},
-		{"app token not xapp", []string{"SLACK_APP_TOKEN", "xoxp-1"}, nil, ErrInvalidSetting, `SLACK_APP_TOKEN must start with "xapp-" (is it the other token?)`},
-		{"API URL without slash", []string{"SLACK_API_URL", "https://slack.com/api"}, nil, ErrInvalidSetting, `SLACK_API_URL must end in / (got "https://slack.com/api")`},
-		{"API URL not a URL", []string{"SLACK_API_URL", "slack.com/api/"}, nil, ErrInvalidSetting, `SLACK_API_URL must be an http(s) URL (got "slack.com/api/")`},
-		{"OpenAI URL not a URL", []string{"OPENAI_BASE_URL", "localhost:8080"}, nil, ErrInvalidSetting, `OPENAI_BASE_URL must be an http(s) URL (got "localhost:8080")`},
-		{"bad sandbox", []string{"H9_SANDBOX", "docker"}, nil, ErrInvalidSetting, `H9_SANDBOX must be one of auto, bwrap, none (got "docker")`},
-		{"bad memory", []string{"H9_SANDBOX_MEMORY", "lots"}, nil, ErrInvalidSetting, `H9_SANDBOX_MEMORY="lots" is not a valid size (e.g. 4GiB, 512MiB)`},
-		{"zero file size", []string{"H9_SANDBOX_FILE_SIZE", "0"}, nil, ErrInvalidSetting, `H9_SANDBOX_FILE_SIZE="0" is not a valid size (e.g. 4GiB, 512MiB)`},
-		{"zero pids", []string{"H9_SANDBOX_PIDS", "0"}, nil, ErrInvalidSetting, `H9_SANDBOX_PIDS must be greater than 0 (got 0)`},
-		{"relative ro path", []string{"H9_SANDBOX_RO_PATHS", "opt/go"}, nil, ErrInvalidSetting, `H9_SANDBOX_RO_PATHS: "opt/go" must be an absolute path other than /`},
-		{"missing ro path", []string{"H9_SANDBOX_RO_PATHS", "/no/such/dir"}, nil, ErrInvalidSetting, `H9_SANDBOX_RO_PATHS: "/no/such/dir" cannot be used: stat /no/such/dir: no such file or directory`},
-		{"bad log format", []string{"H9_LOG_FORMAT", "xml"}, nil, ErrInvalidSetting, `H9_LOG_FORMAT must be one of text, json (got "xml")`},
-		{"bad log level", []string{"H9_LOG_LEVEL", "loud"}, nil, ErrInvalidSetting, `H9_LOG_LEVEL must be one of debug, info, warn, error (got "loud")`},
-		{"max steps not a number", []string{"H9_MAX_STEPS", "many"}, nil, ErrInvalidSetting, `H9_MAX_STEPS="many" is not a valid whole number`},
-		{"max steps zero", []string{"H9_MAX_STEPS", "0"}, nil, ErrInvalidSetting, `H9_MAX_STEPS must be greater than 0 (got 0)`},
-		{"timeout not a duration", []string{"H9_MODEL_TIMEOUT", "2"}, nil, ErrInvalidSetting, `H9_MODEL_TIMEOUT="2" is not a valid duration (e.g. 90s, 2m)`},
-		{"stream not a boolean", []string{"H9_MODEL_STREAM", "sometimes"}, nil, ErrInvalidSetting, `H9_MODEL_STREAM="sometimes" is not a valid boolean (true or false)`},
-		{"Azure deployment without api-version", []string{"OPENAI_BASE_URL", "https://r.openai.azure.com/openai/deployments/gpt4o"}, nil, ErrInvalidSetting,
-			`OPENAI_BASE_URL: "https://r.openai.azure.com/openai/deployments/gpt4o" is an Azure deployment URL without ?api-version=… (e.g. ?api-version=2024-10-21)`},
-		{"empty model", []string{"H9_MODEL", " "}, nil, ErrInvalidSetting, `H9_MODEL must not be empty`},
-		{"empty data dir", []string{"H9_DATA_DIR", ""}, nil, ErrInvalidSetting, `H9_DATA_DIR must not be empty`},
-		{"HTTP address without a port", []string{"H9_HTTP_ADDR", "9090"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR must be host:port or :port, e.g. :9090 (got "9090")`},
-		{"HTTP address as a URL", []string{"H9_HTTP_ADDR", "http://localhost:9090"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR must be host:port or :port, e.g. :9090 (got "http://localhost:9090")`},
-		{"HTTP port out of range", []string{"H9_HTTP_ADDR", ":90900"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":90900")`},
-		{"HTTP port by name", []string{"H9_HTTP_ADDR", ":http"}, nil, ErrInvalidSetting, `H9_HTTP_ADDR's port must be a number from 0 to 65535 (got ":http")`},
-		{"lease TTL too short", []string{"H9_LEASE_TTL", "500ms"}, nil, ErrInvalidSetting, "H9_LEASE_TTL must be at least 1s (got 500ms)"},
-		{"database URL that does not parse", []string{"H9_DATABASE_URL", "postgres://h9:s3cret-pw@db:port/h9"}, nil, ErrInvalidSetting,
-			"H9_DATABASE_URL is not a PostgreSQL URL (postgres://user:password@host:5432/database) or key=value string"},
-	}
-	for _, tt := range tests {
+	for _, tt := range configErrors {
 		t.Run(tt.name, func(t *testing.T) {
 			setEnv(t, tt.env...)
 			for _, k := range tt.drop {

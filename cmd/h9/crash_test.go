@@ -77,12 +77,14 @@ func crashWhilePlanningAndReviewing(t *testing.T, e *binEnv) string {
 	e.waitChecklist(one, "0/2 tasks", "interrupted", "task a")
 	e.click(step.TS, render.ActionStepApprove)
 	e.waitEphemeral("no longer waiting")
-	e.model.Enqueue(
-		fakemodel.ToolCall("todo_write", todoArgs("a:completed", "b:in_progress")),
+	e.model.Enqueue( // one write, confirmed, is the work behind both todos
+		fakemodel.ToolCall("todo_write", todoArgs("a:in_progress", "b:in_progress")),
+		fakemodel.ToolCall("write_file", `{"path":"y.txt","content":"y"}`),
 		fakemodel.ToolCall("todo_write", todoArgs("a:completed", "b:completed")),
 		fakemodel.Text("All done one."),
 	)
 	e.click(interrupted.TS, render.ActionResume)
+	e.click(e.waitMsg(one, "h9_approval_ask", 2).TS, render.ActionStepApprove) // the first is the interrupted one
 	e.waitMsg(one, "All done one.", 1)
 	e.waitChecklist(one, "2/2 tasks", "done")
 	matches, _ := filepath.Glob(filepath.Join(e.dataDir, "workspaces", "*", "x.txt"))
@@ -100,7 +102,7 @@ func crashMidAutoRun(t *testing.T, e *binEnv) string {
 	calls := e.model.Calls()
 	e.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todoArgs("a:in_progress", "b:pending")),
-		fakemodel.ToolCall("todo_write", todoArgs("a:completed", "b:pending")),
+		worked("a:completed", "b:pending"),
 		fakemodel.Text("did a"),
 		blocked(),
 	)
@@ -108,7 +110,7 @@ func crashMidAutoRun(t *testing.T, e *binEnv) string {
 	e.waitCalls(calls + 4)
 	// b goes pending → completed, allowed once a is completed: a lost todo
 	// list would make this a batch completion the rules refuse.
-	e.model.Enqueue(fakemodel.ToolCall("todo_write", todoArgs("a:completed", "b:completed")), fakemodel.Text("Finished two."))
+	e.model.Enqueue(worked("a:completed", "b:completed"), fakemodel.Text("Finished two."))
 	e.restart()
 	e.waitMsg(two, restartedWords, 1)
 	e.waitMsg(two, "Finished two.", 1)
@@ -134,7 +136,7 @@ func crashAfterStall(e *binEnv) string {
 	stalled := e.waitMsg(three, "stalled", 1)
 	e.waitChecklist(three, "stalled") // the checklist moves after the state is saved
 	e.restart()
-	e.model.Enqueue(fakemodel.ToolCall("todo_write", todoArgs("a:completed")), fakemodel.Text("Unstuck."))
+	e.model.Enqueue(worked("a:completed"), fakemodel.Text("Unstuck."))
 	e.click(stalled.TS, render.ActionResume)
 	e.waitChecklist(three, "1/1 tasks", "done")
 
@@ -184,4 +186,10 @@ func TestBinaryEnvironHasNoSecrets(t *testing.T) {
 	th := e.slash("run hello")
 	e.waitMsg(th, "tokens still work", 1)
 	e.stop()
+}
+
+// worked is one reply that does real work (a file write) and then writes
+// the todos, so the work rule lets its completions through.
+func worked(pairs ...string) fakemodel.Reply {
+	return fakemodel.ToolCalls(fakemodel.C("write_file", `{"path":"work.txt","content":"done"}`), fakemodel.C("todo_write", todoArgs(pairs...)))
 }

@@ -64,6 +64,7 @@ var doctorChecks = []doctorCheck{
 	{"data directory", checkDataDir},
 	{"health and metrics", checkHTTP},
 	{"database", checkDatabase},
+	{"repositories", checkRepos},
 }
 
 // runDoctor prints one line per check and returns ErrDoctorFailed if any failed.

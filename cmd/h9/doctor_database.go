@@ -28,8 +28,8 @@ func checkDatabase(ctx context.Context, cfg Config) finding {
 	return ok("PostgreSQL answers with schema %d, this h9's", v)
 }
 
-// oneLine folds pgx's multi-line errors (one line per address tried) into
-// the finding's single line.
+// oneLine folds a multi-line error (pgx's, one line per address tried;
+// git's last stderr lines) into the finding's single line.
 func oneLine(err error) string {
 	lines := strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ; "))
 	return strings.ReplaceAll(strings.Join(lines, " "), " ; ", "; ")

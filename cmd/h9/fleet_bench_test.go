@@ -30,7 +30,7 @@ func BenchmarkTakeoverAfterKill(b *testing.B) {
 		f.model.Enqueue(fakemodel.ToolCall("todo_write", todoArgs("a:in_progress")), blocked())
 		thread := f.slash(fmt.Sprintf("run takeover %d", i))
 		f.waitCalls(calls + 2)
-		f.model.Enqueue(fakemodel.ToolCall("todo_write", todoArgs("a:completed")), fakemodel.Text(fmt.Sprintf("Resumed %d.", i)))
+		f.model.Enqueue(worked("a:completed"), fakemodel.Text(fmt.Sprintf("Resumed %d.", i)))
 		f.slack.Prefer("survivor")
 		killed := time.Now()
 		f.signal(victim, syscall.SIGKILL)

@@ -26,12 +26,12 @@ func TestFleetBinaryKillMidRun(t *testing.T) {
 	f.slack.Prefer("r1")
 	f.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todoArgs("a:in_progress", "b:pending")),
-		fakemodel.ToolCall("todo_write", todoArgs("a:completed", "b:pending")),
+		worked("a:completed", "b:pending"),
 		blocked(),
 	)
 	thread := f.slash("run fleet kill")
 	f.waitCalls(3)
-	f.model.Enqueue(fakemodel.ToolCall("todo_write", todoArgs("a:completed", "b:completed")), fakemodel.Text("Finished after the kill."))
+	f.model.Enqueue(worked("a:completed", "b:completed"), fakemodel.Text("Finished after the kill."))
 	killed := time.Now()
 	f.signal("r1", syscall.SIGKILL)
 	f.slack.Prefer("")
@@ -75,7 +75,7 @@ func TestFleetBinaryPausedReplicaWritesNothing(t *testing.T) {
 	f.waitCalls(2)
 	f.signal("r1", syscall.SIGSTOP)
 	f.slack.Prefer("r2")
-	f.model.Enqueue(fakemodel.ToolCall("todo_write", todoArgs("a:completed")), fakemodel.Text("Finished on r2."))
+	f.model.Enqueue(worked("a:completed"), fakemodel.Text("Finished on r2."))
 	f.waitMsg(thread, "Finished on r2.", 1)
 	f.waitChecklist(thread, "1/1 tasks", "done")
 	moved := f.firstWrite("r2", "h9_leases")

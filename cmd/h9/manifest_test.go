@@ -141,7 +141,7 @@ func TestManifestHasWhatTheBotNeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"app_mentions:read", "channels:history", "groups:history", "im:history",
-		"chat:write", "chat:write.public", "commands", "reactions:write"} {
+		"chat:write", "chat:write.public", "commands", "reactions:write", "files:write", "users:read", "users:read.email"} {
 		if !slices.Contains(m.OAuthConfig.Scopes.Bot, s) {
 			t.Errorf("bot scope %s missing", s)
 		}

@@ -100,7 +100,7 @@ func (m *promMetrics) showAtZero() {
 		m.envelopes.WithLabelValues(t)
 		m.duplicates.WithLabelValues(t)
 	}
-	for _, intent := range []string{"task", "reply", "execute", "continue"} {
+	for _, intent := range []string{"task", "reply", "execute", "continue", "proceed"} {
 		m.runsStarted.WithLabelValues(intent)
 	}
 	for _, o := range agent.RunOutcomes() {

@@ -34,28 +34,17 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	warnIfUnsandboxed(log, cfg, ws)
 
+	repos, err := cfg.newRepos(ws)
+	if err != nil {
+		return fmt.Errorf("repositories: %w", err)
+	}
+	defer repos.Close() // stops making spare checkouts
+	repos.Warm()
 	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent())
 	if err != nil {
 		return err
 	}
-	b, err := bot.New(bot.Config{
-		BotToken:          cfg.SlackBotToken,
-		AppToken:          cfg.SlackAppToken,
-		APIURL:            cfg.SlackAPIURL,
-		Store:             st,
-		Leases:            st,
-		Fleet:             st.fleet,
-		Agent:             engine,
-		SandboxLevel:      string(ws.Level()),
-		SandboxWarning:    ws.Warning(),
-		AllowedUsers:      cfg.AllowedUsers,
-		AllowedChannels:   cfg.AllowedChannels,
-		Admins:            cfg.Admins,
-		Logger:            log.With("component", "bot"),
-		CoalesceInterval:  cfg.CoalesceInterval,
-		MaxConcurrentRuns: cfg.MaxConcurrentRuns,
-		Metrics:           metrics.forBot(),
-	})
+	b, err := bot.New(botConfig(cfg, st, engine, repos, ws, log, metrics))
 	if err != nil {
 		return fmt.Errorf("bot: %w", err)
 	}
@@ -65,13 +54,40 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	defer srv.stop() // before the store closes
 
-	log.Info("h9 starting", "data_dir", cfg.DataDir, "store", st.kind, "replica", st.replica, "model", cfg.Model,
-		"model_endpoint", cfg.OpenAIBaseURL, "model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level())
+	log.Info("h9 starting", "data_dir", cfg.DataDir, "store", st.kind, "replica", st.replica, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
+		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level(), "repositories", len(cfg.repos))
 	if err := b.Run(ctx); err != nil {
 		return err
 	}
 	log.Info("h9 stopped")
 	return nil
+}
+
+// botConfig is the bot's part of the configuration, on the pieces run built.
+func botConfig(cfg Config, st storage, engine bot.Agent, repos bot.Repos, ws *workspace.Manager, log *slog.Logger, metrics *promMetrics) bot.Config {
+	return bot.Config{
+		BotToken:          cfg.SlackBotToken,
+		AppToken:          cfg.SlackAppToken,
+		APIURL:            cfg.SlackAPIURL,
+		Store:             st,
+		Leases:            st,
+		Fleet:             st.fleet,
+		Agent:             engine,
+		Repos:             repos,
+		SandboxLevel:      string(ws.Level()),
+		SandboxWarning:    ws.Warning(),
+		AllowedUsers:      cfg.AllowedUsers,
+		AllowedChannels:   cfg.AllowedChannels,
+		Admins:            cfg.Admins,
+		Logger:            log.With("component", "bot"),
+		CoalesceInterval:  cfg.CoalesceInterval,
+		MaxConcurrentRuns: cfg.MaxConcurrentRuns,
+		Metrics:           metrics.forBot(),
+
+		SessionTokenBudget: cfg.SessionTokenBudget,
+		PriceInput:         cfg.PriceInput,
+		PriceOutput:        cfg.PriceOutput,
+	}
 }
 
 // newEngine builds the agent on the configured model endpoint and the store.

@@ -21,7 +21,7 @@ const secretsFDEnv = "H9_INTERNAL_SECRETS_FD"
 // user can read /proc/<h9 pid>/environ.
 var secretEnvNames = []string{
 	"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "OPENAI_API_KEY",
-	"H9_SLACK_BOT_TOKEN", "H9_SLACK_APP_TOKEN", "H9_OPENAI_API_KEY",
+	"H9_SLACK_BOT_TOKEN", "H9_SLACK_APP_TOKEN", "H9_OPENAI_API_KEY", "H9_GITHUB_TOKEN",
 	"H9_DATABASE_URL", // may carry the database's password
 }
 

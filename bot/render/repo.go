@@ -1,0 +1,129 @@
+package render
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/h9-app/h9/planning"
+	"github.com/slack-go/slack"
+)
+
+// RepoLine names a session's repository and branch (root message, checklist).
+type RepoLine struct {
+	Repo, Branch string
+	Base         string // "" = the repository's default branch
+}
+
+// Text is the line in mrkdwn: *backend* · branch `h9/x` from `main`.
+func (l RepoLine) Text() string {
+	s := "*Repository:* " + safeLine(l.Repo, 100) + " · branch " + inlineCode(l.Branch, 120)
+	if l.Base != "" {
+		s += " from " + inlineCode(l.Base, 120)
+	}
+	return s
+}
+
+// WithRepo adds the repository line to a root message, before its hint.
+func WithRepo(root Message, l RepoLine) Message {
+	line := contextLine("h9_root_repo", l.Text())
+	n := len(root.Blocks)
+	if n == 0 {
+		root.Blocks = blocks(line)
+	} else {
+		root.Blocks = append(root.Blocks[:n-1:n-1], line, root.Blocks[n-1])
+	}
+	root.Text += " (repository " + safeLine(l.Repo, 100) + ", branch " + safeLine(l.Branch, 120) + ")"
+	return root
+}
+
+// maxSetupOutput bounds the setup output shown in the thread.
+const maxSetupOutput = 2800
+
+// RenderSetupFailed reports that the repository's setup command (or the
+// checkout) failed, with the last lines of its output and a Retry.
+func RenderSetupFailed(sessionID, what, output string) Message {
+	bs := blocks(section("h9_setup_failed", ":x: *Setup failed:* "+whatText(what, "the workspace could not be prepared")+
+		"\nFix the cause and press Retry to run it again; the session starts once it succeeds."))
+	if strings.TrimSpace(output) != "" {
+		bs = append(bs, section("h9_setup_output", codeBlock(output, maxSetupOutput)))
+	}
+	bs = append(bs, actions(BlockRetryActions, button(ActionRetry, LabelRetry, ButtonValue{SessionID: sessionID}, slack.StylePrimary)))
+	return Message{Text: "Setup failed: " + lineOr(what, "the workspace could not be prepared") + ". Press Retry.", Blocks: bs}
+}
+
+// FileLine is one changed file of a session branch.
+type FileLine struct {
+	Path           string
+	Added, Deleted int
+	Binary         bool
+}
+
+// Changes is what the outcome message says of a session branch.
+type Changes struct {
+	RepoLine
+	Files          []FileLine
+	Added, Deleted int
+	CanOpenPR      bool   // the Open pull request button
+	PullRequest    string // the pull request already open, if any
+}
+
+// The outcome lists at most maxChangedFiles files by name, each path cut
+// at maxChangedPath: the section stays within Slack's 3000 characters.
+const (
+	maxChangedFiles = 15
+	maxChangedPath  = 100
+)
+
+// PlusMinus is `+a −d`, as every h9 message counts lines.
+func PlusMinus(added, deleted int) string {
+	return "+" + strconv.Itoa(added) + " −" + strconv.Itoa(deleted)
+}
+
+// RenderRepoDone is the outcome of a session done with a repository: the
+// Done line and the agent's final words, the files changed with their
+// +added −removed lines, and Push branch / Open pull request (no buttons
+// when nothing changed).
+func RenderRepoDone(sessionID, finalText string, p planning.Progress, c Changes) Message {
+	done := RenderDone(finalText, p)
+	bs := append(done.Blocks, section("h9_changes", changesText(c)))
+	if len(c.Files) > 0 {
+		bs = append(bs, repoButtons(sessionID, c.CanOpenPR))
+	}
+	summary := strconv.Itoa(len(c.Files)) + " files changed " + PlusMinus(c.Added, c.Deleted)
+	return Message{Text: done.Text + " " + summary + " on " + safeLine(c.Branch, 120), Blocks: bs}
+}
+
+func changesText(c Changes) string {
+	var b strings.Builder
+	b.WriteString(c.RepoLine.Text() + "\n")
+	if len(c.Files) == 0 {
+		b.WriteString("_No changes to the repository._")
+		return b.String()
+	}
+	b.WriteString("*" + strconv.Itoa(len(c.Files)) + " files changed* " + PlusMinus(c.Added, c.Deleted) + "\n")
+	for i, f := range c.Files {
+		if i == maxChangedFiles {
+			b.WriteString("…and " + strconv.Itoa(len(c.Files)-i) + " more (see the diff)\n")
+			break
+		}
+		stat := PlusMinus(f.Added, f.Deleted)
+		if f.Binary {
+			stat = "binary"
+		}
+		b.WriteString("• " + inlineCode(f.Path, maxChangedPath) + " " + stat + "\n")
+	}
+	if c.PullRequest != "" {
+		b.WriteString("Pull request: " + safeLine(c.PullRequest, 300) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// repoButtons are Push branch and, when it can be done, Open pull request.
+func repoButtons(sessionID string, canOpenPR bool) *slack.ActionBlock {
+	v := ButtonValue{SessionID: sessionID}
+	els := []*slack.ButtonBlockElement{button(ActionPushBranch, LabelPushBranch, v, "")}
+	if canOpenPR {
+		els = append(els, button(ActionOpenPR, LabelOpenPR, v, slack.StylePrimary))
+	}
+	return actions(BlockRepoActions, els...)
+}

@@ -1,0 +1,208 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/gitrepo"
+)
+
+// prepHandle is a checkout and setup in flight.
+type prepHandle struct{ cancel context.CancelFunc }
+
+// prepare makes the session's checkout and runs the repository's setup
+// command on their own goroutine; msgPrepared reports back. Stop cancels it.
+func (a *actor) prepare() {
+	if a.prep != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(a.b.runCtx)
+	h := &prepHandle{cancel: cancel}
+	a.prep = h
+	a.refresh()
+	id, repo := a.rec.ID, *a.rec.Repo
+	go func() {
+		ev := a.b.prepareRepo(ctx, id, repo)
+		a.push(msgPrepared{prep: h, ev: ev})
+	}()
+}
+
+// setupOutputLines is how much of a failed setup the thread shows.
+const setupOutputLines = 25
+
+// prepareRepo is the checkout, then the setup command (sandboxed, with
+// network, without h9's secrets).
+func (b *Bot) prepareRepo(ctx context.Context, id string, r SessionRepo) evPrepared {
+	if b.cfg.Repos == nil {
+		return evPrepared{err: errNoRepos}
+	}
+	gs := r.git(id)
+	p, err := b.cfg.Repos.Prepare(ctx, gs)
+	if err == nil {
+		gs.Base = p.Base
+		var res workspace.BashResult
+		var ran bool
+		res, ran, err = b.cfg.Repos.Setup(ctx, gs)
+		if err == nil && ran && (res.ExitCode != 0 || res.TimedOut || res.Cancelled) && ctx.Err() == nil {
+			return evPrepared{base: p.Base, setup: &setupFailure{what: setupWords(b, r.Name, res), output: lastLines(res.Output, setupOutputLines)}}
+		}
+	}
+	switch {
+	case ctx.Err() != nil && b.stopping.Load():
+		return evPrepared{stopping: true}
+	case ctx.Err() != nil:
+		return evPrepared{err: fmt.Errorf("setting up was stopped: %w", ctx.Err())}
+	case err != nil:
+		return evPrepared{err: err}
+	}
+	return evPrepared{base: p.Base, warning: p.Warning}
+}
+
+func setupWords(b *Bot, name string, res workspace.BashResult) string {
+	cmd := ""
+	if repo, ok := b.repo(name); ok {
+		cmd = "`" + strings.ReplaceAll(render.Truncate(repo.Setup, 200), "`", "'") + "` "
+	}
+	switch {
+	case res.TimedOut:
+		return fmt.Sprintf("the setup command %sof %s timed out after %s", cmd, name, res.Timeout)
+	case res.Cancelled:
+		return fmt.Sprintf("the setup command %sof %s was cancelled", cmd, name)
+	}
+	return fmt.Sprintf("the setup command %sof %s exited with code %d", cmd, name, res.ExitCode)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// msgPrepared: the checkout and setup ended.
+type msgPrepared struct {
+	prep *prepHandle
+	ev   evPrepared
+}
+
+func (m msgPrepared) handle(a *actor) {
+	if a.rec == nil || a.prep != m.prep {
+		return
+	}
+	a.prep = nil
+	m.prep.cancel()
+	a.apply(m.ev)
+}
+
+// checkpointer is the session's checkpoint for a run in execution mode
+// (agent.RunOptions.Checkpoint): a commit of the workspace's changes on
+// its branch, the todo as subject, the owner as co-author; its short id
+// and +/− become the todo's evidence.
+func (b *Bot) checkpointer(log *slog.Logger, repo SessionRepo, id, owner string) agent.Checkpointer {
+	return func(ctx context.Context, ws *workspace.Workspace, todo planning.TodoItem) (*planning.Checkpoint, error) {
+		c, err := b.cfg.Repos.Checkpoint(ctx, ws, repo.git(id), todo.Content, b.identity(ctx, log, owner))
+		if err != nil || c == nil {
+			return nil, err
+		}
+		return &planning.Checkpoint{Commit: c.Short, Added: c.Added, Deleted: c.Deleted}, nil
+	}
+}
+
+// pushTimeout bounds a push and the pull request's API calls.
+const pushTimeout = 5 * time.Minute
+
+// pushBranch pushes the session branch (and opens or finds its pull
+// request) off the actor, under the session's lease, and says how it went
+// in the thread (evPushed) unless the lease was lost meanwhile. It reads
+// the session's repository only, so a run may go on meanwhile.
+func (a *actor) pushBranch(e effPush) {
+	s := *a.rec
+	r := *s.Repo
+	a.sideOp(func(ctx context.Context) event {
+		ctx, cancel := context.WithTimeout(ctx, pushTimeout)
+		defer cancel()
+		msg, url := a.b.pushAndOpen(ctx, a.log, s, r, e.pullRequest)
+		return evPushed{msg: msg, url: url}
+	})
+}
+
+// pushAndOpen is the push, then the pull request when asked: the words
+// for the thread either way, and the pull request's URL when it is open.
+func (b *Bot) pushAndOpen(ctx context.Context, log *slog.Logger, s Session, r SessionRepo, pullRequest bool) (render.Message, string) {
+	if b.cfg.Repos == nil {
+		return text(":x: " + errNoRepos.Error() + "."), ""
+	}
+	gs := r.git(s.ID)
+	branch := "`" + render.Escape(r.Branch) + "`"
+	if _, err := b.cfg.Repos.Push(ctx, gs); err != nil {
+		log.Warn("push failed", "err", err)
+		why := render.Escape(render.Truncate(err.Error(), 1500))
+		if errors.Is(err, gitrepo.ErrRejected) {
+			return text(":x: " + r.Name + " rejected the push of " + branch + ":\n```" + why + "```"), ""
+		}
+		return text(":x: h9 could not push " + branch + " to " + r.Name + ": " + why), ""
+	}
+	if !pullRequest {
+		words := ":arrow_up: Pushed " + branch + " to " + render.Escape(r.Name) + "."
+		if r.PullRequest != "" {
+			words += " Its pull request has it now: " + render.Escape(r.PullRequest)
+		}
+		return text(words), ""
+	}
+	pr, err := b.cfg.Repos.OpenPullRequest(ctx, gs, pullRequestTitle(s.Task), b.pullRequestBody(ctx, log, s))
+	if err != nil {
+		log.Warn("opening the pull request failed", "err", err)
+		return text(":x: Pushed " + branch + ", but the pull request could not be opened: " + render.Escape(render.Truncate(err.Error(), 1500))), ""
+	}
+	if pr.Reused {
+		return text(":link: The pull request of " + branch + " is already open, now up to date: " + render.Escape(pr.URL)), pr.URL
+	}
+	return text(":tada: Opened the pull request of " + branch + ": " + render.Escape(pr.URL)), pr.URL
+}
+
+// pullRequestTitle is the task on one line, as GitHub shows titles.
+func pullRequestTitle(task string) string {
+	t := strings.Join(strings.Fields(task), " ")
+	if r := []rune(t); len(r) > 250 {
+		t = string(r[:249]) + "…"
+	}
+	if t == "" {
+		t = "h9 session"
+	}
+	return t
+}
+
+// pullRequestBody is the checklist as a markdown task list and the
+// thread's permalink.
+func (b *Bot) pullRequestBody(ctx context.Context, log *slog.Logger, s Session) string {
+	var sb strings.Builder
+	snap, err := b.cfg.Agent.Snapshot(ctx, s.ID)
+	if err != nil {
+		log.Warn("reading the todos for the pull request", "err", err)
+	}
+	for _, t := range snap.Todos {
+		mark := " "
+		if t.Status == planning.TodoCompleted {
+			mark = "x"
+		}
+		line := strings.Join(strings.Fields(t.Content), " ")
+		if t.Status == planning.TodoCancelled {
+			line = "~~" + line + "~~"
+		}
+		sb.WriteString("- [" + mark + "] " + line + "\n")
+	}
+	if sb.Len() > 0 {
+		sb.WriteString("\n")
+	}
+	sb.WriteString("Slack thread: " + b.api.permalink(ctx, log, s.Channel, s.ThreadTS) + "\n")
+	return sb.String()
+}

@@ -1,0 +1,102 @@
+package bot
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
+)
+
+const testGitHubToken = "ghp_test_token_SECRET_123"
+
+// syncBuffer collects log lines from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// repoEnv is a bot with one repository "backend" on a local bare remote,
+// which a fake GitHub also serves as acme/backend.
+type repoEnv struct {
+	*env
+	remote string
+	github *fakegithub.Server
+	data   string
+}
+
+func newRepoEnv(t *testing.T, setup string, cfgFn ...func(*Config)) *repoEnv {
+	t.Helper()
+	data := t.TempDir()
+	remote := newTestRemote(t, map[string]string{"README.md": "# backend\n", "main.go": "package main\n"})
+	gh := fakegithub.New(testGitHubToken)
+	t.Cleanup(gh.Close)
+	gh.AddRepo("acme/backend", remote, true)
+	e := prepareEnv(t, data, cfgFn...)
+	e.logs = &syncBuffer{}
+	e.repos = func(ws *workspace.Manager) Repos {
+		r, err := gitrepo.New(gitrepo.Config{
+			Dir: filepath.Join(data, "repos"), Workspaces: ws,
+			Repos:       []gitrepo.Repo{{Name: "backend", URL: remote, GitHub: "acme/backend", Setup: setup}},
+			Author:      gitrepo.Identity{Name: "h9", Email: "h9@localhost"},
+			GitHubToken: testGitHubToken, GitHubAPI: gh.URL(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(r.Close)
+		return r
+	}
+	e.slack.AddUser(testUser, "Ada Lovelace")
+	e.slack.SetEmail(testUser, "ada@example.com")
+	e.start()
+	return &repoEnv{env: e, remote: remote, github: gh, data: data}
+}
+
+// newTestRemote is a bare repository with one commit on main.
+func newTestRemote(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	work, bare := filepath.Join(root, "work"), filepath.Join(root, "backend.git")
+	runGit(t, root, "init", "--quiet", "-b", "main", work)
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runGit(t, work, "add", "-A")
+	runGit(t, work, "commit", "--quiet", "-m", "initial")
+	runGit(t, root, "clone", "--quiet", "--bare", work, bare)
+	return bare
+}
+
+func runGit(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}

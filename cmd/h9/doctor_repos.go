@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/h9-app/h9/workspace/gitrepo"
+)
+
+// checkRepos asks each configured repository's remote for its branches
+// (git ls-remote, with the credentials h9's fetches use) and, for one on
+// GitHub, whether H9_GITHUB_TOKEN may push there (open pull requests).
+// One line per repository.
+func checkRepos(ctx context.Context, cfg Config) finding {
+	if len(cfg.repos) == 0 {
+		return ok("none configured: sessions start in an empty workspace (H9_REPOS, H9_REPOS_FILE)")
+	}
+	repos, err := cfg.newRepos(nil)
+	if err != nil {
+		return failed("check H9_DATA_DIR and that git is installed", "%v", err)
+	}
+	defer repos.Close()
+	f := ok("%d configured", len(cfg.repos))
+	for _, r := range cfg.repos {
+		line, v := checkRepo(ctx, repos, r)
+		f.verdict = max(f.verdict, v)
+		f.more = append(f.more, v.mark()+" "+r.Name+": "+line)
+	}
+	switch f.verdict {
+	case verdictFail:
+		f.hint = "fix each ✗ below: the URL, the host's git credentials (ssh keys, credential helper) or H9_GITHUB_TOKEN"
+	case verdictWarn:
+		f.hint = "set H9_GITHUB_TOKEN to open pull requests"
+	}
+	return f
+}
+
+func checkRepo(ctx context.Context, repos *gitrepo.Repos, r gitrepo.Repo) (string, verdict) {
+	n, err := repos.CheckRemote(ctx, r.Name)
+	if err != nil {
+		return oneLine(err), verdictFail
+	}
+	line := fmt.Sprintf("%s is reachable (%d %s)", gitrepo.Redact(r.URL), n, plural(n, "branch", "branches"))
+	switch {
+	case r.GitHub == "":
+		return line + "; not on GitHub: Push branch only", verdictOK
+	case !repos.CanOpenPullRequests(r):
+		return line + "; no H9_GITHUB_TOKEN: Push branch only, no Open pull request", verdictWarn
+	}
+	if err := repos.CheckAccess(ctx, r.Name); err != nil {
+		return line + "; " + oneLine(err), verdictFail
+	}
+	return line + "; the token may open pull requests on " + r.GitHub, verdictOK
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

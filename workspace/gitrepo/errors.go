@@ -1,0 +1,25 @@
+package gitrepo
+
+import "errors"
+
+// Sentinel errors; every error of the package wraps one of them.
+var (
+	// ErrInvalidConfig: a repository's configuration is unusable.
+	ErrInvalidConfig = errors.New("invalid repository configuration")
+	// ErrUnknownRepo: no repository of that name is configured.
+	ErrUnknownRepo = errors.New("unknown repository")
+	// ErrNoBranch: the base branch does not exist in the repository.
+	ErrNoBranch = errors.New("no such branch")
+	// ErrBranchTaken: the session's branch already exists on the remote.
+	ErrBranchTaken = errors.New("branch already exists")
+	// ErrGit: a git command failed; the message carries git's own words.
+	ErrGit = errors.New("git failed")
+	// ErrRejected: the remote refused a push; the message says why.
+	ErrRejected = errors.New("push rejected")
+	// ErrNoPullRequests: the repository has no GitHub name or h9 no token.
+	ErrNoPullRequests = errors.New("pull requests are not configured")
+	// ErrGitHub: the GitHub API refused or failed a call.
+	ErrGitHub = errors.New("GitHub API error")
+	// ErrWorkspace: the session's checkout is missing or unusable.
+	ErrWorkspace = errors.New("session checkout unusable")
+)
