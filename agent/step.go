@@ -30,10 +30,11 @@ func (r *run) askOnce(ctx context.Context) (Answer, error) {
 	r.askedLen = len(r.msgs)
 	ans, err := r.e.model.Complete(ctx, r.req)
 	if err != nil {
+		r.count(ans.Discarded)
 		return Answer{}, err
 	}
 	u := usageOrEstimate(ans.Usage, r.req, ans.Message)
-	r.count(u)
+	r.count(u.Plus(ans.Discarded))
 	r.state.LastPrompt = u.PromptTokens
 	return ans, nil
 }
