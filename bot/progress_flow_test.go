@@ -49,7 +49,7 @@ func TestCompletionNeedsWorkAndTokensAddUp(t *testing.T) {
 			refusal = r
 		}
 	}
-	for _, want := range []string{"Error:", `todo "a" cannot be marked completed`, "since it was marked in_progress"} {
+	for _, want := range []string{"Error:", `todo "a" (`, "cannot be marked completed", "since it was marked in_progress"} {
 		if !strings.Contains(refusal, want) {
 			t.Errorf("the refusal the model read, %q, does not say %q", refusal, want)
 		}
