@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -68,6 +69,40 @@ func checkAnswer(a *Answer, msgIndex int) error {
 	}
 	uniqueCallIDs(m.ToolCalls, msgIndex)
 	return nil
+}
+
+// sentArguments are a call's arguments as the model sent them, when they
+// were not a JSON object; the zero value: they were.
+type sentArguments struct {
+	raw string
+	cut bool // the answer stopped at the output limit
+}
+
+// storableArguments makes every call's arguments a JSON object and
+// returns what the model sent where it changed them. Endpoints that parse
+// the history (vLLM, Gemini, Mistral, llama.cpp's templates) reject a
+// stored call whose arguments are empty, cut off at the output limit or
+// plain text, and would then refuse every later request of the session.
+// The call still runs with what the model sent, so its tool answers with
+// the usual error.
+func storableArguments(a *Answer) []sentArguments {
+	var sent []sentArguments
+	for i := range a.Message.ToolCalls {
+		f := &a.Message.ToolCalls[i].Function
+		args := strings.TrimSpace(f.Arguments)
+		if args == "" {
+			f.Arguments = "{}" // what the tools read it as anyway
+			continue
+		}
+		if !strings.HasPrefix(args, "{") || !json.Valid([]byte(args)) {
+			if sent == nil {
+				sent = make([]sentArguments, len(a.Message.ToolCalls))
+			}
+			sent[i] = sentArguments{raw: f.Arguments, cut: a.FinishReason == finishLength}
+			f.Arguments = "{}"
+		}
+	}
+	return sent
 }
 
 // uniqueCallIDs fills in missing ids and renames repeated ones. A made-up

@@ -147,9 +147,9 @@ func (c compactor) summarise(ctx context.Context, old []Message) (string, Usage,
 	}
 	ans, err := c.model.Complete(ctx, req)
 	if err != nil {
-		return "", Usage{}, err
+		return "", ans.Discarded, err
 	}
-	used := usageOrEstimate(ans.Usage, req, ans.Message)
+	used := usageOrEstimate(ans.Usage, req, ans.Message).Plus(ans.Discarded)
 	text := strings.TrimSpace(ans.Message.Content)
 	if text == "" { // only tool calls, though none were offered: no summary
 		return "", used, ErrEmptyReply

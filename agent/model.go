@@ -36,6 +36,9 @@ type Answer struct {
 	// Usage is what the endpoint reported; zero when it reported nothing
 	// (the agent then estimates).
 	Usage Usage
+	// Discarded is what the endpoint reported for answers of this request
+	// that were refused and asked again (empty ones): tokens spent all the same.
+	Discarded Usage
 	// ProviderError is an error object the endpoint sent with a 200
 	// (OpenRouter, with finish_reason "error").
 	ProviderError *EndpointError

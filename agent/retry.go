@@ -42,25 +42,31 @@ type modelError struct {
 func (e *modelError) Error() string   { return fmt.Sprintf("after %d tries: %v", e.tries, e.err) }
 func (e *modelError) Unwrap() []error { return []error{ErrModel, e.err} }
 
+// Whatever it returns, the answer's Discarded holds the usage of the
+// answers it refused on the way: they cost tokens all the same.
 func (m retryModel) Complete(ctx context.Context, req ModelRequest) (Answer, error) {
 	empties := 0
+	var spent Usage
 	for try := 1; ; try++ {
 		ans, err := m.try(ctx, req)
 		if err == nil {
+			ans.Discarded = spent
 			return ans, nil
 		}
+		spent.add(ans.Usage)
+		failed := Answer{Discarded: spent}
 		if ctx.Err() != nil {
-			return Answer{}, ctx.Err()
+			return failed, ctx.Err()
 		}
 		f := classify(err)
 		if f == failEmpty {
 			empties++
 		}
 		if !f.retryable() || try >= m.tries || empties >= emptyAnswerTries {
-			return Answer{}, &modelError{tries: try, err: err}
+			return failed, &modelError{tries: try, err: err}
 		}
 		if err := sleep(ctx, m.delay(try, retryHeader(err))); err != nil {
-			return Answer{}, err
+			return failed, err
 		}
 	}
 }

@@ -109,6 +109,7 @@ func (r *run) loop(ctx context.Context, intent Intent, prompt string) (string, e
 		if err != nil {
 			return "", r.persistAnd(err)
 		}
+		sent := storableArguments(&ans)
 		reply := ans.Message
 		r.append(reply)
 		if len(reply.ToolCalls) == 0 {
@@ -118,7 +119,7 @@ func (r *run) loop(ctx context.Context, intent Intent, prompt string) (string, e
 		if reply.Content != "" {
 			r.emit(Event{Kind: EventText, Text: reply.Content})
 		}
-		r.append(r.runTools(ctx, reply.ToolCalls)...)
+		r.append(r.runTools(ctx, reply.ToolCalls, sent)...)
 		if err := r.persist(false); err != nil {
 			return "", err
 		}

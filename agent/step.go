@@ -30,10 +30,11 @@ func (r *run) askOnce(ctx context.Context) (Answer, error) {
 	r.askedLen = len(r.msgs)
 	ans, err := r.e.model.Complete(ctx, r.req)
 	if err != nil {
+		r.count(ans.Discarded)
 		return Answer{}, err
 	}
 	u := usageOrEstimate(ans.Usage, r.req, ans.Message)
-	r.count(u)
+	r.count(u.Plus(ans.Discarded))
 	r.state.LastPrompt = u.PromptTokens
 	return ans, nil
 }
@@ -64,14 +65,19 @@ func finalText(ans Answer) (string, error) {
 
 // runTools executes the calls in order and answers each with its id. Once
 // the context is cancelled the remaining calls are answered "not run", so
-// the stored history stays valid for the next run.
-func (r *run) runTools(ctx context.Context, calls []ToolCall) []Message {
+// the stored history stays valid for the next run. sent is
+// storableArguments' answer for calls.
+func (r *run) runTools(ctx context.Context, calls []ToolCall, sent []sentArguments) []Message {
 	out := make([]Message, 0, len(calls))
-	for _, c := range calls {
+	for i, c := range calls {
 		res := fail(errNotRun)
 		if ctx.Err() == nil {
 			r.flushTodos() // an earlier todo_write of this step shows before this call runs
-			res = r.runTool(ctx, c)
+			var s sentArguments
+			if sent != nil {
+				s = sent[i]
+			}
+			res = r.runTool(ctx, c, s)
 		}
 		if res.Output == "" {
 			res.Output = "(no output)" // endpoints reject a tool message without content
@@ -83,11 +89,21 @@ func (r *run) runTools(ctx context.Context, calls []ToolCall) []Message {
 
 var errNotRun = errors.New("not run: the run was cancelled")
 
-func (r *run) runTool(ctx context.Context, c ToolCall) toolResult {
+// cutArgumentsHint follows the error of a call whose arguments the output
+// limit cut off: sending the same again would be cut again.
+const cutArgumentsHint = "Your answer reached its output limit (finish_reason: length) while writing this call's arguments, so they were cut off. Send a smaller call: for a large file, write a first part, then add the rest with edit_file."
+
+func (r *run) runTool(ctx context.Context, c ToolCall, sent sentArguments) toolResult {
 	name, args := c.Function.Name, c.Function.Arguments
+	if sent.raw != "" {
+		args = sent.raw
+	}
 	summary := r.tools.summary(name, args)
 	r.emit(Event{Kind: EventToolStarted, Tool: name, Summary: summary})
 	res := r.tools.call(ctx, r.env, name, args)
+	if sent.cut && res.IsError {
+		res.Output += "\n" + cutArgumentsHint
+	}
 	r.emit(Event{Kind: EventToolFinished, Tool: name, IsError: res.IsError, Output: short(res.Output)})
 	if name != todoWriteName {
 		r.recordWork(name, summary, res)

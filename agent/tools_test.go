@@ -23,6 +23,7 @@ func TestModelMistakesAreErrorResults(t *testing.T) {
 		{"path outside workspace", fakemodel.ToolCall("read_file", `{"path":"../../../etc/passwd"}`), "outside"},
 		{"unknown skill", fakemodel.ToolCall("use_skill", `{"name":"nope"}`), `no skill named "nope"`},
 		{"empty arguments", fakemodel.ToolCall("write_file", ``), `missing required argument "path"`},
+		{"arguments cut at the output limit", cutCall("write_file"), "reached its output limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,4 +135,11 @@ func TestBashOutputCutOnce(t *testing.T) {
 	if strings.Contains(out, "bytes omitted") || !strings.Contains(out, "bytes of output cut") || !strings.HasSuffix(out, "[exit code 0]") {
 		t.Errorf("bash output was cut twice or lost its notes (%d bytes)", len(out))
 	}
+}
+
+// cutCall is a call whose arguments the output limit cut off.
+func cutCall(name string) fakemodel.Reply {
+	r := fakemodel.BrokenToolCall(name)
+	r.FinishReason = "length"
+	return r
 }

@@ -107,3 +107,24 @@ func TestEncodeStateIsJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+// An answer refused and asked again (an empty one) cost tokens too: the
+// session counts what the endpoint reported for it, whether the next try
+// succeeds or the run fails.
+func TestTokensOfRefusedAnswersCount(t *testing.T) {
+	h := newHarness(t)
+	h.srv.Enqueue(fakemodel.EmptyAnswer("length").WithUsage(30, 200), fakemodel.Text("Done.").WithUsage(31, 2))
+	ok, _ := h.mustRun("s", "answer at last")
+	if want := (Usage{PromptTokens: 61, CompletionTokens: 202, TotalTokens: 263}); ok.Usage != want || ok.Usage != reported(h) {
+		t.Fatalf("usage %+v, want %+v (reported %+v)", ok.Usage, want, reported(h))
+	}
+
+	h.srv.Enqueue(fakemodel.EmptyAnswer("stop").WithUsage(40, 1), fakemodel.EmptyAnswer("stop").WithUsage(41, 1))
+	failed, _, err := h.run("s", "say nothing", RunOptions{})
+	if !errors.Is(err, ErrEmptyReply) {
+		t.Fatalf("err = %v, want the empty answer reported", err)
+	}
+	if want := (Usage{PromptTokens: 81, CompletionTokens: 2, TotalTokens: 83}); failed.Usage != want || failed.Total != reported(h) {
+		t.Fatalf("failed run: usage %+v total %+v, want %+v and %+v", failed.Usage, failed.Total, want, reported(h))
+	}
+}

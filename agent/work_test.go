@@ -83,7 +83,7 @@ func TestWorkAcrossRunsAndRestarts(t *testing.T) {
 	h.reopen()
 	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(completed("a"), completed("c"))), fakemodel.Text("c?"))
 	h.mustRun("s", "and c")
-	if got := toolMessages(h.lastRequest()); !strings.Contains(got[len(got)-1].Content, `todo "c" cannot be marked completed`) {
+	if got := toolMessages(h.lastRequest()); !strings.Contains(got[len(got)-1].Content, `todo "c" (`) || !strings.Contains(got[len(got)-1].Content, "cannot be marked completed") {
 		t.Fatalf("a restart invented work for c: %q", got[len(got)-1].Content)
 	}
 }

@@ -49,7 +49,7 @@ func TestCompletionNeedsWorkAndTokensAddUp(t *testing.T) {
 			refusal = r
 		}
 	}
-	for _, want := range []string{"Error:", `todo "a" cannot be marked completed`, "since it was marked in_progress"} {
+	for _, want := range []string{"Error:", `todo "a" (`, "cannot be marked completed", "since it was marked in_progress"} {
 		if !strings.Contains(refusal, want) {
 			t.Errorf("the refusal the model read, %q, does not say %q", refusal, want)
 		}
@@ -59,7 +59,7 @@ func TestCompletionNeedsWorkAndTokensAddUp(t *testing.T) {
 		t.Fatalf("the fake reported %d + %d tokens, want 910 + 87", prompt, completion)
 	}
 	total := "997 tokens · $10.84" // 910 × $10,000/M + 87 × $20,000/M
-	e.waitChecklist(thread, "✔ task a — write_file `hello.txt`", "1/1 tasks", "done", total)
+	e.waitChecklist(thread, "✔ task a — write_file hello.txt", "1/1 tasks", "done", total)
 	if !strings.Contains(done.Text, total) || !strings.Contains(string(done.Blocks), total) {
 		t.Errorf("Done message lacks %q: %q", total, done.Text)
 	}
@@ -143,7 +143,7 @@ func TestProgressSurvivesARestart(t *testing.T) {
 	)
 	e.restart()
 	e.waitMessage(thread, "h9_budget", 1)
-	e.waitChecklist(thread, "✔ task a — write_file `a.txt`", "over budget", "1.1k tokens")
+	e.waitChecklist(thread, "✔ task a — write_file a.txt", "over budget", "1.1k tokens")
 	if refusals := toolResultsOf(e.model.Requests()[3]); len(refusals) > 0 && strings.HasPrefix(refusals[len(refusals)-1], "Error") {
 		t.Fatalf("work from before the restart did not count: %q", refusals[len(refusals)-1])
 	}
@@ -155,7 +155,7 @@ func TestProgressSurvivesARestart(t *testing.T) {
 		m, _ := e.slack.Message(testChannel, replyTS)
 		return slices.Contains(m.Reactions, reactionQueued)
 	})
-	e.waitChecklist(thread, "✔ task a — write_file `a.txt`", "over budget")
+	e.waitChecklist(thread, "✔ task a — write_file a.txt", "over budget")
 
 	e.model.Enqueue(
 		worked("a:completed", "b:completed").WithUsage(50, 5),
@@ -164,7 +164,7 @@ func TestProgressSurvivesARestart(t *testing.T) {
 	)
 	e.click(testUser, e.waitMessage(thread, "h9_budget", 1).TS, render.ActionRaiseBudget)
 	e.waitMessage(thread, "Stopped, as asked.", 1)
-	e.waitChecklist(thread, "✔ task a — write_file `a.txt`", "✔ task b — bash `echo b &gt; b.txt` ✓ · write_file `work.txt`", "2/2 tasks")
+	e.waitChecklist(thread, "✔ task a — write_file a.txt", "✔ task b — bash echo b &gt; b.txt ✓ · write_file work.txt", "2/2 tasks")
 	if got := e.lastUserMessage(-1); got != "then stop" {
 		t.Errorf("the queued reply ran as %q", got)
 	}

@@ -106,7 +106,7 @@ func (e *repoEnv) pushAndCheck(outcome fakeslack.Message, branch string) string 
 		}
 	}
 	short := runGit(t, e.remote, "rev-parse", "--short", branch+"~1")
-	e.waitChecklist(outcome.ThreadTS, "`"+short+"` +1 −0")
+	e.waitChecklist(outcome.ThreadTS, short+" +1 −0")
 	return runGit(t, e.remote, "rev-parse", "refs/heads/"+branch)
 }
 

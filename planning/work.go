@@ -1,6 +1,9 @@
 package planning
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // WorkLog is what the work rule knows about a session: the tool calls
 // (other than todo_write) since the session's previous accepted todo_write,
@@ -60,7 +63,7 @@ func (w *WorkLog) Track(todos []TodoItem) {
 // whose statuses are prior with next (already accepted by CheckWrite).
 // The error names every todo that would be completed without work, and why.
 func (w *WorkLog) check(prior map[string]TodoStatus, next []TodoItem) error {
-	var started, direct []string
+	var started, direct []TodoItem
 	for _, item := range next {
 		if item.Status != TodoCompleted {
 			continue
@@ -71,10 +74,10 @@ func (w *WorkLog) check(prior map[string]TodoStatus, next []TodoItem) error {
 			// Already done, or the cancelled rule's to refuse.
 		case existed && before == TodoInProgress:
 			if !w.Working[item.ID].Worked() {
-				started = append(started, item.ID)
+				started = append(started, item)
 			}
 		case !w.Since.Worked():
-			direct = append(direct, item.ID)
+			direct = append(direct, item)
 		}
 	}
 	if started == nil && direct == nil {
@@ -85,7 +88,7 @@ func (w *WorkLog) check(prior map[string]TodoStatus, next []TodoItem) error {
 		ErrNoWork, noWorkReasons(started, direct))
 }
 
-func noWorkReasons(started, direct []string) string {
+func noWorkReasons(started, direct []TodoItem) string {
 	var reasons []string
 	if started != nil {
 		reasons = append(reasons, fmt.Sprintf("%s cannot be marked completed: no tool call other than todo_write has succeeded since %s marked in_progress",
@@ -101,15 +104,35 @@ func noWorkReasons(started, direct []string) string {
 	return reasons[0]
 }
 
-func todoNames(ids []string) string {
-	if len(ids) == 1 {
-		return fmt.Sprintf("todo %q", ids[0])
+// todoNames names todos by id and, since a model reads its own words
+// better than its ids, by their content.
+func todoNames(items []TodoItem) string {
+	const most = 5
+	names := make([]string, 0, min(len(items), most))
+	for _, it := range items[:min(len(items), most)] {
+		names = append(names, fmt.Sprintf("%q (%s)", it.ID, clipContent(it.Content)))
 	}
-	return "todos " + quoteList(ids, 5)
+	s := strings.Join(names, ", ")
+	if len(items) > most {
+		s += fmt.Sprintf(" and %d more", len(items)-most)
+	}
+	if len(items) == 1 {
+		return "todo " + s
+	}
+	return "todos " + s
 }
 
-func wasOrWere(ids []string) string {
-	if len(ids) == 1 {
+// clipContent keeps an error about a todo short whatever its content.
+func clipContent(s string) string {
+	const most = 60
+	if r := []rune(s); len(r) > most {
+		return string(r[:most-1]) + "…"
+	}
+	return s
+}
+
+func wasOrWere(items []TodoItem) string {
+	if len(items) == 1 {
 		return "it was"
 	}
 	return "they were"

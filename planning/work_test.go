@@ -169,14 +169,14 @@ func TestWorkRuleErrorNamesTodoAndRule(t *testing.T) {
 	log := &WorkLog{}
 	prev, _, _ := log.Apply(nil, list("a:in_progress", "b:in_progress", "c:pending"))
 	_, _, err := log.Apply(prev, list("a:completed", "b:completed", "c:completed"))
-	for _, want := range []string{`todos "a", "b" cannot be marked completed`, "since they were marked in_progress",
-		`todo "c" cannot go straight to completed`, "since your previous todo_write", "Nothing was saved", "todo_write"} {
+	for _, want := range []string{`todos "a" (do a), "b" (do b) cannot be marked completed`, "since they were marked in_progress",
+		`todo "c" (do c) cannot go straight to completed`, "since your previous todo_write", "Nothing was saved", "todo_write"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
 	_, _, err = log.Apply(prev, list("a:completed", "b:in_progress", "c:pending"))
-	if want := `todo "a" cannot be marked completed: no tool call other than todo_write has succeeded since it was marked in_progress`; !strings.Contains(err.Error(), want) {
+	if want := `todo "a" (do a) cannot be marked completed: no tool call other than todo_write has succeeded since it was marked in_progress`; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)
 	}
 }

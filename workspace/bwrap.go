@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,6 +45,7 @@ func (s *sandbox) bwrapArgs(p place, env []string, argv []string) []string {
 	}
 	tmp := strconv.FormatInt(int64(s.limits.TmpSize), 10)
 	a = append(a, "--dev", "/dev", "--size", tmp, "--tmpfs", "/dev/shm", "--proc", "/proc", "--size", tmp, "--tmpfs", "/tmp")
+	a = append(a, procReadOnly()...)
 	for _, r := range s.view.roPaths {
 		a = append(a, "--ro-bind", r, r)
 	}
@@ -103,4 +105,23 @@ func underAny(p string, dirs []string) bool {
 		}
 	}
 	return false
+}
+
+// procHostWide are the parts of a fresh /proc that act on the whole host,
+// not the sandbox's pid namespace (Docker's read-only list). Under bwrap
+// as root the sandbox's uid 0 is the host's, and writing a sysctl needs no
+// capability, only that uid: bwrap leaves /proc/sys writable (the
+// directory itself refuses writes, so it thinks it needs no cover), and
+// kernel.core_pattern would then run a workspace program as host root.
+var procHostWide = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/bus", "/proc/fs", "/proc/irq"}
+
+// procReadOnly binds each of procHostWide that exists read-only onto itself.
+func procReadOnly() []string {
+	var a []string
+	for _, p := range procHostWide {
+		if _, err := os.Lstat(p); err == nil {
+			a = append(a, "--ro-bind", p, p)
+		}
+	}
+	return a
 }

@@ -37,6 +37,9 @@ type launchSpec struct {
 	Cgroups  []string     // cgroup directories to join before anything runs
 	FileSize int64        // RLIMIT_FSIZE; 0 leaves it alone
 	Confine  *confinement // restrictions for the command only; nil under bwrap
+	// ScopeSignals puts an unconfined command in a signal scope, so it
+	// cannot kill the launcher (scope.go).
+	ScopeSignals bool
 }
 
 // init turns this process into the launcher when h9 started it as one.
@@ -53,7 +56,7 @@ func init() {
 }
 
 func launch(arg string) int {
-	syscall.CloseOnExec(3) // inherited without: the command must not hold it
+	sealInheritedFDs() // the status pipe (fd 3) and anything else: the command must not hold them
 	status := os.NewFile(3, "status")
 	fail := func(err error) int {
 		fmt.Fprintf(status, "error: %v\n", err)
@@ -122,10 +125,13 @@ func startCommand(spec launchSpec) (*os.Process, error) {
 		}
 	}
 	attr := &os.ProcAttr{Dir: spec.Dir, Env: env, Files: []*os.File{devNull, os.Stdout, os.Stderr}}
-	if spec.Confine == nil {
-		return os.StartProcess(spec.Argv[0], spec.Argv, attr)
+	switch {
+	case spec.Confine != nil:
+		return startConfined(spec.Confine, spec.Argv, attr)
+	case spec.ScopeSignals:
+		return startScoped(spec.Argv, attr)
 	}
-	return startConfined(spec.Confine, spec.Argv, attr)
+	return os.StartProcess(spec.Argv[0], spec.Argv, attr)
 }
 
 // supervise waits for the command or a stop, then kills what is left.

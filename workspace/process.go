@@ -51,6 +51,7 @@ func runJob(ctx context.Context, j *job, timeout time.Duration, out io.Writer) (
 	}
 	defer outR.Close()
 	drained := make(chan struct{})
+	sealInheritedFDs()
 	var s *started
 	if j.direct {
 		// bwrap dies with the thread that started it (--die-with-parent is

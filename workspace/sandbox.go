@@ -155,6 +155,7 @@ func (s *sandbox) prepare(p place, command string) (*job, error) {
 		j.spec.Confine.Landlock = s.landlock > 0
 	default:
 		j.spec.Argv = argv
+		j.spec.ScopeSignals = s.landlock >= landlockScopeABI
 	}
 	if s.cgroups != nil {
 		cg, err := s.cgroups.take(s.limits)

@@ -139,6 +139,8 @@ func (v *verifier) probeScript(readOnly bool) string {
 	if target := v.writeTarget(readOnly); v.confined(readOnly) {
 		fmt.Fprintf(&b, "mount -o remount,bind,rw %s >/dev/null 2>&1 && echo REMOUNTED\n", target)
 		fmt.Fprintf(&b, "touch %s/.h9-verify-write-%s >/dev/null 2>&1 && echo WROTE\n", target, v.token)
+		// A sysctl is host-wide: write back the value read, changing nothing.
+		b.WriteString("v=$(cat /proc/sys/kernel/core_pattern) && (printf '%s\\n' \"$v\" > /proc/sys/kernel/core_pattern) >/dev/null 2>&1 && echo SYSCTL\n")
 	}
 	// Landlock cannot hide that a path exists (stat is not restricted),
 	// only its content: reading a file or listing a directory must fail.

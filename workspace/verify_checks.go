@@ -66,11 +66,13 @@ func (v *verifier) remount(exec, plan probeResult) Check {
 			return "mount -o remount,rw succeeded"
 		case r.has("WROTE"):
 			return "a read-only directory was written"
+		case r.has("SYSCTL"):
+			return "a host-wide sysctl (/proc/sys/kernel/core_pattern) was written"
 		}
 		return ""
 	})
 	if c.OK {
-		c.Detail = "mount -o remount,bind,rw and writes to read-only paths fail " + c.Detail
+		c.Detail = "mount -o remount,bind,rw and writes to read-only paths and /proc/sys fail " + c.Detail
 	}
 	return c
 }

@@ -100,6 +100,9 @@ func checklistText(c Checklist, p planning.Progress, lines []string) string {
 	if s := c.Spend.String(); s != "" {
 		head += " · " + s
 	}
+	if c.Repo != nil {
+		head += " · " + c.Repo.plain()
+	}
 	return head + "\n" + strings.Join(lines, "\n")
 }
 

@@ -19,14 +19,15 @@ const (
 )
 
 // evidenceText is a completed todo's evidence in a few words, e.g.
-// "write_file `hello.txt` · bash `go test ./...` ✓ · `a1b2c3d` +12 −3",
+// "write_file hello.txt · bash go test ./... ✓ · a1b2c3d +12 −3",
 // within maxEvidence units; "" when there is none. The checkpoint always
 // shows, then the latest calls that fit, and how many calls are not shown.
-// Targets come from the model: they are inline code, escaped.
+// Targets come from the model: plain words as the contract writes them
+// (inline code would split "write_file hello.txt"), escaped.
 func evidenceText(e planning.Evidence) string {
 	var tail string
 	if cp := e.Checkpoint; cp != nil && oneLine(cp.Commit) != "" {
-		tail = inlineCode(cp.Commit, 16) + " +" + strconv.Itoa(cp.Added) + " −" + strconv.Itoa(cp.Deleted)
+		tail = plainWords(cp.Commit, 16) + " +" + strconv.Itoa(cp.Added) + " −" + strconv.Itoa(cp.Deleted)
 	}
 	budget := maxEvidence - Len(" — ") - Len(tail) - Len(evidenceSep) - Len("+9999 earlier")
 	var shown []string
@@ -52,7 +53,7 @@ func evidenceText(e planning.Evidence) string {
 func callText(c planning.ToolRun) string {
 	s := safeLine(c.Tool, 16)
 	if oneLine(c.Target) != "" {
-		s += " " + inlineCode(c.Target, maxEvidenceTarget)
+		s += " " + plainWords(c.Target, maxEvidenceTarget)
 	}
 	switch {
 	case c.Exit != nil && !c.Failed:
@@ -74,4 +75,11 @@ func withEvidence(content string, e planning.Evidence, max int) string {
 	}
 	ev = " — " + ev
 	return safeLine(content, max-Len(ev)) + ev
+}
+
+// plainWords is model text for the middle of a line: escaped, cut, and
+// with backticks made quotes, so it cannot open a code span that would
+// swallow the rest of the line.
+func plainWords(s string, max int) string {
+	return safeLine(strings.ReplaceAll(s, "`", "'"), max)
 }

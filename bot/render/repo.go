@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,11 @@ func (l RepoLine) Text() string {
 	return s
 }
 
+// plain is the line for a message's text: repository backend, branch h9/x.
+func (l RepoLine) plain() string {
+	return "repository " + safeLine(l.Repo, 100) + ", branch " + safeLine(l.Branch, 120)
+}
+
 // WithRepo adds the repository line to a root message, before its hint.
 func WithRepo(root Message, l RepoLine) Message {
 	line := contextLine("h9_root_repo", l.Text())
@@ -32,7 +38,7 @@ func WithRepo(root Message, l RepoLine) Message {
 	} else {
 		root.Blocks = append(root.Blocks[:n-1:n-1], line, root.Blocks[n-1])
 	}
-	root.Text += " (repository " + safeLine(l.Repo, 100) + ", branch " + safeLine(l.Branch, 120) + ")"
+	root.Text += " (" + l.plain() + ")"
 	return root
 }
 
@@ -48,7 +54,25 @@ func RenderSetupFailed(sessionID, what, output string) Message {
 		bs = append(bs, section("h9_setup_output", codeBlock(output, maxSetupOutput)))
 	}
 	bs = append(bs, actions(BlockRetryActions, button(ActionRetry, LabelRetry, ButtonValue{SessionID: sessionID}, slack.StylePrimary)))
-	return Message{Text: "Setup failed: " + lineOr(what, "the workspace could not be prepared") + ". Press Retry.", Blocks: bs}
+	text := "Setup failed: " + lineOr(what, "the workspace could not be prepared") + ". Press Retry."
+	if tail := lastLines(output, setupTextLines); tail != "" {
+		text += "\n" + safeText(tail, maxSetupText)
+	}
+	return Message{Text: text, Blocks: bs}
+}
+
+// The setup failure's text ends with the last setupTextLines lines of the
+// output, at most maxSetupText units: enough to name the cause.
+const (
+	setupTextLines = 10
+	maxSetupText   = 1500
+)
+
+// lastLines is the last n non-empty lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines = slices.DeleteFunc(lines, func(l string) bool { return strings.TrimSpace(l) == "" })
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
 }
 
 // FileLine is one changed file of a session branch.
@@ -89,28 +113,60 @@ func RenderRepoDone(sessionID, finalText string, p planning.Progress, c Changes)
 	if len(c.Files) > 0 {
 		bs = append(bs, repoButtons(sessionID, c.CanOpenPR))
 	}
-	summary := strconv.Itoa(len(c.Files)) + " files changed " + PlusMinus(c.Added, c.Deleted)
-	return Message{Text: done.Text + " " + summary + " on " + safeLine(c.Branch, 120), Blocks: bs}
+	text := done.Text + " No changes to the repository."
+	if len(c.Files) > 0 {
+		text = done.Text + " " + filesChanged(len(c.Files)) + " " + PlusMinus(c.Added, c.Deleted) + " on " + safeLine(c.Branch, 120) + ": " + fileList(c.Files, textChangedFiles)
+	}
+	return Message{Text: text, Blocks: bs}
+}
+
+// textChangedFiles: the outcome's text names the first few files.
+const textChangedFiles = 5
+
+// fileList is "a.go +1 −0, b.go binary" for the first n files, and how many more.
+func fileList(files []FileLine, n int) string {
+	parts := make([]string, 0, min(len(files), n)+1)
+	for i, f := range files {
+		if i == n {
+			parts = append(parts, "and "+strconv.Itoa(len(files)-n)+" more")
+			break
+		}
+		parts = append(parts, fileLine(f))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fileLine is one file and its +added −removed lines (or "binary").
+func fileLine(f FileLine) string {
+	stat := PlusMinus(f.Added, f.Deleted)
+	if f.Binary {
+		stat = "binary"
+	}
+	return plainWords(f.Path, maxChangedPath) + " " + stat
+}
+
+// filesChanged is "1 file changed", "2 files changed".
+func filesChanged(n int) string {
+	if n == 1 {
+		return "1 file changed"
+	}
+	return strconv.Itoa(n) + " files changed"
 }
 
 func changesText(c Changes) string {
 	var b strings.Builder
 	b.WriteString(c.RepoLine.Text() + "\n")
 	if len(c.Files) == 0 {
-		b.WriteString("_No changes to the repository._")
+		b.WriteString("_No changes to the repository, so there is nothing to push._")
 		return b.String()
 	}
-	b.WriteString("*" + strconv.Itoa(len(c.Files)) + " files changed* " + PlusMinus(c.Added, c.Deleted) + "\n")
+	b.WriteString("*" + filesChanged(len(c.Files)) + "* " + PlusMinus(c.Added, c.Deleted) + "\n")
 	for i, f := range c.Files {
 		if i == maxChangedFiles {
 			b.WriteString("…and " + strconv.Itoa(len(c.Files)-i) + " more (see the diff)\n")
 			break
 		}
-		stat := PlusMinus(f.Added, f.Deleted)
-		if f.Binary {
-			stat = "binary"
-		}
-		b.WriteString("• " + inlineCode(f.Path, maxChangedPath) + " " + stat + "\n")
+		b.WriteString("• " + fileLine(f) + "\n")
 	}
 	if c.PullRequest != "" {
 		b.WriteString("Pull request: " + safeLine(c.PullRequest, 300) + "\n")

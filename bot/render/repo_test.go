@@ -55,3 +55,26 @@ func blocksJSON(t *testing.T, m Message) string {
 	}
 	return string(data)
 }
+
+// A client that reads only text sees what the blocks say: the files with
+// their +/− (one file is "1 file changed"), the last lines of a setup
+// failure, and a checklist's repository and branch.
+func TestRepoFactsInTheText(t *testing.T) {
+	line := RepoLine{Repo: "backend", Branch: "h9/fix-abc234"}
+	one := RenderRepoDone("S1", "Done it.", planning.Progress{Total: 1, Completed: 1},
+		Changes{RepoLine: line, Files: []FileLine{{Path: "hello.txt", Added: 1}}, Added: 1})
+	for _, want := range []string{"1 file changed +1 −0 on h9/fix-abc234", "hello.txt +1 −0"} {
+		if !strings.Contains(one.Text, want) || !strings.Contains(allText(one), strings.TrimSuffix(want, " on h9/fix-abc234")) {
+			t.Errorf("outcome text %q or blocks lack %q", one.Text, want)
+		}
+	}
+	out := "step 1\n\nnpm ERR! missing script: build\nnpm ERR! exit 1\n"
+	failed := RenderSetupFailed("S1", "setup exited with code 1", out)
+	if !strings.Contains(failed.Text, "npm ERR! missing script: build\nnpm ERR! exit 1") {
+		t.Errorf("setup failure text lacks the output's last lines: %q", failed.Text)
+	}
+	cl := RenderChecklist(Checklist{SessionID: "S1", Task: "t", Repo: &line})
+	if !strings.Contains(cl.Text, "repository backend, branch h9/fix-abc234") {
+		t.Errorf("checklist text lacks the repository: %q", cl.Text)
+	}
+}

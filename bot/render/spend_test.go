@@ -67,9 +67,9 @@ func TestChecklistShowsEvidence(t *testing.T) {
 	mustFit(t, m)
 	text := allText(m)
 	for _, want := range []string{
-		"✔ Create hello.txt — write_file `hello.txt`",
-		"✔ Run the tests — +3 earlier · edit_file `a.go` · bash `go test ./...` ✓",
-		"✔ Commit — bash `make` ✓ · `a1b2c3d` +12 −3",
+		"✔ Create hello.txt — write_file hello.txt",
+		"✔ Run the tests — +3 earlier · edit_file a.go · bash go test ./... ✓",
+		"✔ Commit — bash make ✓ · a1b2c3d +12 −3",
 		"▶ Deploy\n", "✔ Old one",
 		"12.3k tokens · $0.04",
 	} {
@@ -80,13 +80,13 @@ func TestChecklistShowsEvidence(t *testing.T) {
 	if strings.Contains(text, "deploy`") {
 		t.Error("an in_progress todo shows evidence")
 	}
-	if !strings.Contains(m.Text, "write_file `hello.txt`") || !strings.Contains(m.Text, "12.3k tokens") {
+	if !strings.Contains(m.Text, "write_file hello.txt") || !strings.Contains(m.Text, "12.3k tokens") {
 		t.Errorf("fallback text lacks the evidence or the tokens: %q", m.Text)
 	}
 }
 
 // Evidence comes from the model's arguments (paths, commands): it is
-// escaped, it cannot break out of its code span, and the line stays
+// escaped, it cannot open a code span, and the line stays
 // within its cap however long everything is.
 func TestEvidenceIsSafeAndBounded(t *testing.T) {
 	hostile := "<!channel> `rm -rf` & " + strings.Repeat("x", 500)

@@ -32,7 +32,7 @@ func TestBinaryBudgetAndCost(t *testing.T) {
 	)
 	e.click(budget.TS, render.ActionRaiseBudget)
 	done := e.waitMsg(thread, "Made it.", 1)
-	e.waitChecklist(thread, "✔ task a — bash `echo made &gt; made.txt` ✓", "1/1 tasks", "done", "420 tokens · $4.40")
+	e.waitChecklist(thread, "✔ task a — bash echo made &gt; made.txt ✓", "1/1 tasks", "done", "420 tokens · $4.40")
 	if !strings.Contains(done.Text, "420 tokens · $4.40") {
 		t.Errorf("Done message %q lacks the final total", done.Text)
 	}

@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -25,7 +26,7 @@ const NoRepo = "none"
 var (
 	nameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 	githubRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$`)
-	channelRE = regexp.MustCompile(`^[CGD][A-Z0-9]{2,}$`)
+	channelRE = regexp.MustCompile(`^[CGD][A-Z0-9]+$`)
 )
 
 // ParseList reads H9_REPOS: name=URL pairs separated by commas.
@@ -112,7 +113,24 @@ func (r Repo) check() (Repo, error) {
 	if r.GitHub == "" {
 		r.GitHub = githubName(r.URL)
 	}
+	if localPath(r.URL) {
+		abs, err := filepath.Abs(r.URL)
+		if err != nil {
+			return bad("url %q: %v", r.URL, err)
+		}
+		r.URL = abs // h9's git runs in the cache, not where h9 was started
+	}
 	return r, nil
+}
+
+// localPath reports whether git reads u as a path: no scheme, and no
+// scp-like "host:" before its first slash.
+func localPath(u string) bool {
+	if strings.Contains(u, "://") {
+		return false
+	}
+	colon := strings.IndexByte(u, ':')
+	return colon < 0 || strings.Contains(u[:colon], "/")
 }
 
 func isSpaceOrControl(c rune) bool { return c <= ' ' || c == 0x7f }

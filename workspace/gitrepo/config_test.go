@@ -2,6 +2,8 @@ package gitrepo
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,14 +38,24 @@ func TestCheck(t *testing.T) {
 		{Name: "b", URL: "git@github.com:acme/b.git"},
 		{Name: "c", URL: "ssh://git@github.com/acme/c"},
 		{Name: "d", URL: "https://gitlab.com/acme/d.git"},
-		{Name: "e", URL: "/srv/e.git", GitHub: "acme/e"},
+		{Name: "e", URL: "/srv/e.git", GitHub: "acme/e", Channels: []string{"C1"}},
+		{Name: "f", URL: "../f.git"},
+		{Name: "g", URL: "file:///srv/g.git"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []string{"acme/a", "acme/b", "acme/c", "", "acme/e"} {
+	for i, want := range []string{"acme/a", "acme/b", "acme/c", "", "acme/e", "", ""} {
 		if ok[i].GitHub != want {
 			t.Errorf("%s: github %q, want %q", ok[i].Name, ok[i].GitHub, want)
+		}
+	}
+	wd, _ := os.Getwd()
+	urls := []string{"https://github.com/acme/a.git", "git@github.com:acme/b.git", "ssh://git@github.com/acme/c",
+		"https://gitlab.com/acme/d.git", "/srv/e.git", filepath.Join(filepath.Dir(wd), "f.git"), "file:///srv/g.git"}
+	for i, want := range urls {
+		if ok[i].URL != want { // a relative path is h9's, not the cache's, where h9's git runs
+			t.Errorf("%s: url %q, want %q", ok[i].Name, ok[i].URL, want)
 		}
 	}
 	bad := map[string][]Repo{

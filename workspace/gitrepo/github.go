@@ -42,7 +42,11 @@ func (r *Repos) OpenPullRequest(ctx context.Context, s Session, title, body stri
 		Title: github.Ptr(title), Head: github.Ptr(s.Branch), Base: github.Ptr(s.Base), Body: github.Ptr(body),
 	})
 	if isAlreadyExists(err) { // opened meanwhile, by another click or replica
-		return r.findPullRequest(ctx, gh, owner, name, s.Branch, body)
+		pr, err := r.findPullRequest(ctx, gh, owner, name, s.Branch, body)
+		if err == nil && pr.Number == 0 {
+			err = fmt.Errorf("%w: GitHub says a pull request for %s already exists, but lists no open one with head %s:%s", ErrGitHub, s.Branch, owner, s.Branch)
+		}
+		return pr, err
 	}
 	if err != nil {
 		return PullRequest{}, r.githubError("opening the pull request", err)

@@ -3,6 +3,9 @@ package gitrepo
 import (
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -118,5 +121,30 @@ func TestCheckAccess(t *testing.T) {
 	}
 	if n, err := f.repos.CheckRemote(f.ctx, "r"); err != nil || n != 1 {
 		t.Errorf("CheckRemote = %d, %v; want 1 branch (main)", n, err)
+	}
+}
+
+// GitHub answers "already exists" but lists no open pull request for the
+// head (another head owner, a race with a close): an error that says so,
+// never a pull request without a URL.
+func TestPullRequestThatExistsButIsNotListed(t *testing.T) {
+	gh := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			io.WriteString(w, `{"message":"Validation Failed","errors":[{"resource":"PullRequest","code":"custom","message":"A pull request already exists for acme:h9/x."}]}`)
+			return
+		}
+		io.WriteString(w, `[]`)
+	}))
+	t.Cleanup(gh.Close)
+	remote := newRemote(t, map[string]string{"a.txt": "x\n"})
+	f := newFixture(t, "none", Repo{Name: "r", URL: remote, GitHub: "acme/r"}, func(c *Config) {
+		c.GitHubToken, c.GitHubAPI = "ghp_right", gh.URL+"/"
+	})
+	s := f.prepare("r")
+	pr, err := f.repos.OpenPullRequest(f.ctx, s, "t", "b")
+	if !errors.Is(err, ErrGitHub) || !strings.Contains(err.Error(), "already exists") || pr.URL != "" {
+		t.Errorf("OpenPullRequest = %+v, %v; want an error naming the missing pull request", pr, err)
 	}
 }
