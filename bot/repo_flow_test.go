@@ -61,6 +61,11 @@ func TestRepositorySessionEndToEnd(t *testing.T) {
 	if !strings.Contains(diff, "+hello") || !strings.Contains(diff, "hello.txt") {
 		t.Errorf("uploaded diff:\n%s", diff)
 	}
+	for _, f := range e.slack.Files(testChannel) {
+		if m, _ := e.slack.Message(testChannel, f.MessageTS); f.ThreadTS != thread || !strings.Contains(m.Text, "The whole diff of `"+branch+"`") {
+			t.Errorf("the diff %s is shared in %q with %q", f.Name, f.ThreadTS, m.Text)
+		}
+	}
 
 	first := e.pushAndCheck(outcome, branch)
 	url := e.openPullRequestTwice(outcome, branch)

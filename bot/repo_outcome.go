@@ -78,7 +78,7 @@ func (a *actor) uploadDiff(p PendingPost) {
 		a.apply(evPosted{key: p.Key})
 		return
 	}
-	gs := a.rec.Repo.git(a.rec.ID)
+	gs, comment := a.rec.Repo.git(a.rec.ID), render.DiffComment(a.rec.Repo.line())
 	channel, thread, log := a.rec.Channel, a.rec.ThreadTS, a.log
 	a.sideOp(func(ctx context.Context) event {
 		ctx, cancel := context.WithTimeout(ctx, outcomeTimeout)
@@ -92,7 +92,7 @@ func (a *actor) uploadDiff(p PendingPost) {
 			log.Error("computing the diff", "err", err)
 			return evPosted{key: p.Key}
 		}
-		if err := a.b.api.upload(ctx, log, channel, thread, p.Text, buf.Bytes()); err != nil {
+		if err := a.b.api.upload(ctx, log, channel, thread, p.Text, comment, buf.Bytes()); err != nil {
 			log.Error("uploading the diff", "err", err)
 		}
 		return evPosted{key: p.Key}

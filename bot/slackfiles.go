@@ -14,12 +14,12 @@ import (
 
 // upload shares a file into a thread the way Slack wants it now
 // (files.getUploadURLExternal, the upload, files.completeUploadExternal
-// with the thread's ts).
-func (s *slackAPI) upload(ctx context.Context, log *slog.Logger, channel, thread, name string, data []byte) error {
+// with the thread's ts), comment as the sharing message's text.
+func (s *slackAPI) upload(ctx context.Context, log *slog.Logger, channel, thread, name, comment string, data []byte) error {
 	return s.call(ctx, log, "files.uploadV2", func(ctx context.Context) error {
 		_, err := s.c.UploadFileContext(ctx, slack.UploadFileParameters{
 			Filename: name, Title: name, Reader: bytes.NewReader(data), FileSize: len(data),
-			Channel: channel, ThreadTimestamp: thread,
+			Channel: channel, ThreadTimestamp: thread, InitialComment: comment,
 		})
 		return err
 	})

@@ -67,11 +67,16 @@ func (b *Bot) statusRow(rec *Session) (render.StatusRow, agent.Usage) {
 			p, tokens = planning.Summarize(snap.Todos), latest(snap.Total, tokens)
 		}
 	}
-	return render.StatusRow{
+	row := render.StatusRow{
 		Task: rec.Task, State: rec.State.label(), Progress: p, Updated: rec.Updated,
 		Spend:     b.cfg.tokenRules().spend(tokens),
 		Permalink: b.api.permalink(b.bg, b.log, rec.Channel, rec.ThreadTS),
-	}, tokens
+	}
+	if rec.Repo != nil {
+		line := rec.Repo.line()
+		row.Repo = &line
+	}
+	return row, tokens
 }
 
 // onStatus answers "@h9 status" inside a thread.

@@ -29,6 +29,15 @@ func (l RepoLine) plain() string {
 	return "repository " + safeLine(l.Repo, 100) + ", branch " + safeLine(l.Branch, 120)
 }
 
+// DiffComment is the text sharing a session branch's diff in its thread.
+func DiffComment(l RepoLine) string {
+	s := "The whole diff of " + inlineCode(l.Branch, 120)
+	if l.Base != "" {
+		s += " against " + inlineCode(l.Base, 120)
+	}
+	return s + "."
+}
+
 // WithRepo adds the repository line to a root message, before its hint.
 func WithRepo(root Message, l RepoLine) Message {
 	line := contextLine("h9_root_repo", l.Text())

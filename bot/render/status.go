@@ -18,6 +18,7 @@ type StatusRow struct {
 	Spend     Spend  // the session's tokens
 	Permalink string // link to the thread; left out unless a plain https URL
 	Updated   time.Time
+	Repo      *RepoLine // the session's repository and branch; nil = none
 }
 
 // Status layout caps: a line per session, at most statusSections sections.
@@ -74,6 +75,9 @@ func statusLine(r StatusRow) string {
 	parts := []string{taskLine(r.Task, maxStatusTask), stateLabel(r.State), r.Progress.String()}
 	if spend := r.Spend.String(); spend != "" {
 		parts = append(parts, spend)
+	}
+	if r.Repo != nil {
+		parts = append(parts, r.Repo.plain())
 	}
 	if link := permalink(r.Permalink); link != "" {
 		parts = append(parts, "<"+link+"|open thread>")

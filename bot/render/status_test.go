@@ -12,14 +12,15 @@ import (
 func TestRenderStatus(t *testing.T) {
 	t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	rows := []StatusRow{
-		{Task: "older", State: "done", Progress: planning.Progress{Completed: 2, Total: 2}, Permalink: "https://x.slack.com/archives/C1/p1", Updated: t0},
+		{Task: "older", State: "done", Progress: planning.Progress{Completed: 2, Total: 2}, Permalink: "https://x.slack.com/archives/C1/p1", Updated: t0,
+			Repo: &RepoLine{Repo: "backend", Branch: "h9/older-abc123"}},
 		{Task: "newer <!here>", State: "running", Progress: planning.Progress{Completed: 3, Total: 11, Active: 8}, Permalink: "https://x.slack.com/archives/C1/p2", Updated: t0.Add(time.Hour)},
 		{Task: "bad link", State: "stalled", Permalink: "https://evil|<!channel>"},
 	}
 	m := RenderStatus(rows)
 	mustFit(t, m)
 	text := allText(m)
-	for _, w := range []string{"newer &lt;!here&gt;", "running", "3/11 tasks", "<https://x.slack.com/archives/C1/p2|open thread>", "2/2 tasks", "stalled", "0/0 tasks", "<!date^1735787045^"} {
+	for _, w := range []string{"newer &lt;!here&gt;", "running", "3/11 tasks", "<https://x.slack.com/archives/C1/p2|open thread>", "2/2 tasks", "repository backend, branch h9/older-abc123", "stalled", "0/0 tasks", "<!date^1735787045^"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("missing %q in %s", w, text)
 		}
