@@ -40,12 +40,18 @@ func landlockABI() int {
 	return v
 }
 
-// startConfined restricts one locked OS thread and starts the command from
-// it, so only the command carries the restrictions: the launcher's other
-// threads, the thread group leader among them, stay outside the Landlock
-// domain, which the command therefore cannot signal or ptrace. The thread is
-// never unlocked, so the Go runtime ends it with the goroutine.
+// startConfined starts the command with c's restrictions (startRestricted).
 func startConfined(c *confinement, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+	return startRestricted(c.applyToThread, argv, attr)
+}
+
+// startRestricted restricts one locked OS thread with restrict and starts
+// the command from it, so only the command carries the restrictions: the
+// launcher's other threads, the thread group leader among them, stay
+// outside the Landlock domain, which the command therefore cannot signal
+// or ptrace. The thread is never unlocked, so the Go runtime ends it with
+// the goroutine.
+func startRestricted(restrict func() error, argv []string, attr *os.ProcAttr) (*os.Process, error) {
 	type started struct {
 		p   *os.Process
 		err error
@@ -53,7 +59,7 @@ func startConfined(c *confinement, argv []string, attr *os.ProcAttr) (*os.Proces
 	done := make(chan started, 1)
 	go func() {
 		runtime.LockOSThread()
-		if err := c.applyToThread(); err != nil {
+		if err := restrict(); err != nil {
 			done <- started{nil, err}
 			return
 		}
@@ -80,12 +86,17 @@ func (c *confinement) applyToThread() error {
 	if landlockABI() < 1 {
 		return errors.New("landlock is not available")
 	}
-	fd, flags, err := landlockConfig.NewRulesetFD(c.rules()...)
+	return enterDomain(landlockConfig, c.rules()...)
+}
+
+// enterDomain puts this thread in a new Landlock domain of cfg and rules.
+func enterDomain(cfg landlock.Config, rules ...landlock.Rule) error {
+	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
 		return fmt.Errorf("building the landlock ruleset: %w", err)
 	}
 	if fd < 0 {
-		return errors.New("landlock is not available")
+		return errors.New("landlock cannot enforce this ruleset here")
 	}
 	defer unix.Close(fd)
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {

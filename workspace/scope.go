@@ -1,10 +1,8 @@
 package workspace
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"runtime"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -21,25 +19,9 @@ const landlockScopeABI = 6
 // that finds whatever it leaves behind.
 var signalScope = landlock.Config{Scoped: ll.ScopeSignal}
 
-// startScoped starts argv in its own signal scope, from a thread that
-// takes the domain on and is then thrown away with its goroutine.
+// startScoped starts argv in its own signal scope (startRestricted).
 func startScoped(argv []string, attr *os.ProcAttr) (*os.Process, error) {
-	type started struct {
-		p   *os.Process
-		err error
-	}
-	done := make(chan started, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
-		if err := enterSignalScope(); err != nil {
-			done <- started{nil, err}
-			return
-		}
-		p, err := os.StartProcess(argv[0], argv, attr)
-		done <- started{p, err}
-	}()
-	s := <-done
-	return s.p, s.err
+	return startRestricted(enterSignalScope, argv, attr)
 }
 
 func enterSignalScope() error {
@@ -49,18 +31,7 @@ func enterSignalScope() error {
 			return fmt.Errorf("setting no_new_privs: %w", err)
 		}
 	}
-	fd, flags, err := signalScope.NewRulesetFD()
-	if err != nil {
-		return fmt.Errorf("building the landlock signal scope: %w", err)
-	}
-	if fd < 0 {
-		return errors.New("landlock cannot scope signals here")
-	}
-	defer unix.Close(fd)
-	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("landlock_restrict_self: %w", err)
-	}
-	return nil
+	return enterDomain(signalScope)
 }
 
 // hasCapability reports whether this thread's effective set holds c.
