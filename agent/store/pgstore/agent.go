@@ -57,15 +57,13 @@ func (s *Store) AppendStep(ctx context.Context, id string, st store.Step) error 
 	if err != nil {
 		return fmt.Errorf("%w: %s: encoding todos: %w", store.ErrInvalid, what, err)
 	}
-	b := &pgx.Batch{}
-	if err := s.fenceSession(b, id, what); err != nil {
+	key, f, err := s.sessionFence(id, what)
+	if err != nil {
 		return err
 	}
-	b.Queue("SELECT h9_append_step($1, $2, $3, $4, $5)", id, st.First, bodies(st.Messages), todos, nullable(st.State))
-	if err := s.batch(ctx, b); err != nil {
-		return wrap(what, err)
-	}
-	return nil
+	_, err = s.pool.Exec(ctx, "SELECT h9_fenced_step($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+		key.Channel, key.Thread, f.owner, f.token, id, st.First, bodies(st.Messages), todos, nullable(st.State))
+	return wrapNil(what, err)
 }
 
 // ReplaceHistory rewrites the whole conversation and the state atomically

@@ -37,6 +37,36 @@ func (s *Store) fenceKey(b *pgx.Batch, key store.LeaseKey, what string) error {
 	return nil
 }
 
+// fenceArgs are a write's fence as the parameters of the one-statement
+// writes (h9_fenced_step, h9_put_session): owner and token, nil (SQL
+// NULL) without a replica name.
+type fenceArgs struct{ owner, token any }
+
+// fenceOf is fenceKey for the one-statement writes.
+func (s *Store) fenceOf(key store.LeaseKey, what string) (fenceArgs, error) {
+	if s.holds == nil {
+		return fenceArgs{}, nil
+	}
+	l, ok := s.holds.get(key)
+	if !ok {
+		return fenceArgs{}, fmt.Errorf("%w: %s: replica %s holds no lease on %s", store.ErrFenced, what, s.holds.replica, key)
+	}
+	return fenceArgs{owner: l.Owner, token: l.Token}, nil
+}
+
+// sessionFence is fenceOf for the thread of an agent session: the key
+// and the fence.
+func (s *Store) sessionFence(id, what string) (store.LeaseKey, fenceArgs, error) {
+	if s.holds == nil {
+		return store.LeaseKey{}, fenceArgs{}, nil
+	}
+	l, ok := s.holds.forSession(id)
+	if !ok {
+		return store.LeaseKey{}, fenceArgs{}, fmt.Errorf("%w: %s: replica %s holds no lease covering session %s", store.ErrFenced, what, s.holds.replica, id)
+	}
+	return l.Key, fenceArgs{owner: l.Owner, token: l.Token}, nil
+}
+
 // fenceSession is fenceKey for the thread of an agent session.
 func (s *Store) fenceSession(b *pgx.Batch, id, what string) error {
 	if s.holds == nil {

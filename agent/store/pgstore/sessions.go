@@ -27,18 +27,13 @@ func (s *Store) PutSession(ctx context.Context, rec store.SessionRecord) error {
 		return fmt.Errorf("%w: %s: data is not JSON", store.ErrInvalid, what)
 	}
 	s.bind(m)
-	b := &pgx.Batch{}
-	if err := s.fenceKey(b, store.LeaseKey{Channel: m.Channel, Thread: m.Thread}, what); err != nil {
+	f, err := s.fenceOf(store.LeaseKey{Channel: m.Channel, Thread: m.Thread}, what)
+	if err != nil {
 		return err
 	}
-	b.Queue(`INSERT INTO h9_sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (id) DO UPDATE SET team = EXCLUDED.team, channel = EXCLUDED.channel, thread = EXCLUDED.thread,
-		owner = EXCLUDED.owner, active = EXCLUDED.active, updated = EXCLUDED.updated, data = EXCLUDED.data`,
-		m.ID, m.Team, m.Channel, m.Thread, m.Owner, m.Active, m.Updated, []byte(rec.Data))
-	if err := s.batch(ctx, b); err != nil {
-		return wrap(what, err)
-	}
-	return nil
+	_, err = s.pool.Exec(ctx, "SELECT h9_put_session($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+		f.owner, f.token, m.ID, m.Team, m.Channel, m.Thread, m.Owner, m.Active, m.Updated, []byte(rec.Data))
+	return wrapNil(what, err)
 }
 
 // FindThread returns the session of a thread, or ErrNotFound.
