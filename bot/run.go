@@ -100,11 +100,11 @@ func (a *actor) approver(h *runHandle) agent.Approver {
 }
 
 // runDone is the event a finished run makes: its outcome, and the todos,
-// their evidence and the tokens at its end (the agent's store's, when the
-// run could not say).
+// their evidence and the tokens at its end (the agent's store's when the
+// run failed; a run that ended well says them, and nil todos are none).
 func (a *actor) runDone(h *runHandle, res agent.Result, err error) evRunDone {
 	todos, evidence, tokens := res.Todos, res.Evidence, res.Total
-	if err != nil || todos == nil {
+	if err != nil {
 		if snap, serr := a.b.cfg.Agent.Snapshot(a.b.bg, a.rec.ID); serr == nil {
 			todos, evidence, tokens = snap.Todos, snap.Evidence, snap.Total
 		}
