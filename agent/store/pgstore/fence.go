@@ -8,10 +8,12 @@ import (
 	"github.com/h9-app/h9/agent/store"
 )
 
-// Fencing. With a replica name, every write of a session goes as a batch
-// whose first statement is h9_fence: it locks the thread's lease row
-// until the batch commits, so a takeover (which updates that row) waits
-// for the write, and it undoes the batch unless this replica still holds
+// Fencing. With a replica name, every write of a session is fenced: a step
+// and a record are one statement that fences first (h9_fenced_step,
+// h9_put_session), the rarer writes a batch whose first statement is
+// h9_fence. The fence locks the thread's lease row until the write
+// commits, so a takeover (which updates that row) waits for the write,
+// and it undoes the write unless this replica still holds
 // the lease with the token it acquired, unexpired by the database's
 // clock. A replica paused past its lease thus writes nothing once another
 // replica took it over (nor after it lapsed), whatever its goroutines

@@ -28,6 +28,7 @@ type hold struct {
 	lease store.Lease
 	until time.Time // valid until, on the local monotonic clock
 	ids   []string
+	known known // what the holder knows of its thread (known.go)
 }
 
 func newHolds(replica string, ttl time.Duration) *holds {

@@ -56,10 +56,16 @@ func (s *Store) TakeInbox(ctx context.Context, key store.LeaseKey) ([][]byte, er
 		item []byte
 	}
 	var rows []row
-	var waiting bool // a read first: most threads have nothing waiting, and a fenced delete is a commit
-	err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM h9_inbox WHERE channel = $1 AND thread = $2)", key.Channel, key.Thread).Scan(&waiting)
-	if err != nil || !waiting {
-		return nil, wrapNil(what, err)
+	// A read first: most threads have nothing waiting, and a fenced delete
+	// is a commit. A new hold's first take uses the read its acquisition made.
+	waiting, read := s.holds.inboxChecked(key)
+	if !read {
+		if err := s.pool.QueryRow(ctx, inboxWaitingSQL, key.Channel, key.Thread).Scan(&waiting); err != nil {
+			return nil, wrap(what, err)
+		}
+	}
+	if !waiting {
+		return nil, nil
 	}
 	b := &pgx.Batch{}
 	if err := s.fenceKey(b, key, what); err != nil {
@@ -81,6 +87,9 @@ func (s *Store) TakeInbox(ctx context.Context, key store.LeaseKey) ([][]byte, er
 	}
 	return items, nil
 }
+
+// inboxWaitingSQL reports whether a thread's inbox holds items.
+const inboxWaitingSQL = "SELECT EXISTS (SELECT 1 FROM h9_inbox WHERE channel = $1 AND thread = $2)"
 
 // orphansSQL: active sessions and inbox items no unexpired lease covers.
 const orphansSQL = `SELECT channel, thread FROM h9_sessions s WHERE active AND NOT EXISTS (

@@ -48,11 +48,7 @@ func (s *Store) AcquireLease(ctx context.Context, key store.LeaseKey) (store.Lea
 	}
 	for range 3 { // the holder may release between the two reads of acquireSQL
 		sent := time.Now()
-		l := store.Lease{Key: key}
-		var mine bool
-		var before string
-		err := s.pool.QueryRow(ctx, acquireSQL, key.Channel, key.Thread, s.holds.replica, s.holds.ttl.Seconds()).
-			Scan(&l.Owner, &l.Token, &l.Expires, &mine, &before)
+		l, mine, before, seen, err := s.acquireOnce(ctx, key)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			continue
@@ -62,6 +58,10 @@ func (s *Store) AcquireLease(ctx context.Context, key store.LeaseKey) (store.Lea
 			return l, fmt.Errorf("%w: %s: %s holds it until %s", store.ErrLeaseHeld, what, l.Owner, l.Expires.Format(time.RFC3339Nano))
 		}
 		s.holds.add(l, sent)
+		s.holds.saw(l, seen)
+		if seen.rec != nil {
+			s.bind(seen.rec.Meta)
+		}
 		if before != "" && before != l.Owner {
 			s.changed(store.LeaseTakenOver, 1)
 			s.log.Info("took over a lease another replica let lapse", "lease", key.String(), "from", before)
@@ -71,6 +71,34 @@ func (s *Store) AcquireLease(ctx context.Context, key store.LeaseKey) (store.Lea
 		return l, nil
 	}
 	return store.Lease{}, fmt.Errorf("%w: %s: it changed hands three times in a row", store.ErrLeaseHeld, what)
+}
+
+// acquireOnce runs acquireSQL and, in the same round trip, the two reads
+// a new holder makes next: whether the thread's inbox holds items and the
+// thread's session record (what the holder knows, holds.saw). Both are
+// read after the lease row is taken (a takeover waits for the previous
+// holder's fenced write in flight), so they are as current as reads made
+// later: the record changes only by this holder's fenced writes, and an
+// item posted from now on is announced (NOTIFY) to the holder.
+func (s *Store) acquireOnce(ctx context.Context, key store.LeaseKey) (l store.Lease, mine bool, before string, seen known, err error) {
+	l.Key = key
+	b := &pgx.Batch{}
+	b.Queue(acquireSQL, key.Channel, key.Thread, s.holds.replica, s.holds.ttl.Seconds()).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&l.Owner, &l.Token, &l.Expires, &mine, &before)
+	})
+	b.Queue(inboxWaitingSQL, key.Channel, key.Thread).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&seen.inboxWaiting)
+	})
+	b.Queue("SELECT "+sessionColumns+" FROM h9_sessions WHERE channel = $1 AND thread = $2", key.Channel, key.Thread).
+		Query(func(rows pgx.Rows) error {
+			recs, err := pgx.CollectRows(rows, scanRecord)
+			if len(recs) == 1 {
+				seen.rec = &recs[0]
+			}
+			return err
+		})
+	err = s.batch(ctx, b)
+	return l, mine, before, seen, err
 }
 
 // ReleaseLease gives up a lease this replica holds, so that any replica

@@ -33,12 +33,19 @@ func (s *Store) PutSession(ctx context.Context, rec store.SessionRecord) error {
 	}
 	_, err = s.pool.Exec(ctx, "SELECT h9_put_session($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
 		f.owner, f.token, m.ID, m.Team, m.Channel, m.Thread, m.Owner, m.Active, m.Updated, []byte(rec.Data))
+	s.holds.wrote(store.LeaseKey{Channel: m.Channel, Thread: m.Thread}, rec, err)
 	return wrapNil(what, err)
 }
 
 // FindThread returns the session of a thread, or ErrNotFound.
 func (s *Store) FindThread(ctx context.Context, channel, thread string) (store.SessionRecord, error) {
 	what := "finding the session of thread " + channel + "/" + thread
+	if rec, found, ok := s.holds.record(store.LeaseKey{Channel: channel, Thread: thread}); ok {
+		if !found {
+			return store.SessionRecord{}, fmt.Errorf("%s: %w", what, store.ErrNotFound)
+		}
+		return rec, nil
+	}
 	rows, err := s.pool.Query(ctx, "SELECT "+sessionColumns+" FROM h9_sessions WHERE channel = $1 AND thread = $2", channel, thread)
 	if err != nil {
 		return store.SessionRecord{}, wrap(what, err)
