@@ -69,7 +69,7 @@ func (m *OpenAIModel) body(req ModelRequest, msgs []Message, fields optionalFiel
 
 // send makes one HTTP request under the idle timeout and reads its answer.
 func (m *OpenAIModel) send(ctx context.Context, body wireRequest) (Answer, error) {
-	data, err := json.Marshal(body)
+	data, err := body.encode()
 	if err != nil {
 		return Answer{}, fmt.Errorf("encoding the request: %w", err)
 	}

@@ -145,7 +145,12 @@ func toolDefs(mode planning.PlanMode) []openai.Tool {
 		}
 	}
 	defs = slices.Clip(defs)
-	defsByMode.Store(mode, defs)
+	if won, loaded := defsByMode.LoadOrStore(mode, defs); loaded {
+		return won.([]openai.Tool)
+	}
+	if data, err := json.Marshal(defs); err == nil {
+		encodedDefs.Store(&defs[0], data)
+	}
 	return defs
 }
 
