@@ -23,5 +23,6 @@
 // A write is one round trip and one transaction: its statements go as one
 // batch, which PostgreSQL runs as an implicit transaction, and a failed
 // check (a step at the wrong index, a lease lost) raises an error that
-// undoes the batch. A step is one call of h9_append_step.
+// undoes the batch. A step is one statement (h9_fenced_step: the fence,
+// then h9_append_step), and so is a session record (h9_put_session).
 package pgstore
