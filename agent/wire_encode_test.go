@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -45,5 +46,13 @@ func TestWireEncodeIsJSONMarshal(t *testing.T) {
 	bad := wireRequest{Model: "m", Messages: []Message{{Role: RoleAssistant, ToolCalls: []ToolCall{{ExtraContent: json.RawMessage(`{`)}}}}}
 	if _, err := bad.encode(); err == nil {
 		t.Error("a message that does not encode: no error")
+	}
+}
+
+// encode writes wireRequest's fields by name: a new field must be added
+// there (and to the test above) or it would never reach the endpoint.
+func TestWireEncodeKnowsEveryField(t *testing.T) {
+	if n := reflect.TypeFor[wireRequest]().NumField(); n != 6 {
+		t.Fatalf("wireRequest has %d fields; encode writes 6: write the new one in encode", n)
 	}
 }
