@@ -50,7 +50,7 @@ func (s *Store) AppendStep(ctx context.Context, id string, st store.Step) error 
 	if err := checkID(id); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	todos, err := encodeTodos(st.Todos)
+	todos, err := store.EncodeTodos(st.Todos)
 	if err != nil {
 		return fmt.Errorf("%w: %s: encoding todos: %w", store.ErrInvalid, what, err)
 	}
@@ -122,7 +122,7 @@ func (s *Store) SaveTodos(ctx context.Context, id string, items []planning.TodoI
 	if err := checkID(id); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	data, err := encodeTodos(&items)
+	data, err := store.EncodeTodos(&items)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", store.ErrInvalid, what, err)
 	}
@@ -180,17 +180,6 @@ func putTodosAndState(b *bolt.Bucket, todos, state []byte) error {
 }
 
 func msgKey(i int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i)) }
-
-// encodeTodos marshals a todo list to store; nil for no change.
-func encodeTodos(items *[]planning.TodoItem) ([]byte, error) {
-	if items == nil {
-		return nil, nil
-	}
-	if *items == nil {
-		return []byte("[]"), nil
-	}
-	return json.Marshal(*items)
-}
 
 func decodeTodos(b *bolt.Bucket) ([]planning.TodoItem, error) {
 	v := b.Get(keyTodos)

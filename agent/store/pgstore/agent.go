@@ -53,7 +53,7 @@ func (s *Store) AppendStep(ctx context.Context, id string, st store.Step) error 
 	if !validText(id) {
 		return fmt.Errorf("%w: %s: session id %q", store.ErrInvalid, what, id)
 	}
-	todos, err := encodeTodos(st.Todos)
+	todos, err := store.EncodeTodos(st.Todos)
 	if err != nil {
 		return fmt.Errorf("%w: %s: encoding todos: %w", store.ErrInvalid, what, err)
 	}
@@ -115,7 +115,7 @@ func (s *Store) SaveTodos(ctx context.Context, id string, items []planning.TodoI
 	if !validText(id) {
 		return fmt.Errorf("%w: %s: session id %q", store.ErrInvalid, what, id)
 	}
-	data, err := encodeTodos(&items)
+	data, err := store.EncodeTodos(&items)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", store.ErrInvalid, what, err)
 	}
@@ -146,17 +146,6 @@ func nullable(v json.RawMessage) []byte {
 		return nil
 	}
 	return v
-}
-
-// encodeTodos marshals a todo list to store; nil for no change.
-func encodeTodos(items *[]planning.TodoItem) ([]byte, error) {
-	if items == nil {
-		return nil, nil
-	}
-	if *items == nil {
-		return []byte("[]"), nil
-	}
-	return json.Marshal(*items)
 }
 
 func decodeTodos(v []byte) ([]planning.TodoItem, error) {
