@@ -124,7 +124,7 @@ func (c *Config) validate() error {
 	checks := []func() error{
 		func() error { return requireToken("SLACK_BOT_TOKEN", c.SlackBotToken, "xoxb-") },
 		func() error { return requireToken("SLACK_APP_TOKEN", c.SlackAppToken, "xapp-") },
-		func() error { return checkSlackAPIURL(c.SlackAPIURL) },
+		func() error { return checkBaseURL("SLACK_API_URL", c.SlackAPIURL) },
 		func() error { return checkModelURL(c.OpenAIBaseURL) },
 		func() error { return nonEmpty("H9_MODEL", c.Model) },
 		func() error { return nonEmpty("H9_DATA_DIR", c.DataDir) },
@@ -145,7 +145,7 @@ func (c *Config) validate() error {
 		func() error { return nonNegative("H9_SESSION_TOKEN_BUDGET", c.SessionTokenBudget) },
 		func() error { return checkPrice("H9_PRICE_INPUT", c.PriceInput) },
 		func() error { return checkPrice("H9_PRICE_OUTPUT", c.PriceOutput) },
-		func() error { return checkGitHubAPI(c.GithubAPIUrl) },
+		func() error { return checkBaseURL("H9_GITHUB_API_URL", c.GithubAPIUrl) },
 		func() error { return checkGitAuthor(c.GitName, c.GitEmail) },
 		c.loadRepos,
 	}
@@ -171,12 +171,14 @@ func requireToken(name, value, prefix string) error {
 	return nil
 }
 
-func checkSlackAPIURL(v string) error {
-	if err := checkHTTPURL("SLACK_API_URL", v); err != nil {
+// checkBaseURL is checkHTTPURL for an API base, which must end in / (the
+// clients append method paths to it).
+func checkBaseURL(name, v string) error {
+	if err := checkHTTPURL(name, v); err != nil {
 		return err
 	}
 	if !strings.HasSuffix(v, "/") {
-		return invalid("SLACK_API_URL must end in / (got %q)", v)
+		return invalid("%s must end in / (got %q)", name, v)
 	}
 	return nil
 }

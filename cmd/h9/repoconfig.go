@@ -46,16 +46,6 @@ func unwrapConfig(err error) string {
 	return strings.TrimPrefix(err.Error(), gitrepo.ErrInvalidConfig.Error()+": ")
 }
 
-func checkGitHubAPI(v string) error {
-	if err := checkHTTPURL("H9_GITHUB_API_URL", v); err != nil {
-		return err
-	}
-	if !strings.HasSuffix(v, "/") {
-		return invalid("H9_GITHUB_API_URL must end in / (got %q)", v)
-	}
-	return nil
-}
-
 func checkGitAuthor(name, email string) error {
 	switch {
 	case strings.TrimSpace(name) == "" || strings.ContainsAny(name, "<>\n\r"):

@@ -119,20 +119,14 @@ CREATE INDEX h9_inbox_by_thread ON h9_inbox (channel, thread, id);
 // schemaV4: a session write and its fence in one statement (fence.go):
 // the hot writes, a step and a record, each send one statement rather
 // than h9_fence then the write. A NULL owner means a store without
-// replicas: no fence. The fence's check is h9_fence's, inline.
+// replicas: no fence.
 const schemaV4 = `
 CREATE FUNCTION h9_fenced_step(c text, t text, o text, tok bigint,
 	session text, first integer, bodies bytea[], new_todos bytea, new_state bytea)
 RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
 	IF o IS NOT NULL THEN
-		PERFORM 1 FROM h9_leases
-			WHERE channel = c AND thread = t AND owner = o AND token = tok AND expires > now()
-			FOR SHARE;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION 'the lease on %/% is no longer held by % with token %', c, t, o, tok
-				USING ERRCODE = 'H9F01';
-		END IF;
+		PERFORM h9_fence(c, t, o, tok);
 	END IF;
 	PERFORM h9_append_step(session, first, bodies, new_todos, new_state);
 END $$;
@@ -141,13 +135,7 @@ CREATE FUNCTION h9_put_session(o text, tok bigint, sid text, tm text, c text, t 
 RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
 	IF o IS NOT NULL THEN
-		PERFORM 1 FROM h9_leases
-			WHERE channel = c AND thread = t AND owner = o AND token = tok AND expires > now()
-			FOR SHARE;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION 'the lease on %/% is no longer held by % with token %', c, t, o, tok
-				USING ERRCODE = 'H9F01';
-		END IF;
+		PERFORM h9_fence(c, t, o, tok);
 	END IF;
 	INSERT INTO h9_sessions (id, team, channel, thread, owner, active, updated, data)
 		VALUES (sid, tm, c, t, own, act, upd, d)
