@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -25,6 +26,11 @@ type BashOptions struct {
 	// no secret is in its environment. Refused in plan mode. Without bwrap
 	// commands have the host's network anyway.
 	Network bool
+	// Stdout, when set, takes the command's standard output, byte for
+	// byte and unbounded (the caller bounds it); Output then holds only
+	// its standard error. This is how h9 receives data from a sandboxed
+	// command without a file the command could swap.
+	Stdout io.Writer
 }
 
 // BashResult is what a command did. Non-zero exits and timeouts are results,
@@ -119,7 +125,7 @@ func (w *Workspace) runUnder(ctx context.Context, sb sandbox, command string, op
 	out := newHeadTail(MaxOutputChars)
 	start := time.Now()
 	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network}
-	oc, err := sb.run(ctx, p, command, res.Timeout, out)
+	oc, err := sb.run(ctx, p, command, res.Timeout, out, opts.Stdout)
 	if err != nil {
 		return BashResult{}, fmt.Errorf("running bash: %w", err)
 	}

@@ -25,7 +25,7 @@ import (
 // pid 1, bwrap exits as soon as the init reports the status, while the init
 // is still emptying the namespace, and the init is left a zombie for the
 // host's init to reap.)
-func startBwrap(j *job, out *os.File) (*started, error) {
+func startBwrap(j *job, stdout, out *os.File) (*started, error) {
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func startBwrap(j *job, out *os.File) (*started, error) {
 	defer blockW.Close()
 	cmd := &exec.Cmd{
 		Path: j.spec.Argv[0], Args: j.spec.Argv, Env: j.env, Dir: j.spec.Dir,
-		Stdout: out, Stderr: out, ExtraFiles: append([]*os.File{infoW, blockR}, j.shared.files()...),
+		Stdout: stdout, Stderr: out, ExtraFiles: append([]*os.File{infoW, blockR}, j.shared.files()...),
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	err = cmd.Start()

@@ -102,7 +102,7 @@ func (s *sandbox) probe(root string, readOnly bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	var out strings.Builder
-	oc, err := s.run(ctx, p, "true", probeTimeout, &out)
+	oc, err := s.run(ctx, p, "true", probeTimeout, &out, nil)
 	if err != nil {
 		return err
 	}
@@ -125,6 +125,7 @@ type job struct {
 	cgroup  *cmdCgroup
 	scratch string // the command's /tmp when bwrap does not make one
 	shared  *sharedMounts
+	stdout  io.Writer // the command's stdout apart from its stderr; nil: both into the output
 }
 
 func (s *sandbox) prepare(p place, command string) (*job, error) {
@@ -179,12 +180,13 @@ func (j *job) cleanup() {
 }
 
 // run prepares, runs and cleans up one command.
-func (s *sandbox) run(ctx context.Context, p place, command string, timeout time.Duration, out io.Writer) (outcome, error) {
+func (s *sandbox) run(ctx context.Context, p place, command string, timeout time.Duration, out, stdout io.Writer) (outcome, error) {
 	j, err := s.prepare(p, command)
 	if err != nil {
 		return outcome{}, err
 	}
 	defer j.cleanup()
+	j.stdout = stdout
 	oc, err := runJob(ctx, j, timeout, out)
 	if err == nil && j.cgroup != nil {
 		oc.memoryHit, oc.pidsHit = j.cgroup.limitsHit()

@@ -16,11 +16,12 @@ import (
 // cache, a session repository, a workspace it is creating), with the
 // host's git configuration and credentials, never a workspace's.
 type gitRun struct {
-	dir   string   // working directory
-	args  []string // after "git" and the fixed options
-	env   []string // extra variables (the credential helper)
-	stdin io.Reader
-	out   io.Writer // stdout; nil = captured and returned
+	dir    string     // working directory
+	args   []string   // after "git" and the fixed options
+	env    []string   // extra variables
+	remote credential // the token's helper and pipe, for a remote's command
+	stdin  io.Reader
+	out    io.Writer // stdout; nil = captured and returned
 }
 
 // fixedOptions apply to every git h9 runs: no hooks, no fsmonitor, and
@@ -67,7 +68,15 @@ const maxGitOutput = 64 << 20
 // (its own session), so ssh cannot ask for a passphrase.
 func (g gitRun) run(ctx context.Context) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, fixedOptions...), g.args...)...)
-	cmd.Dir, cmd.Env, cmd.Stdin = g.dir, gitEnv(g.env), g.stdin
+	cmd.Dir, cmd.Env, cmd.Stdin = g.dir, gitEnv(append(g.remote.env, g.env...)), g.stdin
+	token, err := g.remote.pipe()
+	if err != nil {
+		return nil, err
+	}
+	if token != nil {
+		defer token.Close()
+		cmd.ExtraFiles = []*os.File{token} // tokenFD
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var stdout bytes.Buffer
 	var stderr tailBuffer

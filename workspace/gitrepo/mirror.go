@@ -42,7 +42,7 @@ func (r *Repos) syncMirror(ctx context.Context, repo Repo, waitedSince time.Time
 	if fi, err := os.Stat(filepath.Join(dir, fetchedStamp)); err == nil && fi.ModTime().After(waitedSince) {
 		return "", nil
 	}
-	fetch := gitRun{dir: dir, env: r.remoteEnv(repo), args: []string{"fetch", "--quiet", "--prune", "--no-write-fetch-head",
+	fetch := gitRun{dir: dir, remote: r.remote(repo), args: []string{"fetch", "--quiet", "--prune", "--no-write-fetch-head",
 		"--", repo.URL, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"}}
 	if _, ferr := fetch.run(ctx); ferr != nil {
 		if ctx.Err() != nil || !hasRefs(ctx, dir) {
@@ -146,7 +146,7 @@ func (r *Repos) defaultBranch(ctx context.Context, repo Repo, refs []ref) (strin
 			return head, nil
 		}
 	}
-	out, err := gitRun{dir: dir, env: r.remoteEnv(repo), args: []string{"ls-remote", "--symref", "--", repo.URL, "HEAD"}}.text(ctx)
+	out, err := gitRun{dir: dir, remote: r.remote(repo), args: []string{"ls-remote", "--symref", "--", repo.URL, "HEAD"}}.text(ctx)
 	if err != nil {
 		return "", fmt.Errorf("asking %s for its default branch: %w", repo.Name, redactErr(err, repo, r.cfg.GitHubToken))
 	}

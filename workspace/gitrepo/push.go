@@ -39,7 +39,7 @@ func (r *Repos) Push(ctx context.Context, s Session) (Pushed, error) {
 	if err != nil {
 		return Pushed{}, err
 	}
-	push := gitRun{dir: own, env: r.remoteEnv(repo), args: []string{"push", "--porcelain", "--force-with-lease=" + ref + ":" + expect,
+	push := gitRun{dir: own, remote: r.remote(repo), args: []string{"push", "--porcelain", "--force-with-lease=" + ref + ":" + expect,
 		"--", repo.URL, ref + ":" + ref}}
 	out, err := push.run(ctx)
 	if err != nil {
@@ -57,7 +57,7 @@ func (r *Repos) Push(ctx context.Context, s Session) (Pushed, error) {
 // head), else where h9 last pushed it, so the push is refused.
 func (r *Repos) lease(ctx context.Context, repo Repo, own, ref, head, branch string) (string, error) {
 	pushed, _ := revParse(ctx, own, pushedRef(branch))
-	out, err := gitRun{dir: own, env: r.remoteEnv(repo), args: []string{"ls-remote", "--", repo.URL, ref}}.text(ctx)
+	out, err := gitRun{dir: own, remote: r.remote(repo), args: []string{"ls-remote", "--", repo.URL, ref}}.text(ctx)
 	if err != nil {
 		return "", fmt.Errorf("pushing to %s: %w", repo.Name, redactErr(err, repo, r.cfg.GitHubToken))
 	}

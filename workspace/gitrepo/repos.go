@@ -131,7 +131,7 @@ func (r *Repos) repoDir(repo Repo) string { return filepath.Join(r.cfg.Dir, repo
 
 func (r *Repos) mirrorDir(repo Repo) string { return filepath.Join(r.repoDir(repo), "mirror.git") }
 
-// remoteEnv is what a git child talking to repo's remote needs.
-func (r *Repos) remoteEnv(repo Repo) []string {
-	return credentialEnv(repo.URL, r.cfg.GitHubToken, repo.GitHub)
+// remote is what a git child talking to repo's remote needs.
+func (r *Repos) remote(repo Repo) credential {
+	return credentialFor(repo.URL, r.cfg.GitHubToken, repo.GitHub)
 }
