@@ -50,7 +50,7 @@ func (s *sandbox) bwrapArgs(p place, env []string, argv []string) []string {
 		a = append(a, "--ro-bind", r, r)
 	}
 	roots := s.view.roots()
-	for _, f := range s.view.secrets {
+	for _, f := range secrets() {
 		if underAny(f, roots) {
 			a = append(a, "--ro-bind", "/dev/null", f)
 		}
@@ -72,8 +72,24 @@ func (s *sandbox) bwrapArgs(p place, env []string, argv []string) []string {
 	for _, c := range covers {
 		a = append(a, "--remount-ro", c)
 	}
-	a = append(a, "--remount-ro", "/dev", "--remount-ro", "/", "--")
+	a = append(a, "--remount-ro", "/dev", "--remount-ro", "/")
+	a = append(a, "--seccomp", strconv.Itoa(seccompFD(p)), "--")
 	return append(a, argv...)
+}
+
+// seccompFD is the descriptor bwrap reads the command's seccomp program
+// from: the one after the shared directories' (bwrap_run.go passes it).
+func seccompFD(p place) int { return sharedFD + len(p.shared.files()) }
+
+// bwrapPolicy is the seccomp filter of a command under bwrap: the keyring
+// and inode metadata ioctls always; in plan mode also sockets, SysV IPC and
+// message queues (the workspace is a read-only mount, so the metadata
+// calls fail there anyway).
+func bwrapPolicy(readOnly bool) seccompPolicy {
+	if readOnly {
+		return append(commandPolicy(), isolationSyscalls...)
+	}
+	return commandPolicy()
 }
 
 // covers are the hidden directories that would show through a bound

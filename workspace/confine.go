@@ -77,7 +77,7 @@ func (c *confinement) applyToThread() error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
-	if err := installMetadataFilter(); err != nil && !errors.Is(err, errNoSeccomp) {
+	if err := planPolicy().install(); err != nil && !errors.Is(err, errNoSeccomp) {
 		return fmt.Errorf("installing the seccomp filter: %w", err)
 	}
 	if !c.Landlock {

@@ -126,6 +126,7 @@ type job struct {
 	scratch string // the command's /tmp when bwrap does not make one
 	shared  *sharedMounts
 	stdout  io.Writer // the command's stdout apart from its stderr; nil: both into the output
+	seccomp []byte    // under bwrap: the command's seccomp program (bwrap.go)
 }
 
 func (s *sandbox) prepare(p place, command string) (*job, error) {
@@ -149,9 +150,10 @@ func (s *sandbox) prepare(p place, command string) (*job, error) {
 		}
 		p.shared, j.shared = shared, shared
 		j.spec.Argv = append([]string{s.bwrap}, s.bwrapArgs(p, j.env, argv)...)
+		j.seccomp = bwrapPolicy(p.readOnly).bytes()
 		j.direct = true
 	case p.readOnly:
-		j.spec.Argv = argv
+		j.spec.Argv = []string{s.bash, "-c", guardPlanGit(command)}
 		j.spec.Confine = s.confinement(p, j.scratch)
 		j.spec.Confine.Landlock = s.landlock > 0
 	default:
