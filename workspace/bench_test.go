@@ -12,7 +12,8 @@ import (
 // a bare process; today's bwrap invocation before the hardening (read-only
 // root, started directly); Workspace.Bash with no sandbox (launcher, cgroup,
 // reaping); the hardened bwrap sandbox; and plan mode without bwrap, which is
-// Landlock alone (plus the checker and the seccomp filter).
+// Landlock alone (plus the checker and the seccomp filter); and plan mode
+// under bwrap.
 func BenchmarkBashTrue(b *testing.B) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -30,10 +31,10 @@ func BenchmarkBashTrue(b *testing.B) {
 	for _, c := range []struct {
 		name, sandbox string
 		plan          bool
-	}{{"workspace-none", "none", false}, {"bwrap-hardened", "bwrap", false}, {"landlock", "none", true}} {
+	}{{"workspace-none", "none", false}, {"bwrap-hardened", "bwrap", false}, {"bwrap-plan", "bwrap", true}, {"landlock", "none", true}} {
 		b.Run(c.name, func(b *testing.B) {
 			m := newManager(b, c.sandbox)
-			if c.plan && m.Enforcement().Plan != GuardLandlock {
+			if c.plan && c.sandbox == "none" && m.Enforcement().Plan != GuardLandlock {
 				b.Skip("no Landlock here")
 			}
 			w := openWS(b, m, "bench")
