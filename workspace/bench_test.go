@@ -96,3 +96,25 @@ func BenchmarkReadFile1MiB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlanGitStatus is `git status --short` in plan mode under
+// Landlock: the price of the plan-mode git guard (plan_git.go) on a
+// command that runs git.
+func BenchmarkPlanGitStatus(b *testing.B) {
+	m := newManager(b, "none")
+	if m.Enforcement().Plan != GuardLandlock {
+		b.Skip("no Landlock here")
+	}
+	w := openWS(b, m, "bench")
+	if out, err := exec.Command("git", "init", "-q", w.Dir()).CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v %s", err, out)
+	}
+	ctx := context.Background()
+	start := time.Now()
+	for b.Loop() {
+		if r, err := w.Bash(ctx, "git status --short", BashOptions{ReadOnly: true}); err != nil || r.ExitCode != 0 {
+			b.Fatalf("%+v, %v", r, err)
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/cmd")
+}
