@@ -78,7 +78,7 @@ func writeHostFile(t testing.TB, path, content string) {
 }
 
 // sandboxes lists the levels to run shared tests under.
-var sandboxes = []string{"none", "bwrap"}
+var sandboxes = []string{"none", "bwrap", "landlock"}
 
 // needLandlock fails in CI (whose kernel has it) and skips elsewhere when
 // the kernel has no Landlock.

@@ -14,15 +14,16 @@ import (
 type Level string
 
 const (
-	LevelBwrap Level = "bwrap"
-	LevelNone  Level = "none"
+	LevelBwrap    Level = "bwrap"
+	LevelLandlock Level = "landlock" // execution mode confined by Landlock (confine.go)
+	LevelNone     Level = "none"
 )
 
 // Config configures a Manager.
 type Config struct {
 	Root     string // directory holding one folder per session ($H9_DATA_DIR/workspaces)
 	Template string // optional directory copied into each NEW workspace (H9_WORKSPACE_TEMPLATE)
-	Sandbox  string // "auto" (default when ""), "bwrap" (required; error if unusable), "none"
+	Sandbox  string // "auto" (default when ""), "bwrap" or "landlock" (required; error if unusable), "none"
 	// Hidden are existing directories a command never sees, whatever else
 	// is shown: H9_DATA_DIR, with h9.db, every workspace and any cache kept
 	// there. Root is always hidden; a command sees its own workspace only.

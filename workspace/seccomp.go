@@ -62,6 +62,20 @@ type seccompPolicy []uintptr
 // commandPolicy applies to every command outside plan mode.
 func commandPolicy() seccompPolicy { return seccompPolicy(keyringSyscalls) }
 
+// execPolicy applies to execution mode under Landlock: no namespace holds
+// SysV IPC or message queues there, so they are refused (they would
+// outlive the command and its limits), and io_uring, whose operations
+// Landlock does not all see.
+func execPolicy() seccompPolicy {
+	p := append([]uintptr{}, keyringSyscalls...)
+	for _, nr := range isolationSyscalls {
+		if nr != unix.SYS_SOCKET && nr != unix.SYS_SOCKETPAIR {
+			p = append(p, nr)
+		}
+	}
+	return p
+}
+
 // planPolicy applies to plan mode without bwrap.
 func planPolicy() seccompPolicy {
 	p := append(append([]uintptr{}, keyringSyscalls...), metadataSyscalls...)

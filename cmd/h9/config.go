@@ -28,7 +28,7 @@ type Config struct {
 
 	Model             string         `split_words:"true" default:"gpt-4.1" desc:"model name sent to the endpoint"`
 	DataDir           string         `split_words:"true" default:"./h9-data" desc:"directory for h9.db and workspaces/<session-id>/"`
-	Sandbox           string         `split_words:"true" default:"auto" desc:"auto (bubblewrap when it works, else unsandboxed with a warning), bwrap (required) or none"`
+	Sandbox           string         `split_words:"true" default:"auto" desc:"auto (bubblewrap when it works, else Landlock-confined, else refuse to start), bwrap or landlock (required), or none (unsandboxed)"`
 	SandboxROPaths    []string       `split_words:"true" desc:"comma-separated absolute paths shown read-only in the sandbox (a shared toolchain or module cache)"`
 	SandboxMemory     workspace.Size `split_words:"true" default:"4GiB" desc:"memory of one command, all its processes together (cgroup)"`
 	SandboxPids       int            `split_words:"true" default:"1024" desc:"processes and threads of one command at once (cgroup)"`
@@ -128,7 +128,7 @@ func (c *Config) validate() error {
 		func() error { return checkModelURL(c.OpenAIBaseURL) },
 		func() error { return nonEmpty("H9_MODEL", c.Model) },
 		func() error { return nonEmpty("H9_DATA_DIR", c.DataDir) },
-		func() error { return oneOf("H9_SANDBOX", c.Sandbox, "auto", "bwrap", "none") },
+		func() error { return oneOf("H9_SANDBOX", c.Sandbox, "auto", "bwrap", "landlock", "none") },
 		func() error { return oneOf("H9_LOG_FORMAT", c.LogFormat, "text", "json") },
 		func() error { return oneOf("H9_LOG_LEVEL", c.LogLevel, "debug", "info", "warn", "error") },
 		func() error { return positive("H9_MAX_STEPS", c.MaxSteps) },

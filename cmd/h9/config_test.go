@@ -122,7 +122,7 @@ var configErrors = []struct {
 	{"API URL without slash", []string{"SLACK_API_URL", "https://slack.com/api"}, nil, ErrInvalidSetting, `SLACK_API_URL must end in / (got "https://slack.com/api")`},
 	{"API URL not a URL", []string{"SLACK_API_URL", "slack.com/api/"}, nil, ErrInvalidSetting, `SLACK_API_URL must be an http(s) URL (got "slack.com/api/")`},
 	{"OpenAI URL not a URL", []string{"OPENAI_BASE_URL", "localhost:8080"}, nil, ErrInvalidSetting, `OPENAI_BASE_URL must be an http(s) URL (got "localhost:8080")`},
-	{"bad sandbox", []string{"H9_SANDBOX", "docker"}, nil, ErrInvalidSetting, `H9_SANDBOX must be one of auto, bwrap, none (got "docker")`},
+	{"bad sandbox", []string{"H9_SANDBOX", "docker"}, nil, ErrInvalidSetting, `H9_SANDBOX must be one of auto, bwrap, landlock, none (got "docker")`},
 	{"bad memory", []string{"H9_SANDBOX_MEMORY", "lots"}, nil, ErrInvalidSetting, `H9_SANDBOX_MEMORY="lots" is not a valid size (e.g. 4GiB, 512MiB)`},
 	{"zero file size", []string{"H9_SANDBOX_FILE_SIZE", "0"}, nil, ErrInvalidSetting, `H9_SANDBOX_FILE_SIZE="0" is not a valid size (e.g. 4GiB, 512MiB)`},
 	{"zero pids", []string{"H9_SANDBOX_PIDS", "0"}, nil, ErrInvalidSetting, `H9_SANDBOX_PIDS must be greater than 0 (got 0)`},

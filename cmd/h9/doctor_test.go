@@ -147,16 +147,16 @@ func TestDoctorVerifiesSandboxGuarantees(t *testing.T) {
 	}
 }
 
-// Without bubblewrap, plan mode is still verified; execution mode is
-// reported as unsandboxed.
+// With H9_SANDBOX=none, plan mode is still verified; execution mode is
+// reported as unsandboxed, a failure (✗).
 func TestDoctorSandboxNoneVerifiesPlanMode(t *testing.T) {
 	doctorEnv(t, fakemodel.WithModels("gpt-test"))
 	t.Setenv("H9_SANDBOX", "none")
 	lines, err := doctorLines(t)
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		t.Error("doctor passed with H9_SANDBOX=none")
 	}
-	wantMark(t, lines, "sandbox", "⚠", "H9_SANDBOX=none", "plan mode read-only by")
+	wantMark(t, lines, "sandbox", "✗", "H9_SANDBOX=none", "plan mode read-only by")
 	if strings.Contains(lines["sandbox"], "by landlock") {
 		wantMark(t, lines, "sandbox/plan mode read-only", "✓", "Landlock")
 		wantMark(t, lines, "sandbox/no capabilities, no_new_privs", "✓", "in plan mode")
@@ -314,10 +314,25 @@ func TestDoctorSandboxNone(t *testing.T) {
 	doctorEnv(t, fakemodel.WithModels("gpt-test"))
 	t.Setenv("H9_SANDBOX", "none")
 	lines, err := doctorLines(t)
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		t.Error("doctor passed with H9_SANDBOX=none")
 	}
-	wantMark(t, lines, "sandbox", "⚠", "H9_SANDBOX=none")
+	wantMark(t, lines, "sandbox", "✗", "H9_SANDBOX=none")
+}
+
+// The Landlock execution mode is a sandbox doctor verifies live: every
+// guarantee it checks holds (✓ lines only), with a warning that
+// bubblewrap would add namespaces.
+func TestDoctorSandboxLandlock(t *testing.T) {
+	doctorEnv(t, fakemodel.WithModels("gpt-test"))
+	t.Setenv("H9_SANDBOX", "landlock")
+	lines, _ := doctorLines(t)
+	wantMark(t, lines, "sandbox", "⚠", "confined by Landlock")
+	for name, l := range lines {
+		if strings.HasPrefix(name, "sandbox/") && strings.HasPrefix(l, "✗") {
+			t.Errorf("doctor: %s", l)
+		}
+	}
 }
 
 func TestDoctorExitCode(t *testing.T) {
