@@ -196,6 +196,10 @@ func (s *sandbox) prepare(p place, command string) (*job, error) {
 		j.spec.Confine = s.confinement(p, j.scratch)
 		j.spec.Confine.Landlock = s.landlock > 0
 	case s.level == LevelLandlock:
+		if err := protectBorrowed(p.dir); err != nil {
+			j.cleanup()
+			return nil, fmt.Errorf("protecting the workspace's shared objects: %w", err)
+		}
 		j.spec.Argv = argv
 		j.spec.Confine = s.execConfinement(p, j.scratch)
 	default:
