@@ -88,5 +88,8 @@ func sandboxLine(l workspace.Level) string {
 	if l == workspace.LevelBwrap {
 		return "bash runs in a bubblewrap sandbox: no network, read-only system, writable workspace, private /tmp."
 	}
+	if l == workspace.LevelLandlock {
+		return "bash runs confined by Landlock: it may write only the workspace, its home and /tmp; no TCP network."
+	}
 	return "bash runs without a sandbox, directly on the host, inside the workspace directory; be careful."
 }
