@@ -48,33 +48,37 @@ func TestCheckpointCannotBeRedirectedToAnotherRepository(t *testing.T) {
 		"symlink":     `ln -s OTHER .git/plant`,
 		".git file":   `mkdir .git/plant; printf 'gitdir: %s\n' OTHER > .git/plant/.git`,
 	}
-	for name, plant := range plants {
-		t.Run(name, func(t *testing.T) {
-			remote := newRemote(t, map[string]string{"a.txt": "x\n"})
-			f := newFixture(t, "bwrap", Repo{Name: "r", URL: remote})
-			otherGit, private := otherSession(f)
-			s := f.prepare("r")
-			ws := f.open(s)
-			dir := f.dir(s)
-			writeFiles(t, dir, map[string]string{
-				".w.sh":          raceWatcher(strings.ReplaceAll(plant, "OTHER", otherGit)),
-				".gitattributes": "trigger.txt filter=w\n",
-				"trigger.txt":    "go\n",
-			})
-			f.bash(ws, "git config filter.w.clean 'bash .w.sh' && head -c 30000000 /dev/urandom > big.bin", false)
-			own := f.own(s)
-			c, err := f.repos.Checkpoint(f.ctx, ws, s, "todo", nil)
-			t.Logf("checkpoint: %+v, %v", c, err)
-			if out := gitMaybe(own, "cat-file", "-e", private+"^{commit}"); out == nil {
-				t.Fatalf("the session's repository holds another session's private commit %s", private)
-			}
-			if files := git(t, own, "ls-tree", "-r", "--name-only", "refs/heads/"+s.Branch); strings.Contains(files, "private.txt") {
-				t.Fatalf("the session branch has another session's file:\n%s", files)
-			}
-			if err != nil || c == nil || !strings.Contains(git(t, own, "ls-tree", "-r", "--name-only", c.ID), "big.bin") {
-				t.Errorf("the session's own checkpoint was not taken: %+v, %v", c, err)
-			}
-		})
+	for _, sandbox := range []string{"bwrap", "landlock"} {
+		for name, plant := range plants {
+			t.Run(sandbox+"/"+name, func(t *testing.T) { raceCheckpoint(t, sandbox, plant) })
+		}
+	}
+}
+
+// raceCheckpoint runs the race of raceWatcher with plant in a sandbox.
+func raceCheckpoint(t *testing.T, sandbox, plant string) {
+	remote := newRemote(t, map[string]string{"a.txt": "x\n"})
+	f := newFixture(t, sandbox, Repo{Name: "r", URL: remote})
+	otherGit, private := otherSession(f)
+	s := f.prepare("r")
+	ws := f.open(s)
+	dir := f.dir(s)
+	writeFiles(t, dir, map[string]string{
+		".w.sh":          raceWatcher(strings.ReplaceAll(plant, "OTHER", otherGit)),
+		".gitattributes": "trigger.txt filter=w\n",
+		"trigger.txt":    "go\n",
+	})
+	f.bash(ws, "git config filter.w.clean 'bash .w.sh' && head -c 30000000 /dev/urandom > big.bin", false)
+	own := f.own(s)
+	c, err := f.repos.Checkpoint(f.ctx, ws, s, "todo", nil)
+	if gitMaybe(own, "cat-file", "-e", private+"^{commit}") == nil {
+		t.Fatalf("the session's repository holds another session's private commit %s", private)
+	}
+	if files := git(t, own, "ls-tree", "-r", "--name-only", "refs/heads/"+s.Branch); strings.Contains(files, "private.txt") {
+		t.Fatalf("the session branch has another session's file:\n%s", files)
+	}
+	if err != nil || c == nil || !strings.Contains(git(t, own, "ls-tree", "-r", "--name-only", c.ID), "big.bin") {
+		t.Errorf("the session's own checkpoint was not taken: %+v, %v", c, err)
 	}
 }
 
