@@ -13,7 +13,7 @@ import (
 // root, started directly); Workspace.Bash with no sandbox (launcher, cgroup,
 // reaping); the hardened bwrap sandbox; and plan mode without bwrap, which is
 // Landlock alone (plus the checker and the seccomp filter); and plan mode
-// under bwrap.
+// under bwrap; and the Landlock execution mode.
 func BenchmarkBashTrue(b *testing.B) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -31,7 +31,7 @@ func BenchmarkBashTrue(b *testing.B) {
 	for _, c := range []struct {
 		name, sandbox string
 		plan          bool
-	}{{"workspace-none", "none", false}, {"bwrap-hardened", "bwrap", false}, {"bwrap-plan", "bwrap", true}, {"landlock", "none", true}} {
+	}{{"workspace-none", "none", false}, {"bwrap-hardened", "bwrap", false}, {"bwrap-plan", "bwrap", true}, {"landlock", "none", true}, {"landlock-exec", "landlock", false}} {
 		b.Run(c.name, func(b *testing.B) {
 			m := newManager(b, c.sandbox)
 			if c.plan && c.sandbox == "none" && m.Enforcement().Plan != GuardLandlock {
