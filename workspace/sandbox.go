@@ -261,12 +261,5 @@ func (s *sandbox) planGuard() PlanGuard {
 	return GuardChecker
 }
 
-func planGuardFor(abi int) string {
-	if abi > 0 {
-		return fmt.Sprintf("Landlock (ABI %d) and the read-only command checker", abi)
-	}
-	return "the read-only command checker alone"
-}
-
 // homeDir is where a session's home lives, next to the workspaces.
 func homeDir(root, name string) string { return filepath.Join(root, ".home", name) }
