@@ -34,6 +34,10 @@ type RunOptions struct {
 	// Checkpoint, when set, records a completed todo's changes (see
 	// Checkpointer).
 	Checkpoint Checkpointer
+	// Files are the files shared with a task or reply request, already in
+	// the workspace: the prompt names them, and images among them go to a
+	// model that sees images (vision.go). Other intents ignore them.
+	Files []Attachment
 }
 
 // Result is the outcome of a run.
@@ -55,7 +59,7 @@ func (e *Engine) Run(ctx context.Context, sessionID string, req Request, opts Ru
 	intent, started := intentLabel(req.Intent), time.Now()
 	e.metrics.RunStarted(intent)
 	defer func() { e.metrics.RunEnded(intent, runOutcome(err), time.Since(started)) }() // after the recover below
-	prompt, err := req.prompt()
+	prompt, err := req.prompt(opts.Files)
 	if err == nil && !opts.Mode.Valid() {
 		err = fmt.Errorf("%w: %d", ErrInvalidMode, int(opts.Mode))
 	}

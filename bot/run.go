@@ -19,6 +19,7 @@ type runHandle struct {
 	// checkpoint commits a completed todo's changes (a session with a
 	// repository, in execution mode); nil: none.
 	checkpoint agent.Checkpointer
+	files      []agent.Attachment // shared with the request, to download first
 }
 
 // launch starts the run e asks for, unless one is in flight (the seed's
@@ -36,6 +37,9 @@ func (a *actor) launch(e effStartRun) {
 	ctx, cancel := context.WithCancel(a.b.runCtx)
 	a.seq++
 	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: e.mode, budget: e.budget, gate: gate}
+	if e.req == a.rec.Request {
+		a.run.files = slices.Clone(a.rec.Files)
+	}
 	if r := a.rec.Repo; r != nil && r.Ready && e.mode != planning.PlanModePlan && a.b.cfg.Repos != nil {
 		a.run.checkpoint = a.b.checkpointer(a.log, *r, a.rec.ID, a.rec.Owner)
 	}
@@ -57,7 +61,9 @@ func (a *actor) execute(ctx context.Context, id string, h *runHandle, req agent.
 			return
 		}
 	}
-	opts := agent.RunOptions{Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint}
+	var files []agent.Attachment
+	req, files = a.withAttachments(ctx, id, req, h.files)
+	opts := agent.RunOptions{Files: files, Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint}
 	if h.mode == planning.PlanModeAutoEdit {
 		opts.Approve = a.approver(h)
 	}

@@ -95,7 +95,7 @@ func (r *Repos) commitScript(message, last, base string) string {
 		shellQuote(a.Name), shellQuote(a.Email), shellQuote(a.Name), shellQuote(a.Email))
 	b.WriteString("g() { git -c core.hooksPath=/dev/null -c commit.gpgSign=false -c core.fsmonitor=false \"$@\"; }\n")
 	fmt.Fprintf(&b, "rm -f %s\n", bundleFile)
-	b.WriteString("g add --all . || exit 3\n")
+	b.WriteString(stageScript)
 	b.WriteString("if ! g diff --cached --quiet; then\n")
 	fmt.Fprintf(&b, "g commit --quiet --no-verify --cleanup=verbatim --file=- <<'%s' || exit 4\n%s\n%s\nfi\n", end, message, end)
 	b.WriteString("head=$(g rev-parse --verify --quiet 'HEAD^{commit}') || exit 5\n")
