@@ -74,6 +74,8 @@ func botConfig(cfg Config, st storage, engine bot.Agent, repos bot.Repos, ws *wo
 		Fleet:             st.fleet,
 		Agent:             engine,
 		Repos:             repos,
+		Workspaces:        ws,
+		AttachmentMax:     int64(cfg.AttachmentMax),
 		SandboxLevel:      string(ws.Level()),
 		SandboxWarning:    ws.Warning(),
 		AllowedUsers:      cfg.AllowedUsers,

@@ -1,0 +1,104 @@
+package bot
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/fakeslack"
+)
+
+// attachmentPath is where a file shared on message ts lands.
+func (e *env) attachmentPath(ts, name string) string {
+	e.t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(e.wsRoot, "*"))
+	for _, d := range dirs {
+		p := filepath.Join(d, ".h9", "attachments", ts+"-"+name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// A reply with files while a run is in flight is queued with its files;
+// when its run starts they are downloaded with the bot token into
+// .h9/attachments/<ts>-<name>, and the request names their paths. A file
+// whose name would leave the folder, one over H9_ATTACHMENT_MAX and one
+// Slack will not serve are named in the thread with the reason; the rest
+// of the message still reaches the agent.
+func TestRepliedFilesReachTheAgent(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.AttachmentMax = 1 << 10 })
+	replies := gate(t, e)
+	thread := e.startSession("run", "look at the bug")
+	e.waitFor("the first model request", func() bool { return e.model.Calls() == 1 })
+
+	log := bytes.Repeat([]byte("panic: nil map\n"), 20)
+	ts, err := e.slack.PostUserFiles(e.ctx, testUser, testChannel, thread, "here is the log", []fakeslack.UserFile{
+		{Name: "app.log", Mimetype: "text/plain", Content: log},
+		{Name: "../../escape.sh", Mimetype: "text/plain", Content: []byte("rm -rf /")},
+		{Name: "big.bin", Mimetype: "application/octet-stream", Content: make([]byte, 2<<10)},
+		{Name: "gone.txt", Mimetype: "text/plain", Content: []byte("x"), Missing: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := e.waitMessage(thread, "did not take these files", 1)
+	for _, want := range []string{"`../../escape.sh`: its name contains a path separator", "`big.bin`: it is 2.0 KiB, over the 1.0 KiB limit (H9_ATTACHMENT_MAX)"} {
+		if !strings.Contains(refused.Text, want) {
+			t.Errorf("refusal %q lacks %q", refused.Text, want)
+		}
+	}
+	e.waitFor("the queued reaction", func() bool {
+		m, _ := e.slack.Message(testChannel, ts)
+		return slices.Contains(m.Reactions, reactionQueued)
+	})
+	if ids, _ := e.slack.Downloads(); len(ids) != 0 {
+		t.Errorf("files were downloaded before their run: %v", ids)
+	}
+
+	replies <- fakemodel.Text("first part done")
+	e.waitFor("the queued reply's run", func() bool { return e.model.Calls() == 2 })
+	failed := e.waitMessage(thread, "could not download one file", 1)
+	if !strings.Contains(failed.Text, "`gone.txt`: Slack would not serve it (404 Not Found)") {
+		t.Errorf("download failure %q does not name the file and the reason", failed.Text)
+	}
+	got := e.lastUserMessage(1)
+	want := ".h9/attachments/" + ts + "-app.log"
+	if !strings.HasPrefix(got, "here is the log") || !strings.Contains(got, want) || strings.Contains(got, "gone.txt") {
+		t.Errorf("the request %q does not name %s (and only the files downloaded)", got, want)
+	}
+	p := e.attachmentPath(ts, "app.log")
+	if data, err := os.ReadFile(p); err != nil || !bytes.Equal(data, log) {
+		t.Errorf("the workspace's %s = %d bytes, %v; want the shared log", want, len(data), err)
+	}
+	if _, refusedDownloads := e.slack.Downloads(); refusedDownloads != 0 {
+		t.Errorf("%d downloads came without the bot token", refusedDownloads)
+	}
+	replies <- fakemodel.Text("read it")
+	e.waitMessage(thread, "read it", 1)
+}
+
+// The @h9 mention that starts a session brings its files: the session's
+// first request names them.
+func TestMentionFilesStartTheSession(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(fakemodel.Text("plan ready"))
+	ts, err := e.slack.MentionFiles(e.ctx, testUser, testChannel, "", "fix what the screenshot shows",
+		[]fakeslack.UserFile{{Name: "shot.txt", Mimetype: "text/plain", Content: []byte("error 500")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("the first model request", func() bool { return e.model.Calls() == 1 })
+	got := e.lastUserMessage(0)
+	if !strings.Contains(got, "fix what the screenshot shows") || !strings.Contains(got, ".h9/attachments/"+ts+"-shot.txt") {
+		t.Errorf("first request %q does not name the mention's file", got)
+	}
+	if ids, _ := e.slack.Downloads(); len(ids) != 1 {
+		t.Errorf("downloads = %v, want the one file once (the mention's two events are one message)", ids)
+	}
+}
