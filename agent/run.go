@@ -38,6 +38,9 @@ type RunOptions struct {
 	// the workspace: the prompt names them, and images among them go to a
 	// model that sees images (vision.go). Other intents ignore them.
 	Files []Attachment
+	// Share uploads share_file's files into the session's thread; nil:
+	// the tool says files cannot be shared.
+	Share FileSharer
 }
 
 // Result is the outcome of a run.

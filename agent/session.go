@@ -62,7 +62,7 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 	if err != nil {
 		return r, fmt.Errorf("%w: session %s: %w", ErrWorkspace, id, err)
 	}
-	r.env = &toolEnv{sessionID: id, wsm: wsm, readOnly: r.mode == planning.PlanModePlan, todos: todos}
+	r.env = &toolEnv{sessionID: id, wsm: wsm, readOnly: r.mode == planning.PlanModePlan, todos: todos, share: opts.Share}
 	if trackWork {
 		// The log follows the stored list, whatever changed it since.
 		r.state.Work.Track(todos.Read())
