@@ -41,6 +41,10 @@ type RunOptions struct {
 	// Share uploads share_file's files into the session's thread; nil:
 	// the tool says files cannot be shared.
 	Share FileSharer
+	// ChannelInstructions are the instructions of the session's Slack
+	// channel (/h9 instructions): the system prompt gives them after
+	// AGENTS.md, marked as the channel's.
+	ChannelInstructions string
 }
 
 // Result is the outcome of a run.

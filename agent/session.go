@@ -83,6 +83,7 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 	r.env.skills = skills
 	sys := systemPrompt(promptInfo{
 		WorkspaceDir: dir, Mode: r.mode, Sandbox: wsm.Level(), Skills: skills, AgentsMD: readAgentsMD(dir),
+		Channel: opts.ChannelInstructions, Repository: isCheckout(dir),
 	})
 	r.msgs = make([]Message, 0, len(history)+32)
 	r.msgs = append(r.msgs, systemMessage(sys))
