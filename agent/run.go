@@ -101,7 +101,7 @@ func (r *run) loop(ctx context.Context, intent Intent, prompt string) (string, e
 		return "", r.budgetError(ErrOverBudget) // nothing happened, so nothing to store
 	}
 	if intent != IntentProceed || !awaitsAnswer(r.msgs) {
-		r.append(userMessage(planPrompt(r.mode, prompt)))
+		r.append(r.withImages(userMessage(planPrompt(r.mode, prompt))))
 	}
 	if gate := r.opts.Gate; gate != nil {
 		if err := gate(); err != nil {

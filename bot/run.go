@@ -84,6 +84,8 @@ func (a *actor) onEvent(ev agent.Event) {
 	case agent.EventUsage, agent.EventRunStarted:
 		spend := a.b.cfg.tokenRules().spend(ev.Total)
 		a.check.note(func(c *render.Checklist) { c.Spend = spend })
+	case agent.EventImagesRefused:
+		a.push(msgNote{text: ev.Text})
 	case agent.EventToolStarted:
 		activity := ev.Tool
 		if ev.Summary != "" {

@@ -109,6 +109,7 @@ func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logg
 		MaxRetries:    cfg.ModelRetries,
 		Logger:        log.With("component", "agent"),
 		Metrics:       metrics,
+		Vision:        agent.Vision(cfg.ModelVision),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
