@@ -2,14 +2,17 @@ package bot
 
 import (
 	"bytes"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/workspace"
 )
 
 // attachmentPath is where a file shared on message ts lands.
@@ -100,5 +103,45 @@ func TestMentionFilesStartTheSession(t *testing.T) {
 	}
 	if ids, _ := e.slack.Downloads(); len(ids) != 1 {
 		t.Errorf("downloads = %v, want the one file once (the mention's two events are one message)", ids)
+	}
+}
+
+// Slack's sign-in page (what an app without files:read, or a wrong token,
+// gets instead of the file), a link off Slack, and a file larger than
+// announced are refused with the reason and leave nothing in the
+// workspace; the token goes to Slack's own hosts only.
+func TestAttachmentDownloadRefusals(t *testing.T) {
+	e := newEnv(t)
+	wsm, err := workspace.NewManager(workspace.Config{Root: t.TempDir(), Sandbox: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := wsm.Open("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	good := e.slack.ShareFile(testUser, fakeslack.UserFile{Name: "a.log", Mimetype: "text/plain", Content: []byte("hello")})
+	wrong := &Bot{cfg: Config{BotToken: "xoxb-other", APIURL: e.slack.APIURL(), AttachmentMax: 1 << 20}, files: http.DefaultClient}
+	right := &Bot{cfg: Config{BotToken: e.slack.Options().BotToken, APIURL: e.slack.APIURL(), AttachmentMax: 1 << 20}, files: http.DefaultClient}
+	for _, c := range []struct {
+		b    *Bot
+		f    agent.Attachment
+		want string
+	}{
+		{wrong, agent.Attachment{Path: ".h9/attachments/1.1-a.log", Name: "a.log", Size: 5, Source: good}, "sign-in page instead of the file"},
+		{right, agent.Attachment{Path: ".h9/attachments/1.2-a.log", Name: "a.log", Size: 5, Source: "https://attacker.example/a.log"}, "does not lead to Slack"},
+		{right, agent.Attachment{Path: ".h9/attachments/1.3-a.log", Name: "a.log", Size: 4, Source: good}, "Slack sent 5 bytes of the 4 it announced"},
+	} {
+		err := c.b.fetchAttachment(e.ctx, ws, c.f)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s from %s: %v, want %q", c.f.Path, c.f.Source, err, c.want)
+		}
+		if _, statErr := os.Stat(filepath.Join(ws.Dir(), c.f.Path)); statErr == nil {
+			t.Errorf("%s was left in the workspace", c.f.Path)
+		}
+	}
+	if err := right.fetchAttachment(e.ctx, ws, agent.Attachment{Path: ".h9/attachments/1.4-a.log", Name: "a.log", Size: 5, Source: good}); err != nil {
+		t.Errorf("the bot token's download: %v", err)
 	}
 }

@@ -124,3 +124,11 @@ func (s *Server) serveSharedFile(w http.ResponseWriter, hr *http.Request) {
 		w.Write(f.Content)
 	}
 }
+
+// ShareFile stores a user's file without posting a message and returns
+// its url_private_download.
+func (s *Server) ShareFile(user string, f UserFile) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shareLocked(user, []UserFile{f})[0]["url_private_download"].(string)
+}
