@@ -84,18 +84,28 @@ func (r *run) imageURL(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
-	if err != nil {
+	head := make([]byte, 512) // what DetectContentType looks at
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return "", err
 	}
-	if len(data) > maxImageBytes {
-		return "", errors.New("too large to send as an image")
-	}
-	kind := http.DetectContentType(data)
+	kind := http.DetectContentType(head[:n])
 	switch kind {
 	case "image/png", "image/jpeg", "image/gif", "image/webp":
 	default:
-		return "", nil
+		return "", nil // not an image: only its path goes to the model
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if fi.Size() > maxImageBytes {
+		return "", errors.New("too large to send as an image")
+	}
+	data := make([]byte, fi.Size())
+	copy(data, head[:n])
+	if _, err := io.ReadFull(f, data[n:]); err != nil {
+		return "", err
 	}
 	data, kind, err = fitImage(data, kind)
 	if err != nil {
