@@ -68,15 +68,15 @@ func (b *Bot) fetchAttachment(ctx context.Context, ws *workspace.Workspace, f ag
 	req.Header.Set("Authorization", "Bearer "+b.cfg.BotToken)
 	resp, err := b.files.Do(req)
 	if err != nil {
-		return fmt.Errorf("Slack could not be reached for it (%s)", errWords(err))
+		return fmt.Errorf("it could not be fetched: Slack did not answer (%s)", errWords(err))
 	}
 	defer resp.Body.Close()
 	limit := b.cfg.attachmentMax()
 	switch {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		return fmt.Errorf("Slack would not serve it (%s)", resp.Status)
+		return fmt.Errorf("it was not served (Slack answered %s)", resp.Status)
 	case isWebPage(resp.Header.Get("Content-Type")) && !isWebPage(mime.TypeByExtension(extOf(f.Name))):
-		return errors.New("Slack sent a sign-in page instead of the file (the app may lack the files:read scope: reinstall it from manifest.yml)")
+		return errors.New("instead of the file, Slack sent a sign-in page (the app may lack the files:read scope: reinstall it from manifest.yml)")
 	case resp.ContentLength > limit:
 		return fmt.Errorf("it is %s, over the %s limit (H9_ATTACHMENT_MAX)", sizeWords(resp.ContentLength), sizeWords(limit))
 	}
@@ -90,7 +90,7 @@ func (b *Bot) fetchAttachment(ctx context.Context, ws *workspace.Workspace, f ag
 		return fmt.Errorf("it could not be saved in the workspace (%s)", errWords(err))
 	case f.Size > 0 && n != f.Size:
 		ws.Remove(f.Path)
-		return fmt.Errorf("Slack sent %d bytes of the %d it announced", n, f.Size)
+		return fmt.Errorf("it came as %d bytes, not the %d Slack announced", n, f.Size)
 	}
 	return nil
 }

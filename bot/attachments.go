@@ -97,7 +97,7 @@ func (b *Bot) attachments(ts string, files []sharedFile) (take []agent.Attachmen
 		case !tsRE.MatchString(ts):
 			err = fmt.Errorf("its message has no usable timestamp")
 		case f.Mode == "tombstone" || f.Mode == "hidden_by_limit" || f.URL == "":
-			err = fmt.Errorf("Slack gives no download link for it")
+			err = fmt.Errorf("there is no download link for it")
 		case f.Size > limit:
 			err = fmt.Errorf("it is %s, over the %s limit (H9_ATTACHMENT_MAX)", sizeWords(f.Size), sizeWords(limit))
 		}

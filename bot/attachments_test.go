@@ -67,7 +67,7 @@ func TestRepliedFilesReachTheAgent(t *testing.T) {
 	replies <- fakemodel.Text("first part done")
 	e.waitFor("the queued reply's run", func() bool { return e.model.Calls() == 2 })
 	failed := e.waitMessage(thread, "could not download one file", 1)
-	if !strings.Contains(failed.Text, "`gone.txt`: Slack would not serve it (404 Not Found)") {
+	if !strings.Contains(failed.Text, "`gone.txt`: it was not served (Slack answered 404 Not Found)") {
 		t.Errorf("download failure %q does not name the file and the reason", failed.Text)
 	}
 	got := e.lastUserMessage(1)
@@ -129,9 +129,9 @@ func TestAttachmentDownloadRefusals(t *testing.T) {
 		f    agent.Attachment
 		want string
 	}{
-		{wrong, agent.Attachment{Path: ".h9/attachments/1.1-a.log", Name: "a.log", Size: 5, Source: good}, "sign-in page instead of the file"},
+		{wrong, agent.Attachment{Path: ".h9/attachments/1.1-a.log", Name: "a.log", Size: 5, Source: good}, "Slack sent a sign-in page"},
 		{right, agent.Attachment{Path: ".h9/attachments/1.2-a.log", Name: "a.log", Size: 5, Source: "https://attacker.example/a.log"}, "does not lead to Slack"},
-		{right, agent.Attachment{Path: ".h9/attachments/1.3-a.log", Name: "a.log", Size: 4, Source: good}, "Slack sent 5 bytes of the 4 it announced"},
+		{right, agent.Attachment{Path: ".h9/attachments/1.3-a.log", Name: "a.log", Size: 4, Source: good}, "it came as 5 bytes, not the 4 Slack announced"},
 	} {
 		err := c.b.fetchAttachment(e.ctx, ws, c.f)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
