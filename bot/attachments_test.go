@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
@@ -143,5 +144,37 @@ func TestAttachmentDownloadRefusals(t *testing.T) {
 	}
 	if err := right.fetchAttachment(e.ctx, ws, agent.Attachment{Path: ".h9/attachments/1.4-a.log", Name: "a.log", Size: 5, Source: good}); err != nil {
 		t.Errorf("the bot token's download: %v", err)
+	}
+}
+
+// A reply with files queued behind a run, then a restart: the resumed
+// run goes on, and the queued reply's run downloads its files and names
+// them; nothing is downloaded before, nothing is lost.
+func TestQueuedFilesSurviveARestart(t *testing.T) {
+	e := newEnv(t)
+	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:in_progress")), fakemodel.Text("never").WithLatency(time.Minute))
+	thread := e.startSession("run", "long haul")
+	e.waitFor("the slow model request", func() bool { return e.model.Calls() == 2 })
+	ts, err := e.slack.PostUserFiles(e.ctx, testUser, testChannel, thread, "also this log",
+		[]fakeslack.UserFile{{Name: "late.log", Mimetype: "text/plain", Content: []byte("late")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("the queued reaction", func() bool {
+		m, _ := e.slack.Message(testChannel, ts)
+		return slices.Contains(m.Reactions, reactionQueued)
+	})
+
+	e.model.Enqueue(worked("a:completed"), fakemodel.Text("Finished after restart."), fakemodel.Text("read the late log"))
+	e.restart()
+	e.waitMessage(thread, "read the late log", 1)
+	if got := e.lastUserMessage(-1); !strings.Contains(got, ".h9/attachments/"+ts+"-late.log") {
+		t.Errorf("the queued reply ran as %q, without its file", got)
+	}
+	if p := e.attachmentPath(ts, "late.log"); p == "" {
+		t.Error("the queued file is not in the workspace")
+	}
+	if ids, _ := e.slack.Downloads(); len(ids) != 1 {
+		t.Errorf("downloads = %v, want the one file once", ids)
 	}
 }
