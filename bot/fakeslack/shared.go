@@ -23,6 +23,7 @@ type UserFile struct {
 // with the bot token only; guarded by Server.mu.
 type sharedFiles struct {
 	byID      map[string]*UserFile
+	meta      map[string]map[string]any // id → its file object, for files.info
 	downloads []string // ids, one per download served with the bot token
 	refused   int      // downloads without the bot token
 }
@@ -77,7 +78,7 @@ func (s *Server) MentionFiles(ctx context.Context, user, channel, threadTS, text
 // shareLocked stores files and returns their event objects.
 func (s *Server) shareLocked(user string, files []UserFile) []map[string]any {
 	if s.shared.byID == nil {
-		s.shared.byID = map[string]*UserFile{}
+		s.shared.byID, s.shared.meta = map[string]*UserFile{}, map[string]map[string]any{}
 	}
 	var out []map[string]any
 	for _, f := range files {
@@ -89,9 +90,11 @@ func (s *Server) shareLocked(user string, files []UserFile) []map[string]any {
 			size = len(f.Content)
 		}
 		url := s.srv.URL + "/files-pri/" + s.opts.TeamID + "-" + id + "/" + f.Name
-		out = append(out, map[string]any{"id": id, "name": f.Name, "title": f.Name, "mimetype": f.Mimetype,
+		obj := map[string]any{"id": id, "name": f.Name, "title": f.Name, "mimetype": f.Mimetype,
 			"filetype": "", "user": user, "mode": "hosted", "size": size, "url_private": url,
-			"url_private_download": url + "?dl=1", "is_external": false})
+			"url_private_download": url + "?dl=1", "is_external": false}
+		s.shared.meta[id] = obj
+		out = append(out, obj)
 	}
 	return out
 }
@@ -131,4 +134,14 @@ func (s *Server) ShareFile(user string, f UserFile) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.shareLocked(user, []UserFile{f})[0]["url_private_download"].(string)
+}
+
+// filesInfo answers files.info for a file a user shared (the bot token
+// only, as every Web API method here checks).
+func (s *Server) filesInfo(r *apiRequest) reply {
+	obj, found := s.shared.meta[r.get("file")]
+	if !found || s.shared.byID[r.get("file")].Missing {
+		return fail("file_not_found")
+	}
+	return ok(map[string]any{"file": obj})
 }
