@@ -24,8 +24,8 @@ type UserFile struct {
 type sharedFiles struct {
 	byID      map[string]*UserFile
 	meta      map[string]map[string]any // id → its file object, for files.info
-	downloads []string // ids, one per download served with the bot token
-	refused   int      // downloads without the bot token
+	downloads []string                  // ids, one per download served with the bot token
+	refused   int                       // downloads without the bot token
 }
 
 // Downloads is the ids of the shared files the app downloaded with the bot
