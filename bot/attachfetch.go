@@ -43,7 +43,7 @@ func (b *Bot) fetchAttachments(ctx context.Context, log *slog.Logger, id string,
 	for _, f := range files {
 		if err := b.fetchAttachment(ctx, ws, f); err != nil {
 			log.Warn("attachment not downloaded", "file", f.Name, "err", err)
-			failed = append(failed, "`"+strings.ReplaceAll(f.Name, "`", "'")+"`: "+err.Error())
+			failed = append(failed, fileLabel(f.Name)+": "+err.Error())
 			continue
 		}
 		got = append(got, f)

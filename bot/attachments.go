@@ -12,6 +12,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/bot/render"
 )
 
 // Attachments (ARCHITECTURE.md, "Files and images from the thread"): the
@@ -85,10 +86,7 @@ func safeName(name string) (string, error) {
 func (b *Bot) attachments(ts string, files []sharedFile) (take []agent.Attachment, refused []string) {
 	limit := b.cfg.attachmentMax()
 	for i, f := range files {
-		label := "`" + strings.ReplaceAll(f.Name, "`", "'") + "`"
-		if f.Name == "" {
-			label = "a file without a name"
-		}
+		label := fileLabel(f.Name)
 		name, err := safeName(f.Name)
 		switch {
 		case i >= maxFilesPerMessage:
@@ -164,4 +162,14 @@ func messageFiles(e *slackevents.MessageEvent) []sharedFile {
 		return nil
 	}
 	return filesOf(e.Message.Files)
+}
+
+// fileLabel names a shared file in a thread message: as inline code,
+// escaped (a name is the user's text: no mention or link may come of it)
+// and cut.
+func fileLabel(name string) string {
+	if name == "" {
+		return "a file without a name"
+	}
+	return "`" + render.Escape(render.Truncate(strings.ReplaceAll(name, "`", "'"), 100)) + "`"
 }
