@@ -48,6 +48,10 @@ type promptInfo struct {
 	Sandbox      workspace.Level
 	Skills       []skill
 	AgentsMD     string // content of AGENTS.md at the workspace root, "" if none
+	// Channel is the Slack channel's instructions, "" if none.
+	Channel string
+	// Repository: the workspace is a checkout of a configured repository.
+	Repository bool
 }
 
 // systemPrompt tells the model what h9 is and where it works.
@@ -60,6 +64,7 @@ func systemPrompt(p promptInfo) string {
 	fmt.Fprintf(&b, "Mode: %s. %s\n", p.Mode, modeLine(p.Mode))
 	fmt.Fprintf(&b, "Sandbox: %s. %s\n", p.Sandbox, sandboxLine(p.Sandbox))
 	b.WriteString("Use todo_write to track multi-step work. Keep answers short; do not print secrets or environment values.\n")
+	b.WriteString(haveLines(p))
 	if len(p.Skills) > 0 {
 		b.WriteString("\nSkills (call use_skill with the name to get the instructions before doing such a task):\n")
 		for _, s := range p.Skills {
@@ -69,6 +74,11 @@ func systemPrompt(p promptInfo) string {
 	if p.AgentsMD != "" {
 		b.WriteString("\nRepository instructions from AGENTS.md at the workspace root:\n")
 		b.WriteString(p.AgentsMD)
+		b.WriteString("\n")
+	}
+	if p.Channel != "" {
+		b.WriteString("\n" + channelInstructionsHeading + "\n")
+		b.WriteString(p.Channel)
 		b.WriteString("\n")
 	}
 	return b.String()

@@ -1,6 +1,9 @@
 package agent
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Intent is what a caller asks a run to do. The agent owns the words: it
 // turns an intent into the seed's prompt (prompts.go), so a caller never
@@ -34,14 +37,15 @@ type Request struct {
 	Text   string `json:"text,omitempty"`
 }
 
-// prompt is the user message a run of r sends, before plan mode's prefix.
-func (r Request) prompt() (string, error) {
+// prompt is the user message a run of r sends, before plan mode's prefix;
+// files are those shared with a task or reply (RunOptions.Files).
+func (r Request) prompt(files []Attachment) (string, error) {
 	switch r.Intent {
 	case IntentTask, IntentReply:
-		if r.Text == "" {
+		if r.Text == "" && len(files) == 0 {
 			return "", fmt.Errorf("%w: %s without text", ErrInvalidRequest, r.Intent)
 		}
-		return r.Text, nil
+		return strings.TrimPrefix(r.Text+attachmentNote(files), "\n\n"), nil
 	case IntentExecute:
 		return ExecPrompt, nil
 	case IntentContinue, IntentProceed:

@@ -62,7 +62,7 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 	if err != nil {
 		return r, fmt.Errorf("%w: session %s: %w", ErrWorkspace, id, err)
 	}
-	r.env = &toolEnv{sessionID: id, wsm: wsm, readOnly: r.mode == planning.PlanModePlan, todos: todos}
+	r.env = &toolEnv{sessionID: id, wsm: wsm, readOnly: r.mode == planning.PlanModePlan, todos: todos, share: opts.Share}
 	if trackWork {
 		// The log follows the stored list, whatever changed it since.
 		r.state.Work.Track(todos.Read())
@@ -83,6 +83,7 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 	r.env.skills = skills
 	sys := systemPrompt(promptInfo{
 		WorkspaceDir: dir, Mode: r.mode, Sandbox: wsm.Level(), Skills: skills, AgentsMD: readAgentsMD(dir),
+		Channel: opts.ChannelInstructions, Repository: isCheckout(dir),
 	})
 	r.msgs = make([]Message, 0, len(history)+32)
 	r.msgs = append(r.msgs, systemMessage(sys))

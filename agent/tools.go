@@ -41,6 +41,7 @@ type toolEnv struct {
 	todos     *planning.TodoStore  // saved by the run, with the step's commit
 	work      *planning.WorkLog    // the work rule's log: in the run's state, stored with the todos
 	skills    []skill
+	share     FileSharer // share_file's upload; nil: none
 }
 
 // openWorkspace opens (creating it) the session's workspace into env.ws,
@@ -87,7 +88,7 @@ func fail(err error) toolResult { return toolResult{Output: "Error: " + err.Erro
 func failf(format string, a ...any) toolResult { return fail(fmt.Errorf(format, a...)) }
 
 // registry lists every tool in the order the model sees them.
-var registry = []*tool{&readFileTool, &writeFileTool, &editFileTool, &bashTool, &todoWriteTool, &useSkillTool}
+var registry = []*tool{&readFileTool, &writeFileTool, &editFileTool, &bashTool, &todoWriteTool, &useSkillTool, &shareFileTool}
 
 // planModeWhitelist is the seed's filterReadOnlyTools list: in plan mode
 // write_file and edit_file do not exist for the model.
@@ -96,6 +97,7 @@ var planModeWhitelist = map[string]bool{
 	bashName:      true,
 	useSkillName:  true,
 	todoWriteName: true,
+	shareFileName: true,
 }
 
 // toolset is the tools one run may use. Plan mode is this one filter: the

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
@@ -252,13 +253,13 @@ func (a *actor) load() error {
 }
 
 // create makes the thread's session and starts it.
-func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *SessionRepo) {
+func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *SessionRepo, files []agent.Attachment) {
 	now := time.Now()
 	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now,
 		rules: a.b.cfg.tokenRules()}
 	a.log = sessionLogger(a.b.log, a.rec)
 	a.b.metrics.SessionCreated()
-	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo})
+	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo, files: files})
 }
 
 // save persists the session; a failure is logged (the session goes on in

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,7 +32,8 @@ type Bot struct {
 	claims *claimer // nil: one process, dedup in memory
 	reg    *registry
 
-	idents identities // users.info names and emails, for Co-authored-by
+	idents identities   // users.info names and emails, for Co-authored-by
+	files  *http.Client // downloads of files shared in threads
 
 	unsandboxed bool
 	runSlots    chan struct{} // nil = unbounded
@@ -76,6 +78,7 @@ func New(cfg Config) (*Bot, error) {
 		seen:        seen,
 		unsandboxed: cfg.SandboxLevel == "none",
 		metrics:     cfg.Metrics,
+		files:       &http.Client{Transport: slackTransport()},
 	}
 	b.reg = newRegistry(b)
 	if cfg.Fleet != nil {

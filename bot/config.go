@@ -37,6 +37,11 @@ type Config struct {
 	Fleet Fleet
 	Agent Agent // required
 	Repos Repos // the configured repositories; nil = none
+	// Workspaces opens sessions' workspaces for the files shared in their
+	// threads (attachfetch.go); nil: files are not downloaded.
+	Workspaces Workspaces
+	// AttachmentMax is the largest file downloaded from a thread; 0 = 20 MiB.
+	AttachmentMax int64
 
 	// SandboxLevel is the workspace sandbox in force ("bwrap" or "none");
 	// "none" marks every checklist as unsandboxed. SandboxWarning, when set,

@@ -119,7 +119,7 @@ func (e *env) newBot() *Bot {
 	cfg := Config{
 		BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: e.slack.APIURL(),
 		Store: e.store, Leases: e.store, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
-		CoalesceInterval: 50 * time.Millisecond,
+		CoalesceInterval: 50 * time.Millisecond, Workspaces: ws,
 	}
 	if e.repos != nil {
 		cfg.Repos = e.repos(ws)

@@ -136,6 +136,9 @@ func (m *move) startRun(req agent.Request) {
 		m.settled()
 		return
 	}
+	if req != s.Request {
+		s.Files = nil // a new request; a retry keeps its files
+	}
 	s.Request, s.StoppedBy = req, ""
 	if s.Repo != nil && !s.Repo.Ready {
 		s.State = stateSettingUp

@@ -160,7 +160,9 @@ func (a *actor) createFromMention(m msgMention) {
 		a.b.api.ephemeral(a.b.bg, a.log, a.key.channel, m.user, a.key.ts, text("h9 did not start a session: "+err.Error()+"."))
 		return
 	}
-	a.create(m.team, m.user, task, planning.PlanModePlan, repo)
+	files, refused := a.b.attachments(m.ts, m.files)
+	a.create(m.team, m.user, task, planning.PlanModePlan, repo, files)
+	a.sayRefused(refused)
 }
 
 // resolveRepo checks the options and applies the precedence with the

@@ -48,8 +48,11 @@ type Session struct {
 
 	Repo *SessionRepo `json:"repo,omitempty"` // the session's repository; nil: an empty workspace
 
-	Queue    []QueuedReply     `json:"queue,omitempty"` // replies that arrived during a run, in order
-	Progress planning.Progress `json:"progress"`        // for /h9 status without asking the agent
+	Queue []QueuedReply `json:"queue,omitempty"` // replies that arrived during a run, in order
+	// Files are the files shared with Request, downloaded when its run
+	// starts (attachfetch.go).
+	Files    []agent.Attachment `json:"files,omitempty"`
+	Progress planning.Progress  `json:"progress"` // for /h9 status without asking the agent
 
 	// Posts are thread messages decided and not yet known posted (posts.go).
 	Posts   []PendingPost `json:"posts,omitempty"`
@@ -84,6 +87,8 @@ type QueuedReply struct {
 	User string `json:"user"`
 	Text string `json:"text"`
 	TS   string `json:"ts"`
+	// Files were checked when the reply arrived; its run downloads them.
+	Files []agent.Attachment `json:"files,omitempty"`
 }
 
 // active reports whether a restart must act on the session: a run in
@@ -94,6 +99,7 @@ func (s *Session) active() bool { return s.State.inFlight() || len(s.Posts) > 0 
 func (s Session) clone() Session {
 	s.Queue = slices.Clone(s.Queue)
 	s.Posts = slices.Clone(s.Posts)
+	s.Files = slices.Clone(s.Files)
 	if s.Approval != nil {
 		a := *s.Approval
 		s.Approval = &a

@@ -79,6 +79,7 @@ type Server struct {
 	responses  map[string]*responseURL
 	homeViews  map[string]json.RawMessage // user id → the view last published (views.publish)
 	files      files
+	shared     sharedFiles       // files users shared (shared.go)
 	emails     map[string]string // user id → email (users.info profile)
 }
 
@@ -102,6 +103,7 @@ func New(opts Options) *Server {
 	mux.HandleFunc("/r/{replica}/ws", s.serveSocket)
 	mux.HandleFunc("/response/", s.serveResponseURL)
 	mux.HandleFunc("/upload/", s.serveUpload)
+	mux.HandleFunc("/files-pri/", s.serveSharedFile)
 	s.srv = httptest.NewServer(mux)
 	return s
 }

@@ -103,6 +103,7 @@ var apiMethods = map[string]apiHandler{
 
 	"files.getUploadURLExternal":   (*Server).filesGetUploadURLExternal,
 	"files.completeUploadExternal": (*Server).filesCompleteUploadExternal,
+	"files.info":                   (*Server).filesInfo,
 }
 
 func (s *Server) serveAPI(w http.ResponseWriter, hr *http.Request) {

@@ -65,6 +65,8 @@ type Config struct {
 	PriceInput         float64 `split_words:"true" default:"0" desc:"US dollars per million prompt tokens: token counts then show a cost; 0 = none"`
 	PriceOutput        float64 `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
 
+	FilesConfig // shared files and images (config_files.go)
+
 	repos []gitrepo.Repo // H9_REPOS and H9_REPOS_FILE, checked (validate)
 }
 
@@ -117,6 +119,7 @@ func (c *Config) validate() error {
 	c.Sandbox = strings.ToLower(strings.TrimSpace(c.Sandbox))
 	c.LogFormat = strings.ToLower(strings.TrimSpace(c.LogFormat))
 	c.LogLevel = strings.ToLower(strings.TrimSpace(c.LogLevel))
+	c.ModelVision = strings.ToLower(strings.TrimSpace(c.ModelVision))
 	c.SandboxROPaths = cleanList(c.SandboxROPaths)
 	if c.Sandbox == "" {
 		c.Sandbox = "auto"
@@ -147,6 +150,7 @@ func (c *Config) validate() error {
 		func() error { return checkPrice("H9_PRICE_OUTPUT", c.PriceOutput) },
 		func() error { return checkBaseURL("H9_GITHUB_API_URL", c.GithubAPIUrl) },
 		func() error { return checkGitAuthor(c.GitName, c.GitEmail) },
+		c.checkFiles,
 		c.loadRepos,
 	}
 	for _, check := range checks {

@@ -42,6 +42,7 @@ func TestConfigDefaults(t *testing.T) {
 		LogFormat:        "text",
 		LogLevel:         "info",
 		LeaseTTL:         15 * time.Second,
+		FilesConfig:      FilesConfig{AttachmentMax: 20 << 20, ModelVision: "auto"},
 		repos:            []gitrepo.Repo{},
 	}
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(Config{})); d != "" {
@@ -151,6 +152,9 @@ var configErrors = []struct {
 	{"negative price", []string{"H9_PRICE_OUTPUT", "-8"}, nil, ErrInvalidSetting, `H9_PRICE_OUTPUT must be a price in US dollars per million tokens, 0 or more (got -8)`},
 	{"infinite price", []string{"H9_PRICE_INPUT", "Inf"}, nil, ErrInvalidSetting, `H9_PRICE_INPUT must be a price in US dollars per million tokens, 0 or more (got +Inf)`},
 	{"NaN price", []string{"H9_PRICE_INPUT", "NaN"}, nil, ErrInvalidSetting, `H9_PRICE_INPUT must be a price in US dollars per million tokens, 0 or more (got NaN)`},
+	{"attachment limit not a size", []string{"H9_ATTACHMENT_MAX", "big"}, nil, ErrInvalidSetting, `H9_ATTACHMENT_MAX="big" is not a valid size (e.g. 4GiB, 512MiB)`},
+	{"zero attachment limit", []string{"H9_ATTACHMENT_MAX", "0"}, nil, ErrInvalidSetting, `H9_ATTACHMENT_MAX="0" is not a valid size (e.g. 4GiB, 512MiB)`},
+	{"unknown vision", []string{"H9_MODEL_VISION", "maybe"}, nil, ErrInvalidSetting, `H9_MODEL_VISION must be one of auto, true, false (got "maybe")`},
 }
 
 func TestConfigErrors(t *testing.T) {

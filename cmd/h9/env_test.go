@@ -48,6 +48,8 @@ var allSettings = []setting{
 	{"H9_LOG_LEVEL", "info"},
 	{"H9_HTTP_ADDR", ""},
 	{"H9_DATABASE_URL", ""},
+	{"H9_ATTACHMENT_MAX", "20MiB"},
+	{"H9_MODEL_VISION", "auto"},
 	{"H9_LEASE_TTL", "15s"},
 }
 

@@ -74,6 +74,8 @@ func botConfig(cfg Config, st storage, engine bot.Agent, repos bot.Repos, ws *wo
 		Fleet:             st.fleet,
 		Agent:             engine,
 		Repos:             repos,
+		Workspaces:        ws,
+		AttachmentMax:     int64(cfg.AttachmentMax),
 		SandboxLevel:      string(ws.Level()),
 		SandboxWarning:    ws.Warning(),
 		AllowedUsers:      cfg.AllowedUsers,
@@ -107,6 +109,7 @@ func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logg
 		MaxRetries:    cfg.ModelRetries,
 		Logger:        log.With("component", "agent"),
 		Metrics:       metrics,
+		Vision:        agent.Vision(cfg.ModelVision),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)

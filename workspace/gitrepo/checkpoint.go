@@ -107,7 +107,7 @@ func (r *Repos) commitScript(message, last, base string) string {
 	fmt.Fprintf(&b, "export GIT_AUTHOR_NAME=%s GIT_AUTHOR_EMAIL=%s GIT_COMMITTER_NAME=%s GIT_COMMITTER_EMAIL=%s\n",
 		shellQuote(a.Name), shellQuote(a.Email), shellQuote(a.Name), shellQuote(a.Email))
 	b.WriteString("g() { git -c core.hooksPath=/dev/null -c commit.gpgSign=false -c core.fsmonitor=false \"$@\" 3>&-; }\n")
-	b.WriteString("g add --all . || exit 3\n")
+	b.WriteString(stageScript)
 	b.WriteString("if ! g diff --cached --quiet; then\n")
 	fmt.Fprintf(&b, "g commit --quiet --no-verify --cleanup=verbatim --file=- <<'%s' || exit 4\n%s\n%s\nfi\n", end, message, end)
 	b.WriteString("head=$(g rev-parse --verify --quiet 'HEAD^{commit}') || exit 5\n")
