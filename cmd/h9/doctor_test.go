@@ -128,7 +128,7 @@ func topLevel(lines map[string]string) int {
 // Under bubblewrap, doctor verifies each guarantee live, one line each.
 func TestDoctorVerifiesSandboxGuarantees(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("bwrap not installed: %v", err)
+		t.Skipf("bwrap not installed (apt-get install bubblewrap; .ci/run installs it and runs every test): %v", err)
 	}
 	doctorEnv(t)
 	t.Setenv("H9_SANDBOX", "bwrap")
