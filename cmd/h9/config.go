@@ -148,6 +148,7 @@ func (c *Config) validate() error {
 		func() error { return checkBaseURL("H9_GITHUB_API_URL", c.GithubAPIUrl) },
 		func() error { return checkGitAuthor(c.GitName, c.GitEmail) },
 		c.loadRepos,
+		c.checkStartup, // config_startup.go
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
