@@ -28,7 +28,9 @@ const (
 // fail in the first session.
 func (c *Config) checkStartup() error {
 	checks := []func() error{
-		func() error { return checkSlackIDs("H9_ALLOWED_USERS", c.AllowedUsers, slackUserIDRE, "user", userIDHint) },
+		func() error {
+			return checkSlackIDs("H9_ALLOWED_USERS", c.AllowedUsers, slackUserIDRE, "user", userIDHint)
+		},
 		func() error { return checkSlackIDs("H9_ADMINS", c.Admins, slackUserIDRE, "user", userIDHint) },
 		func() error {
 			return checkSlackIDs("H9_ALLOWED_CHANNELS", c.AllowedChannels, slackChannelIDRE, "channel", channelIDHint)
