@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -85,7 +86,7 @@ func creatableDir(name, path string) error {
 				return invalid("%s=%q: %s is not writable by this user: fix its owner or choose another directory", name, path, p)
 			}
 			return nil
-		case !errors.Is(err, fs.ErrNotExist):
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 			return invalid("%s=%q cannot be used: %v", name, path, err)
 		}
 		parent := filepath.Dir(p)
