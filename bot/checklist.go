@@ -39,6 +39,7 @@ type checklist struct {
 	flushing bool
 	idle     chan struct{}
 	lastSent time.Time
+	clock    activityClock // the Now: line's (checklist_now.go)
 }
 
 // settleTimeout bounds how long settle holds the actor for a slow Slack.
@@ -147,6 +148,7 @@ func (c *checklist) flush() {
 		c.mu.Lock()
 		snap := c.cur
 		snap.Todos = slices.Clone(c.cur.Todos)
+		snap.ActivityFor = c.activityFor()
 		c.dirty = false
 		c.lastSent = time.Now()
 		ts := c.ts
