@@ -42,6 +42,9 @@ func (r *Repos) Prepare(ctx context.Context, s Session) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
+	if err := r.useCache(repo, s.ID); err != nil {
+		return Prepared{}, fmt.Errorf("%w: the cache of %s: %w", ErrWorkspace, repo.Name, err)
+	}
 	if done, err := r.cfg.Workspaces.Exists(s.ID); err != nil {
 		return Prepared{}, fmt.Errorf("%w: %w", ErrWorkspace, err)
 	} else if done && exists(filepath.Join(own, "HEAD")) {
