@@ -11,8 +11,8 @@ import (
 // do there.
 type place struct {
 	dir, home string
-	readOnly  bool // plan mode: workspace and home read-only
-	network   bool // share the host's network (a repository's setup command)
+	readOnly  bool   // plan mode: workspace and home read-only
+	network   bool   // share the host's network (a repository's setup command)
 	cache     string // the repository's cache directory (cache.go); "" for none
 	// shared are the directories holding objects borrowed from the
 	// repository cache (shared.go); nil for most workspaces.
