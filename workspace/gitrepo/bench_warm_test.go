@@ -1,7 +1,7 @@
 package gitrepo
 
 import (
-		"net"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -40,7 +40,7 @@ func benchModule(b *testing.B) (files map[string]string, proxy string) {
 	mod := strings.Replace(string(goMod), "module github.com/h9-app/h9", "module example.com/bench", 1)
 	return map[string]string{
 		"go.mod": mod, "go.sum": string(goSum),
-		"main.go": "package main\n\nimport (\n\t_ \"github.com/jackc/pgx/v5\"\n\t_ \"github.com/kelseyhightower/envconfig\"\n)\n\nfunc main() {}\n",
+		"main.go":      "package main\n\nimport (\n\t_ \"github.com/jackc/pgx/v5\"\n\t_ \"github.com/kelseyhightower/envconfig\"\n)\n\nfunc main() {}\n",
 		"main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestNothing(t *testing.T) {}\n",
 	}, "http://" + l.Addr().String()
 }
