@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/slack-go/slack"
+
+	"github.com/h9-app/h9/bot"
 )
 
 // databaseError is a failure to open H9_DATABASE_URL as one line naming
@@ -38,9 +40,14 @@ func databaseError(err error, dsn string) error {
 // errOutage marks a start-up failure of something h9 depends on (exit 1).
 var errOutage = errors.New("outage")
 
-// socketError is Socket Mode's failure as one line with doctor's hint.
+// socketError is a token Slack refused at start (the bot token at
+// auth.test, the app token in Socket Mode) as one line with doctor's hint.
 func socketError(err error) error {
 	var se slack.SlackErrorResponse
+	if errors.As(err, &se) && errors.Is(err, bot.ErrBotTokenRefused) {
+		return invalid("SLACK_BOT_TOKEN is not accepted by Slack (%s): copy the Bot User OAuth Token (xoxb-…) "+
+			"from OAuth & Permissions; reinstall the app if it was revoked", se.Err)
+	}
 	if errors.As(err, &se) && slackAuthErrors[se.Err] {
 		return invalid("SLACK_APP_TOKEN is not accepted by Slack (%s): under Basic Information → App-Level Tokens "+
 			"create one with connections:write (xapp-…), and turn Socket Mode on", se.Err)

@@ -24,6 +24,8 @@ func TestStartupMistakes(t *testing.T) {
 		code int
 		want []string
 	}{
+		{"bot token refused", []string{"SLACK_BOT_TOKEN=xoxb-wrong"}, exitConfig,
+			[]string{"SLACK_BOT_TOKEN is not accepted by Slack (invalid_auth)", "OAuth & Permissions"}},
 		{"app token refused", []string{"SLACK_APP_TOKEN=xapp-wrong"}, exitConfig,
 			[]string{"SLACK_APP_TOKEN is not accepted by Slack (invalid_auth)", "connections:write"}},
 		{"database down", []string{"H9_DATABASE_URL=postgres://h9:secret@127.0.0.1:1/h9"}, exitFailure,
