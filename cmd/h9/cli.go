@@ -29,7 +29,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	case cmd == "version":
 		return fail(stderr, printVersion(stdout))
 	case cmd == "config":
-		return fail(stderr, printConfig(stdout))
+		return fail(stderr, printConfig(stdout, stderr))
 	case cmd == "-h" || cmd == "-help" || cmd == "--help" || cmd == "help":
 		if err := printUsage(stdout); err != nil {
 			return fail(stderr, err)

@@ -8,7 +8,7 @@ import (
 )
 
 func TestHelpListsEverySetting(t *testing.T) {
-	for _, arg := range []string{"-h", "--help", "-help", "help"} {
+	for _, arg := range []string{"-h", "--help", "-help", "help", "config"} {
 		t.Run(arg, func(t *testing.T) {
 			clearEnv(t)
 			var out, errOut bytes.Buffer

@@ -4,22 +4,23 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"reflect"
 	"strings"
 	"text/tabwriter"
 	"text/template"
-	"time"
 
 	"github.com/kelseyhightower/envconfig"
 )
 
-// printConfig is `h9 config`: every setting with the value in effect,
-// secrets redacted, then whether the whole configuration would start h9.
-// It prints even an invalid configuration, since that is when it is read.
-func printConfig(stdout io.Writer) error {
-	var c Config
-	if err := envconfig.Process(envPrefix, &c); err != nil {
-		return explainEnvError(err)
+// printConfig is `h9 config`: every setting with its default and the
+// value in effect, secrets redacted. It prints even an invalid
+// configuration (that is when it is read) and then says on stderr what h9
+// would refuse; it is a report, so it exits 0 (h9 doctor is the check).
+func printConfig(stdout, stderr io.Writer) error {
+	c, err := processForPrinting()
+	if err != nil {
+		return err
 	}
 	rows, err := settingRows(&c)
 	if err != nil {
@@ -27,7 +28,7 @@ func printConfig(stdout io.Writer) error {
 	}
 	sc := secretsOf(c)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VARIABLE\tVALUE\t")
+	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tIN EFFECT")
 	for _, r := range rows {
 		shown, redactedAll := sc.scrub(r.value)
 		if r.name == "H9_DATABASE_URL" && redactedAll {
@@ -36,16 +37,47 @@ func printConfig(stdout io.Writer) error {
 		if r.value == "" {
 			shown = "(empty)"
 		}
-		note := ""
-		if r.isDefault {
-			note = "(default)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.name, shown, note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.name, r.def, shown)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return c.validate()
+	if err := c.validate(); err != nil {
+		fmt.Fprintf(stderr, "h9: %v: h9 would refuse to start with this configuration (see h9 -h)\n", err)
+	}
+	return nil
+}
+
+// processForPrinting reads the environment as loadConfig does, but a
+// missing required setting reads as empty instead of stopping the read
+// (validate names it afterwards). The variables it sets for that are
+// unset again before it returns.
+func processForPrinting() (Config, error) {
+	var placeholders []string
+	defer func() {
+		for _, k := range placeholders {
+			os.Unsetenv(k)
+		}
+	}()
+	for range 8 {
+		var c Config
+		err := envconfig.Process(envPrefix, &c)
+		key, missing := strings.CutPrefix(fmt.Sprint(err), "required key ")
+		if err == nil || !missing {
+			return c, explainEnvErrorOrNil(err)
+		}
+		key = strings.TrimSuffix(key, " missing value")
+		placeholders = append(placeholders, key)
+		os.Setenv(key, "")
+	}
+	return Config{}, invalid("cannot read the configuration")
+}
+
+func explainEnvErrorOrNil(err error) error {
+	if err == nil {
+		return nil
+	}
+	return explainEnvError(err)
 }
 
 // settingValue is a field as its variable would be written.
@@ -72,20 +104,9 @@ func redactedURL(dsn string) string {
 	return strings.Replace(u.String(), ":xxxxx@", ":"+redacted+"@", 1)
 }
 
-// defaultValue is the default tag written as settingValue writes the
-// field (2m is 2m0s once parsed).
-func defaultValue(field reflect.Value, def string) string {
-	if field.Type() == reflect.TypeFor[time.Duration]() {
-		if d, err := time.ParseDuration(def); err == nil {
-			return d.String()
-		}
-	}
-	return def
-}
-
 type settingRow struct {
 	name, value string
-	isDefault   bool
+	def         string // as h9 -h shows it: the default, (required) or (empty)
 }
 
 // settingRows walks the settings as envconfig sees them (names, fields,
@@ -93,17 +114,24 @@ type settingRow struct {
 // way envconfig exposes it.
 func settingRows(c *Config) ([]settingRow, error) {
 	var rows []settingRow
-	add := func(key, alt string, field reflect.Value, def string) string {
+	add := func(key, alt string, field reflect.Value, def, req string) string {
 		name := key
 		if alt != "" {
 			name = alt
 		}
 		v := settingValue(field)
-		rows = append(rows, settingRow{name: name, value: v, isDefault: v == defaultValue(field, def)})
+		shownDef := def
+		switch {
+		case req == "true":
+			shownDef = "(required)"
+		case def == "":
+			shownDef = "(empty)"
+		}
+		rows = append(rows, settingRow{name: name, value: v, def: shownDef})
 		return ""
 	}
 	tmpl, err := template.New("rows").Funcs(template.FuncMap{"row": add}).
-		Parse(`{{range .}}{{row .Key .Alt .Field (.Tags.Get "default")}}{{end}}`)
+		Parse(`{{range .}}{{row .Key .Alt .Field (.Tags.Get "default") (.Tags.Get "required")}}{{end}}`)
 	if err != nil {
 		return nil, err
 	}
