@@ -127,7 +127,7 @@ func (c *checklist) settle() {
 func (c *checklist) busy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.dirty || c.flushing
+	return c.dirty || c.flushing || c.clock.tickers > 0
 }
 
 // flush sends the latest state, spacing edits by the interval, until
