@@ -361,6 +361,9 @@ func (a *actor) refresh() {
 			c.Activity = ""
 		}
 	})
+	if !running {
+		a.check.stopClock()
+	}
 }
 
 // say posts in the session's thread and returns the post's ts ("" when it failed).

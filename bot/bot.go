@@ -108,7 +108,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	case err == nil:
 		b.botUserID, b.teamID = auth.UserID, auth.TeamID
 	case tokenRefused(err):
-		return fmt.Errorf("checking the bot token (auth.test): %w", err)
+		return fmt.Errorf("checking the bot token (auth.test): %w: %w", ErrBotTokenRefused, err)
 	default:
 		// Slack is flaky or the endpoint lacks auth.test: go on. Own posts
 		// still carry a bot_id and app_mention events still arrive.

@@ -39,6 +39,7 @@ type checklist struct {
 	flushing bool
 	idle     chan struct{}
 	lastSent time.Time
+	clock    activityClock // the Now: line's (checklist_now.go)
 }
 
 // settleTimeout bounds how long settle holds the actor for a slow Slack.
@@ -126,7 +127,7 @@ func (c *checklist) settle() {
 func (c *checklist) busy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.dirty || c.flushing
+	return c.dirty || c.flushing || c.clock.tickers > 0
 }
 
 // flush sends the latest state, spacing edits by the interval, until
@@ -147,6 +148,7 @@ func (c *checklist) flush() {
 		c.mu.Lock()
 		snap := c.cur
 		snap.Todos = slices.Clone(c.cur.Todos)
+		snap.ActivityFor = c.activityFor()
 		c.dirty = false
 		c.lastSent = time.Now()
 		ts := c.ts

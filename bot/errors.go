@@ -11,6 +11,8 @@ var (
 	// ErrStore: reading or writing the bot's records failed, or one does
 	// not decode.
 	ErrStore = errors.New("bot store failed")
+	// ErrBotTokenRefused: Slack refused the bot token at start (auth.test).
+	ErrBotTokenRefused = errors.New("the bot token was refused")
 
 	// errMessageLimits: a message h9 was about to send breaks Slack's
 	// limits (render.CheckLimits), so it was not sent.

@@ -91,7 +91,9 @@ func (a *actor) onEvent(ev agent.Event) {
 		if ev.Summary != "" {
 			activity += ": " + ev.Summary
 		}
-		a.check.set(func(c *render.Checklist) { c.Activity = activity })
+		a.check.startActivity(activity)
+	case agent.EventToolFinished:
+		a.check.endActivity()
 	}
 }
 

@@ -124,7 +124,7 @@ func (w *Workspace) runUnder(ctx context.Context, sb sandbox, command string, op
 	}
 	out := newHeadTail(MaxOutputChars)
 	start := time.Now()
-	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network}
+	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network, cache: sb.cacheFor(w.cache)}
 	oc, err := sb.run(ctx, p, command, res.Timeout, out, opts.Stdout)
 	if err != nil {
 		return BashResult{}, fmt.Errorf("running bash: %w", err)

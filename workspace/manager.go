@@ -131,7 +131,15 @@ func (m *Manager) Open(sessionID string) (*Workspace, error) {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the home of session %q: %w", sessionID, err)
 	}
-	return openWorkspace(dir, home, m.aliasesFor(name), m.sandbox)
+	w, err := openWorkspace(dir, home, m.aliasesFor(name), m.sandbox)
+	if err != nil {
+		return nil, err
+	}
+	if w.cache, err = cacheOf(m.root, name); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("reading the cache of session %q: %w", sessionID, err)
+	}
+	return w, nil
 }
 
 // ensureDir creates dir if missing. With a template, the copy is built in a

@@ -12,6 +12,7 @@ import (
 type Workspace struct {
 	dir     string   // absolute, symlinks resolved; same path inside bwrap
 	home    string   // the session's HOME, outside the workspace
+	cache   string   // its repository's cache directory (cache.go); "" for none
 	aliases []string // other absolute spellings accepted for paths
 	sandbox sandbox
 

@@ -152,6 +152,7 @@ func (c *Config) validate() error {
 		func() error { return checkGitAuthor(c.GitName, c.GitEmail) },
 		c.checkFiles,
 		c.loadRepos,
+		c.checkStartup, // config_startup.go
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

@@ -61,6 +61,7 @@ var doctorChecks = []doctorCheck{
 	{"Slack app token", checkAppToken},
 	{"model endpoint", checkModel},
 	{"sandbox", checkSandbox},
+	{"container", checkContainer}, // doctor_container.go
 	{"data directory", checkDataDir},
 	{"health and metrics", checkHTTP},
 	{"database", checkDatabase},

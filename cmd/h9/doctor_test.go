@@ -128,7 +128,7 @@ func topLevel(lines map[string]string) int {
 // Under bubblewrap, doctor verifies each guarantee live, one line each.
 func TestDoctorVerifiesSandboxGuarantees(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("bwrap not installed: %v", err)
+		t.Skipf("bwrap not installed (apt-get install bubblewrap; .ci/run installs it and runs every test): %v", err)
 	}
 	doctorEnv(t)
 	t.Setenv("H9_SANDBOX", "bwrap")
@@ -175,7 +175,7 @@ func TestDoctorFailures(t *testing.T) {
 		{"Slack unreachable", []string{"SLACK_API_URL", "http://127.0.0.1:1/api/"}, "Slack bot token", []string{"cannot reach SLACK_API_URL"}},
 		{"model unreachable", []string{"OPENAI_BASE_URL", "http://127.0.0.1:1/v1"}, "model endpoint", []string{"hint: cannot reach OPENAI_BASE_URL"}},
 		{"wrong key", []string{"OPENAI_API_KEY", "sk-doctor-wrong-key"}, "model endpoint", []string{"HTTP 401", "hint: check OPENAI_API_KEY"}},
-		{"data dir is a file", []string{"H9_DATA_DIR", "/dev/null/h9"}, "data directory", []string{"cannot create /dev/null/h9", "hint: set H9_DATA_DIR"}},
+		{"data dir is a file", []string{"H9_DATA_DIR", "/dev/null/h9"}, "configuration", []string{`H9_DATA_DIR="/dev/null/h9": /dev/null is a file, not a directory`}},
 		{"missing template", []string{"H9_WORKSPACE_TEMPLATE", "/nonexistent/template"}, "configuration", []string{"H9_WORKSPACE_TEMPLATE=\"/nonexistent/template\" is not a directory"}},
 	}
 	for _, tt := range tests {

@@ -155,7 +155,7 @@ func TestManifestHasWhatTheBotNeeds(t *testing.T) {
 	if i < 0 {
 		t.Fatal("no /h9 slash command")
 	}
-	if c := m.Features.SlashCommands[i]; c.UsageHint != "plan <task> | run <task> | repo <name> | instructions [set <text> | clear] | status | help" || c.ShouldEscape || c.Description == "" {
+	if c := m.Features.SlashCommands[i]; c.UsageHint != "plan [repo=NAME] <task> | run [repo=NAME] <task> | status | repo NAME | repos | instructions [set <text> | clear] | help" || c.ShouldEscape || c.Description == "" {
 		t.Errorf("/h9 = %+v", c)
 	}
 	s := m.Settings

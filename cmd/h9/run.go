@@ -57,7 +57,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	log.Info("h9 starting", "data_dir", cfg.DataDir, "store", st.kind, "replica", st.replica, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
 		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level(), "repositories", len(cfg.repos))
 	if err := b.Run(ctx); err != nil {
-		return err
+		return socketError(err)
 	}
 	log.Info("h9 stopped")
 	return nil

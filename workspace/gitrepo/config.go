@@ -53,7 +53,7 @@ func ParseFile(data []byte) ([]Repo, error) {
 		Repos []Repo `yaml:"repos"`
 	}
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidConfig, strings.Join(strings.Fields(err.Error()), " "))
+		return nil, fmt.Errorf("%w: %s", ErrInvalidConfig, explainYAML(err))
 	}
 	return f.Repos, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -16,6 +17,8 @@ type lazyServer struct {
 	once sync.Once
 	srv  *Server
 	err  error
+
+	skipped atomic.Int32 // tests skipped for want of PostgreSQL
 }
 
 // shared is New's server; durable is NewDurable's.
@@ -28,6 +31,9 @@ func Main(m *testing.M) int {
 	for _, l := range []*lazyServer{&shared, &durable} {
 		if l.srv != nil {
 			l.srv.Stop()
+		}
+		if n := l.skipped.Load(); n > 0 {
+			fmt.Printf("%v — %d tests skipped\n", l.err, n)
 		}
 	}
 	return code
@@ -78,6 +84,7 @@ func (l *lazyServer) get(t testing.TB, opts Options) *Server {
 	l.once.Do(func() { l.srv, l.err = Start(context.Background(), opts) })
 	switch {
 	case errors.Is(l.err, ErrNotInstalled) && os.Getenv("CI") == "":
+		l.skipped.Add(1)
 		t.Skip(l.err)
 	case l.err != nil:
 		t.Fatal(l.err)
