@@ -39,6 +39,7 @@ type Config struct {
 	RetryBaseDelay time.Duration      // first backoff before jitter; 0 = 500ms
 	Logger         *slog.Logger       // nil = discard
 	Metrics        Metrics            // nil = counts nothing
+	Tools          ToolSource         // external tools (MCP); nil = the built-in ones only
 }
 
 // Engine runs sessions. It is safe for concurrent use: different sessions

@@ -34,6 +34,9 @@ type RunOptions struct {
 	// Checkpoint, when set, records a completed todo's changes (see
 	// Checkpointer).
 	Checkpoint Checkpointer
+	// Channel and Repo are where the session lives, for Config.Tools to
+	// narrow the external tools it offers ("" when none or unknown).
+	Channel, Repo string
 }
 
 // Result is the outcome of a run.

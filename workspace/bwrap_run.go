@@ -42,6 +42,9 @@ func startBwrap(j *job, out *os.File) (*started, error) {
 		Stdout: out, Stderr: out, ExtraFiles: append([]*os.File{infoW, blockR}, j.shared.files()...),
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
+	if j.stdio != nil {
+		cmd.Stdin, cmd.Stdout = j.stdio.in, j.stdio.out
+	}
 	err = cmd.Start()
 	infoW.Close()
 	blockR.Close()

@@ -125,6 +125,7 @@ type job struct {
 	cgroup  *cmdCgroup
 	scratch string // the command's /tmp when bwrap does not make one
 	shared  *sharedMounts
+	stdio   *stdioFiles // a stdio server's stdin and stdout (process_stdio.go); nil for bash
 }
 
 func (s *sandbox) prepare(p place, command string) (*job, error) {
