@@ -17,15 +17,15 @@ const maxResultChars = 28_000
 // there is no text, cut to maxResultChars.
 func resultText(res *mcp.CallToolResult) string {
 	var b strings.Builder
-	for _, c := range res.Content {
+	for i, c := range res.Content {
+		if b.Len() > 4*maxResultChars {
+			fmt.Fprintf(&b, "\n[… %d more content parts left out …]", len(res.Content)-i)
+			break
+		}
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(contentText(c))
-		if b.Len() > 4*maxResultChars {
-			b.WriteString("\n[… more content left out …]")
-			break
-		}
 	}
 	if b.Len() == 0 && res.StructuredContent != nil {
 		if data, err := json.Marshal(res.StructuredContent); err == nil {
