@@ -171,7 +171,9 @@ func TestRemoteToolListChanges(t *testing.T) {
 	if has(h.offered(0), "team__fresh") {
 		t.Fatal("offered before it existed")
 	}
-	if !eventually(func() bool { return has(toolNames(h.mgr.Tools(context.Background(), agent.ToolScope{})), "team__fresh") }) {
+	if !eventually(func() bool {
+		return has(toolNames(h.mgr.Tools(context.Background(), agent.ToolScope{})), "team__fresh")
+	}) {
 		t.Fatal("notifications/tools/list_changed did not refresh the list")
 	}
 	h.run("s1", planning.PlanModePlan, agent.RunOptions{}, call("team__fresh", `{}`), fakemodel.Text("done"))

@@ -80,7 +80,9 @@ func NewServer() *mcp.Server {
 		return text("never offered"), nil
 	})
 	add("ext_ref", true, json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"https://example.com/schema.json"}}}`),
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("never offered"), nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("never offered"), nil
+		})
 	add("huge_schema", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text("never offered"), nil
 	})
@@ -115,7 +117,9 @@ func hostileSchemas(next mcp.MethodHandler) mcp.MethodHandler {
 func AddTool(s *mcp.Server, name string) {
 	s.AddTool(&mcp.Tool{Name: name, Description: "added later", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("I am " + name), nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("I am " + name), nil
+		})
 }
 
 func text(s string) *mcp.CallToolResult {
