@@ -19,6 +19,8 @@ type runHandle struct {
 	// checkpoint commits a completed todo's changes (a session with a
 	// repository, in execution mode); nil: none.
 	checkpoint agent.Checkpointer
+	// channel and repo scope the run's MCP tools (agent.RunOptions).
+	channel, repo string
 }
 
 // launch starts the run e asks for, unless one is in flight (the seed's
@@ -35,7 +37,10 @@ func (a *actor) launch(e effStartRun) {
 	}
 	ctx, cancel := context.WithCancel(a.b.runCtx)
 	a.seq++
-	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: e.mode, budget: e.budget, gate: gate}
+	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: e.mode, budget: e.budget, gate: gate, channel: a.rec.Channel}
+	if r := a.rec.Repo; r != nil {
+		a.run.repo = r.Name
+	}
 	if r := a.rec.Repo; r != nil && r.Ready && e.mode != planning.PlanModePlan && a.b.cfg.Repos != nil {
 		a.run.checkpoint = a.b.checkpointer(a.log, *r, a.rec.ID, a.rec.Owner)
 	}
@@ -57,7 +62,7 @@ func (a *actor) execute(ctx context.Context, id string, h *runHandle, req agent.
 			return
 		}
 	}
-	opts := agent.RunOptions{Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint}
+	opts := agent.RunOptions{Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint, Channel: h.channel, Repo: h.repo}
 	if h.mode == planning.PlanModeAutoEdit {
 		opts.Approve = a.approver(h)
 	}
