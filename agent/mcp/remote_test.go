@@ -9,7 +9,7 @@ import (
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/agent/mcp"
-	"github.com/h9-app/h9/agent/mcp/internal/mcptest"
+	"github.com/h9-app/h9/agent/mcp/mcptest"
 	"github.com/h9-app/h9/planning"
 )
 

@@ -6,7 +6,7 @@ import (
 	"context"
 	"log"
 
-	"github.com/h9-app/h9/agent/mcp/internal/mcptest"
+	"github.com/h9-app/h9/agent/mcp/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
