@@ -27,11 +27,11 @@ func needBwrap(t testing.TB) {
 	}
 }
 
-// buildStdioServer builds ./internal/mcptest/stdioserver into dir.
+// buildStdioServer builds ./mcptest/stdioserver into dir.
 func buildStdioServer(t testing.TB, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "stdioserver")
-	out, err := exec.Command("go", "build", "-o", bin, "./internal/mcptest/stdioserver").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "./mcptest/stdioserver").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
