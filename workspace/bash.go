@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/h9-app/h9/workspace/readonly"
 )
 
 const (
@@ -68,7 +70,7 @@ func (r BashResult) String() string {
 // command started is gone when Bash returns. Under bwrap the sandbox of
 // ARCHITECTURE.md applies; in plan mode the workspace is read-only by the
 // kernel (bwrap's read-only bind, else Landlock) and, without bwrap, only
-// commands CheckReadOnly accepts run. The error is non-nil only when the
+// commands readonly.Check accepts run. The error is non-nil only when the
 // command could not run at all or plan mode refused it.
 func (w *Workspace) Bash(ctx context.Context, command string, opts BashOptions) (BashResult, error) {
 	if w.isClosed() {
@@ -81,7 +83,7 @@ func (w *Workspace) Bash(ctx context.Context, command string, opts BashOptions) 
 		return BashResult{}, fmt.Errorf("%w: plan mode has no network", ErrInvalidArgument)
 	}
 	if opts.ReadOnly && w.sandbox.level != LevelBwrap {
-		if err := CheckReadOnly(command); err != nil {
+		if err := readonly.Check(command); err != nil {
 			return BashResult{}, err
 		}
 	}

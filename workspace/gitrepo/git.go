@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -45,7 +46,7 @@ func gitEnv(extra []string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "GIT_") && !contains(passedGitEnv, name) {
+		if strings.HasPrefix(name, "GIT_") && !slices.Contains(passedGitEnv, name) {
 			continue
 		}
 		if name == "LC_ALL" || name == "LANGUAGE" {
@@ -56,15 +57,6 @@ func gitEnv(extra []string) []string {
 	// git's messages are shown to users and parsed: keep them in English.
 	env = append(env, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=")
 	return append(env, extra...)
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // maxGitOutput bounds what h9 keeps of a git command's captured output.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,7 +105,7 @@ func (r *Repos) Get(name string) (Repo, bool) {
 // ForChannel is the repository whose channels list the channel, if any.
 func (r *Repos) ForChannel(channel string) (Repo, bool) {
 	for _, repo := range r.repos {
-		if contains(repo.Channels, channel) {
+		if slices.Contains(repo.Channels, channel) {
 			return repo, true
 		}
 	}

@@ -50,20 +50,20 @@ func NewDurable(t testing.TB) string {
 	return durable.get(t, Options{Durable: true}).Database(t)
 }
 
-// Database returns the URL of a fresh, empty database on srv, dropped when
+// Database returns the URL of a fresh, empty database on s, dropped when
 // the test ends.
-func (srv *Server) Database(t testing.TB) string {
+func (s *Server) Database(t testing.TB) string {
 	t.Helper()
-	srv.mu.Lock()
-	srv.dbs++
-	name := fmt.Sprintf("t%d_%d", os.Getpid(), srv.dbs)
-	srv.mu.Unlock()
+	s.mu.Lock()
+	s.dbs++
+	name := fmt.Sprintf("t%d_%d", os.Getpid(), s.dbs)
+	s.mu.Unlock()
 	ctx := context.Background()
-	if err := srv.exec(ctx, "CREATE DATABASE "+name); err != nil {
+	if err := s.exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
-	t.Cleanup(func() { _ = srv.exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
-	return srv.DSN(name)
+	t.Cleanup(func() { _ = s.exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
+	return s.DSN(name)
 }
 
 // SharedServer returns the test binary's server, starting it on first use

@@ -1,6 +1,9 @@
-package workspace
+package readonly
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // gitReadOnly lists the git subcommands plan mode allows, with a rule for
 // those that also have writing forms (branch, tag, stash, …).
@@ -157,9 +160,9 @@ func gitConfigRule(args []string) string {
 	}
 	for _, a := range operands {
 		switch {
-		case contains(gitConfigModes, a):
+		case slices.Contains(gitConfigModes, a):
 			modes++
-		case contains(gitConfigModifiers, a), strings.HasPrefix(a, "--type="), strings.HasPrefix(a, "--default="):
+		case slices.Contains(gitConfigModifiers, a), strings.HasPrefix(a, "--type="), strings.HasPrefix(a, "--default="):
 		case strings.HasPrefix(a, "-"):
 			return "git config " + a + " is not allowed (reading only: --get, --get-all, --get-regexp, --list)"
 		}

@@ -1,6 +1,9 @@
-package workspace
+package readonly
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // argRule inspects a command's arguments (args[0] is the name) and returns
 // why they are refused, or "".
@@ -52,7 +55,7 @@ func noArgs(why string) argRule {
 // onlyArgs allows the command with no arguments or exactly one of ok.
 func onlyArgs(what string, ok ...string) argRule {
 	return func(args []string) string {
-		if len(args) == 1 || (len(args) == 2 && contains(ok, args[1])) {
+		if len(args) == 1 || (len(args) == 2 && slices.Contains(ok, args[1])) {
 			return ""
 		}
 		return what + " is only allowed as: " + strings.Join(ok, ", ")

@@ -1,4 +1,4 @@
-package workspace
+package readonly
 
 import (
 	"errors"
@@ -125,17 +125,17 @@ var readOnlyRefused = map[string]string{
 	"ls 'unterminated":                     "parsed",
 }
 
-func TestCheckReadOnly(t *testing.T) {
+func TestCheck(t *testing.T) {
 	for _, cmd := range readOnlyAllowed {
 		t.Run("allow "+cmd, func(t *testing.T) {
-			if err := CheckReadOnly(cmd); err != nil {
+			if err := Check(cmd); err != nil {
 				t.Fatalf("refused: %v", err)
 			}
 		})
 	}
 	for cmd, part := range readOnlyRefused {
 		t.Run("refuse "+cmd, func(t *testing.T) {
-			err := CheckReadOnly(cmd)
+			err := Check(cmd)
 			if !errors.Is(err, ErrReadOnly) {
 				t.Fatalf("allowed (err=%v)", err)
 			}
@@ -233,11 +233,11 @@ var bypassClasses = []struct {
 	}},
 }
 
-func TestCheckReadOnlyBypasses(t *testing.T) {
+func TestCheckBypasses(t *testing.T) {
 	for _, cl := range bypassClasses {
 		for cmd, part := range cl.cases {
 			t.Run(cl.class+"/"+cmd, func(t *testing.T) {
-				err := CheckReadOnly(cmd)
+				err := Check(cmd)
 				if !errors.Is(err, ErrReadOnly) {
 					t.Fatalf("allowed (err=%v)", err)
 				}

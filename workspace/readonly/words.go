@@ -1,7 +1,8 @@
-package workspace
+package readonly
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -149,7 +150,7 @@ func (c *checker) eachBinding(args []string, check func([]string) error) error {
 	for _, a := range args {
 		parts := strings.Split(a, loopMark)
 		for i := 1; i < len(parts); i += 2 {
-			if !contains(names, parts[i]) {
+			if !slices.Contains(names, parts[i]) {
 				names = append(names, parts[i])
 			}
 		}
@@ -184,15 +185,6 @@ func (c *checker) bind(a string, names []string, i int) string {
 		i /= len(vals)
 	}
 	return a
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // hasBraceExpansion: bash would expand {a,b} or {1..3} in w, even when the

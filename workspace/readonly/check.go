@@ -1,4 +1,4 @@
-package workspace
+package readonly
 
 import (
 	"fmt"
@@ -8,14 +8,14 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// CheckReadOnly reports whether a bash command is provably read-only, by
+// Check reports whether a bash command is provably read-only, by
 // parsing it with a real shell parser and accepting only an allowlist of
 // commands, arguments and redirections whose values are known before the
 // command runs. Without bwrap it stands in front of plan mode's kernel
 // guarantee (Landlock) as a second layer, and is the only one where the
 // kernel has no Landlock. The error wraps ErrReadOnly and names the part
 // that was refused.
-func CheckReadOnly(command string) error {
+func Check(command string) error {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
 		return fmt.Errorf("%w: the command could not be parsed (%v); only simple read-only commands can run while planning", ErrReadOnly, err)
