@@ -7,62 +7,25 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/h9-app/h9/agent/mcp"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// ToolSource offers tools from outside h9 (MCP servers, agent/mcp) for one
-// run. The agent treats them like its own: the same plan-mode filter, the
-// same approval in confirm-each-step mode, the same output cap, the same
-// work log.
+// ToolSource offers tools from outside h9 (MCP servers: *mcp.Manager)
+// for one run. The agent treats them like its own: the same plan-mode
+// filter, the same approval in confirm-each-step mode, the same output
+// cap, the same work log. Tools must not block long (a server that is
+// down is left out, not waited for); the set's Close is called when the
+// run ends.
 type ToolSource interface {
-	// Tools lists the tools offered to one run; it must not block long
-	// (a server that is down is left out, not waited for). The returned
-	// set's Close is called when the run ends.
-	Tools(ctx context.Context, scope ToolScope) ToolSet
-}
-
-// ToolScope is where a run happens, for a source to narrow what it offers.
-type ToolScope struct {
-	SessionID string
-	Channel   string // the session's Slack channel; "" when unknown
-	Repo      string // the session's repository; "" for none
-	Mode      planning.PlanMode
-	// Workspace opens (creating it) the session's workspace, for tools
-	// that run inside its sandbox; the run closes it.
-	Workspace func() (*workspace.Workspace, error)
-}
-
-// ToolSet is what a source offers one run.
-type ToolSet struct {
-	Tools []ExternalTool
-	Close func() // nil: nothing to release
-}
-
-// ExternalTool is one tool of a source.
-type ExternalTool struct {
-	Name        string // ^[a-zA-Z0-9_-]{1,64}$, not a built-in tool's name
-	Description string
-	Schema      json.RawMessage // a JSON object schema the model API accepts
-	ReadOnly    bool            // offered in plan mode, and never asks for approval
-	// Summary is the call's short text for status lines and evidence.
-	Summary func(args string) string
-	// Preview is what a user approving the call reads.
-	Preview func(args string) string
-	Call    func(ctx context.Context, args string) ExternalResult
-}
-
-// ExternalResult is a call's outcome; a failing server is an error result
-// with its words, never an error of the run.
-type ExternalResult struct {
-	Output  string
-	IsError bool
+	Tools(ctx context.Context, scope mcp.Scope) mcp.Set
 }
 
 // externalTools turns a source's tools into the agent's own, leaving out any
 // that would shadow a built-in (a source must not, but the check is cheap).
-func externalTools(set ToolSet) []*tool {
+func externalTools(set mcp.Set) []*tool {
 	out := make([]*tool, 0, len(set.Tools))
 	for _, x := range set.Tools {
 		if isBuiltin(x.Name) || x.Call == nil {
@@ -73,7 +36,7 @@ func externalTools(set ToolSet) []*tool {
 	return out
 }
 
-func externalTool(x ExternalTool) *tool {
+func externalTool(x mcp.Tool) *tool {
 	summary := x.Summary
 	if summary == nil {
 		summary = func(string) string { return "" }
@@ -137,7 +100,7 @@ func (r *run) addExternalTools(ctx context.Context, approve Approver) {
 	if src == nil {
 		return
 	}
-	set := src.Tools(ctx, ToolScope{
+	set := src.Tools(ctx, mcp.Scope{
 		SessionID: r.id, Channel: r.opts.Channel, Repo: r.opts.Repo, Mode: r.mode,
 		Workspace: func() (*workspace.Workspace, error) {
 			if err := r.env.openWorkspace(); err != nil {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/mcp"
 	"github.com/h9-app/h9/agent/mcp/mcptest"
 	"github.com/h9-app/h9/planning"
@@ -45,8 +44,8 @@ func BenchmarkMCPCall(b *testing.B) {
 		m := mcp.New(mcp.Options{Servers: servers})
 		defer m.Close()
 		m.Start()
-		var echo agent.ExternalTool
-		for _, tl := range m.Tools(context.Background(), agent.ToolScope{}).Tools {
+		var echo mcp.Tool
+		for _, tl := range m.Tools(context.Background(), mcp.Scope{}).Tools {
 			if tl.Name == "team__echo" {
 				echo = tl
 			}
@@ -87,13 +86,13 @@ func BenchmarkStdioFirstCall(b *testing.B) {
 		})
 	})
 	b.Run("stdio_first_call", func(b *testing.B) {
-		scope := agent.ToolScope{SessionID: "s1", Mode: planning.PlanModeDefault, Workspace: func() (*workspace.Workspace, error) { return ws, nil }}
+		scope := mcp.Scope{SessionID: "s1", Mode: planning.PlanModeDefault, Workspace: func() (*workspace.Workspace, error) { return ws, nil }}
 		report(b, func() {
 			// A fresh manager each time: no cached tool list, so the
 			// process starts to list them, as on a session's first use.
 			m := mcp.New(mcp.Options{Servers: []mcp.Server{{ServerConfig: mcp.ServerConfig{Name: "local", Command: "./.mcp/stdioserver"}}}})
 			set := m.Tools(context.Background(), scope)
-			var res agent.ExternalResult
+			var res mcp.Result
 			for _, tl := range set.Tools {
 				if tl.Name == "local__echo" {
 					res = tl.Call(context.Background(), `{"text":"hi"}`)

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/h9-app/h9/agent"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -103,8 +102,8 @@ func (m *Manager) Scrub(s string) string { return m.scrub.String(s) }
 
 // Tools implements agent.ToolSource: the tools of the servers in scope, in
 // the file's order.
-func (m *Manager) Tools(ctx context.Context, scope agent.ToolScope) agent.ToolSet {
-	var set agent.ToolSet
+func (m *Manager) Tools(ctx context.Context, scope Scope) Set {
+	var set Set
 	var closers []func()
 	for _, s := range m.servers {
 		if !s.inScope(scope) {
@@ -134,7 +133,7 @@ type server struct {
 	stdio  *stdio
 }
 
-func (s *server) inScope(scope agent.ToolScope) bool {
+func (s *server) inScope(scope Scope) bool {
 	return listed(s.cfg.Repos, scope.Repo) && listed(s.cfg.Channels, scope.Channel)
 }
 
@@ -151,7 +150,7 @@ func listed(list []string, v string) bool {
 	return false
 }
 
-func (s *server) toolsFor(ctx context.Context, scope agent.ToolScope) ([]agent.ExternalTool, func()) {
+func (s *server) toolsFor(ctx context.Context, scope Scope) ([]Tool, func()) {
 	if s.remote != nil {
 		offers := s.remote.toolOffers(ctx)
 		return s.external(offers, s.remote.call), nil
@@ -163,8 +162,8 @@ func (s *server) toolsFor(ctx context.Context, scope agent.ToolScope) ([]agent.E
 // caller runs one call of a tool of the server.
 type caller func(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error)
 
-func (s *server) external(offers []offer, call caller) []agent.ExternalTool {
-	out := make([]agent.ExternalTool, 0, len(offers))
+func (s *server) external(offers []offer, call caller) []Tool {
+	out := make([]Tool, 0, len(offers))
 	for _, o := range offers {
 		out = append(out, s.tool(o, call))
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/h9-app/h9/agent"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -60,12 +59,12 @@ func (s *server) buildOffers(tools []*mcp.Tool) []offer {
 }
 
 // tool is one offer for one run, its calls going through call.
-func (s *server) tool(o offer, call caller) agent.ExternalTool {
-	return agent.ExternalTool{
+func (s *server) tool(o offer, call caller) Tool {
+	return Tool{
 		Name: o.name, Description: o.desc, Schema: o.schema, ReadOnly: o.readOnly,
 		Summary: argsSummary,
 		Preview: func(args string) string { return s.preview(o, args) },
-		Call: func(ctx context.Context, args string) agent.ExternalResult {
+		Call: func(ctx context.Context, args string) Result {
 			return s.callOnce(ctx, o, call, args)
 		},
 	}
@@ -92,30 +91,30 @@ func (s *server) preview(o offer, args string) string {
 // callOnce is one call with its deadline; whatever the server does, the
 // model gets a result (an error result for a failure, in the server's
 // words), the metric counts it and no header value is in it.
-func (s *server) callOnce(ctx context.Context, o offer, call caller, args string) agent.ExternalResult {
+func (s *server) callOnce(ctx context.Context, o offer, call caller, args string) Result {
 	var params map[string]any
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
 	if err := json.Unmarshal([]byte(args), &params); err != nil || params == nil {
-		return agent.ExternalResult{Output: "the arguments are not a JSON object; send them again as one", IsError: true}
+		return Result{Output: "the arguments are not a JSON object; send them again as one", IsError: true}
 	}
 	timeout := s.m.opts.CallTimeout
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := call(cctx, o.tool, params)
-	outcome, out := "ok", agent.ExternalResult{}
+	outcome, out := "ok", Result{}
 	switch {
 	case err != nil && ctx.Err() != nil:
-		outcome, out = "failed", agent.ExternalResult{Output: "cancelled before MCP server " + s.cfg.Name + " answered", IsError: true}
+		outcome, out = "failed", Result{Output: "cancelled before MCP server " + s.cfg.Name + " answered", IsError: true}
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		outcome = "timeout"
-		out = agent.ExternalResult{Output: fmt.Sprintf("MCP server %s did not answer within %s", s.cfg.Name, timeout), IsError: true}
+		out = Result{Output: fmt.Sprintf("MCP server %s did not answer within %s", s.cfg.Name, timeout), IsError: true}
 	case err != nil:
 		outcome = "failed"
-		out = agent.ExternalResult{Output: fmt.Sprintf("MCP server %s failed: %s", s.cfg.Name, short(oneLine(err.Error()), 2000)), IsError: true}
+		out = Result{Output: fmt.Sprintf("MCP server %s failed: %s", s.cfg.Name, short(oneLine(err.Error()), 2000)), IsError: true}
 	case res.IsError:
-		outcome, out = "tool_error", agent.ExternalResult{Output: resultText(res), IsError: true}
+		outcome, out = "tool_error", Result{Output: resultText(res), IsError: true}
 	default:
 		out.Output = resultText(res)
 	}

@@ -153,7 +153,7 @@ func TestRemoteDownThenUp(t *testing.T) {
 		t.Errorf("doctor's line for a server that is down: %+v", st[0])
 	}
 	srv.Down.Store(false)
-	if !eventually(func() bool { return has(toolNames(h.mgr.Tools(context.Background(), agent.ToolScope{})), "team__echo") }) {
+	if !eventually(func() bool { return has(toolNames(h.mgr.Tools(context.Background(), mcp.Scope{})), "team__echo") }) {
 		t.Fatal("the server answers again but its tools are never offered")
 	}
 	st = h.mgr.Check(context.Background(), time.Second)
@@ -172,7 +172,7 @@ func TestRemoteToolListChanges(t *testing.T) {
 		t.Fatal("offered before it existed")
 	}
 	if !eventually(func() bool {
-		return has(toolNames(h.mgr.Tools(context.Background(), agent.ToolScope{})), "team__fresh")
+		return has(toolNames(h.mgr.Tools(context.Background(), mcp.Scope{})), "team__fresh")
 	}) {
 		t.Fatal("notifications/tools/list_changed did not refresh the list")
 	}
@@ -191,13 +191,13 @@ func TestScopeNarrowsServersAndTools(t *testing.T) {
 	h.mgr.Start()
 	ctx := context.Background()
 	cases := []struct {
-		scope agent.ToolScope
+		scope mcp.Scope
 		want  []string
 	}{
-		{agent.ToolScope{Channel: "C123", Repo: "acme/api"}, []string{"team__echo", "team__read_file"}},
-		{agent.ToolScope{Channel: "C999", Repo: "acme/api"}, nil},
-		{agent.ToolScope{Channel: "C123", Repo: "acme/web"}, nil},
-		{agent.ToolScope{Channel: "C123"}, nil},
+		{mcp.Scope{Channel: "C123", Repo: "acme/api"}, []string{"team__echo", "team__read_file"}},
+		{mcp.Scope{Channel: "C999", Repo: "acme/api"}, nil},
+		{mcp.Scope{Channel: "C123", Repo: "acme/web"}, nil},
+		{mcp.Scope{Channel: "C123"}, nil},
 	}
 	for _, c := range cases {
 		got := toolNames(h.mgr.Tools(ctx, c.scope))
@@ -232,7 +232,7 @@ func TestConfirmEachStepPreviewsMCPCalls(t *testing.T) {
 	}
 }
 
-func toolNames(set agent.ToolSet) []string {
+func toolNames(set mcp.Set) []string {
 	var out []string
 	for _, tl := range set.Tools {
 		out = append(out, tl.Name)

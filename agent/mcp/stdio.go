@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -36,7 +35,7 @@ func newStdio(s *server) *stdio { return &stdio{s: s, procs: map[string]*stdioCo
 
 // forSession is the server's tools for one run, the caller reaching this
 // session's process, and the run's end, which stops it.
-func (st *stdio) forSession(ctx context.Context, scope agent.ToolScope) ([]offer, caller, func()) {
+func (st *stdio) forSession(ctx context.Context, scope Scope) ([]offer, caller, func()) {
 	readOnly := scope.Mode == planning.PlanModePlan
 	stop := func() { st.stopSession(scope.SessionID) }
 	st.mu.Lock()
@@ -66,7 +65,7 @@ func (st *stdio) forSession(ctx context.Context, scope agent.ToolScope) ([]offer
 }
 
 // relist lists the tools through this session's process (starting it).
-func (st *stdio) relist(ctx context.Context, scope agent.ToolScope, readOnly bool) ([]offer, error) {
+func (st *stdio) relist(ctx context.Context, scope Scope, readOnly bool) ([]offer, error) {
 	c, err := st.conn(ctx, scope, readOnly)
 	if err != nil {
 		return nil, err
@@ -92,7 +91,7 @@ func (st *stdio) relist(ctx context.Context, scope agent.ToolScope, readOnly boo
 
 // conn is the session's running process, started (or restarted in the
 // run's mode) when needed.
-func (st *stdio) conn(ctx context.Context, scope agent.ToolScope, readOnly bool) (*stdioConn, error) {
+func (st *stdio) conn(ctx context.Context, scope Scope, readOnly bool) (*stdioConn, error) {
 	st.mu.Lock()
 	c := st.procs[scope.SessionID]
 	st.mu.Unlock()
@@ -114,7 +113,7 @@ func (st *stdio) conn(ctx context.Context, scope agent.ToolScope, readOnly bool)
 	return c, nil
 }
 
-func (st *stdio) start(ctx context.Context, scope agent.ToolScope, readOnly bool) (*stdioConn, error) {
+func (st *stdio) start(ctx context.Context, scope Scope, readOnly bool) (*stdioConn, error) {
 	if scope.Workspace == nil {
 		return nil, errors.New("no workspace to start it in")
 	}

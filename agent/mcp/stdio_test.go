@@ -27,11 +27,11 @@ func needBwrap(t testing.TB) {
 	}
 }
 
-// buildStdioServer builds ./mcptest/stdioserver into dir.
+// buildStdioServer builds ./testdata/stdioserver into dir.
 func buildStdioServer(t testing.TB, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "stdioserver")
-	out, err := exec.Command("go", "build", "-o", bin, "./mcptest/stdioserver").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "./testdata/stdioserver").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -97,7 +97,7 @@ func TestStdioToolListChangesMidSession(t *testing.T) {
 	// The process that changed its list was stopped with the run; the next
 	// run lists again (a fresh process does not have the added tool, which
 	// lived in the old one's memory, so the list is what the server says now).
-	set := h.mgr.Tools(context.Background(), agent.ToolScope{SessionID: "s1", Mode: planning.PlanModeDefault, Workspace: workspaceOf(h, "s1")})
+	set := h.mgr.Tools(context.Background(), mcp.Scope{SessionID: "s1", Mode: planning.PlanModeDefault, Workspace: workspaceOf(h, "s1")})
 	defer set.Close()
 	if has(toolNames(set), "local__later") || !has(toolNames(set), "local__echo") {
 		t.Errorf("after list_changed the list is %v", toolNames(set))

@@ -1,6 +1,6 @@
 // Package mcptest is a real MCP server built with the official SDK, for
 // h9's tests: a remote one over loopback HTTP that requires a header
-// token, and the tools of the stdio binary in ./stdioserver.
+// token, and the tools of the stdio binary in ../testdata/stdioserver.
 package mcptest
 
 import (
