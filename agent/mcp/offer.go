@@ -142,7 +142,7 @@ func argsSummary(args string) string {
 		}
 	}
 	if len(words) == 0 {
-		return ""
+		return short(oneLine(args), 80) // the approval message shows something
 	}
 	return short(strings.Join(words, " "), 80)
 }
