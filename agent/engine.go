@@ -42,6 +42,7 @@ type Config struct {
 	// Vision is whether shared images go to the model as image parts:
 	// VisionAuto ("" too) until the endpoint refuses them, VisionOn, VisionOff.
 	Vision Vision
+	Tools  ToolSource // external tools (MCP); nil = the built-in ones only
 }
 
 // Engine runs sessions. It is safe for concurrent use: different sessions

@@ -45,6 +45,9 @@ type RunOptions struct {
 	// channel (/h9 instructions): the system prompt gives them after
 	// AGENTS.md, marked as the channel's.
 	ChannelInstructions string
+	// Channel and Repo are where the session lives, for Config.Tools to
+	// narrow the external tools it offers ("" when none or unknown).
+	Channel, Repo string
 }
 
 // Result is the outcome of a run.

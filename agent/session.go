@@ -18,8 +18,10 @@ type run struct {
 	opts  RunOptions
 	mode  planning.PlanMode
 	tools *toolset
-	env   *toolEnv
-	todos *planning.TodoStore
+	// closeTools releases the external tools of the run (nil: none).
+	closeTools func()
+	env        *toolEnv
+	todos      *planning.TodoStore
 
 	// msgs[0] is the system prompt, rebuilt every run and never stored;
 	// msgs[1:saved] are in the store, msgs[saved:] are not yet.
@@ -94,6 +96,7 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 		approve = opts.Approve
 	}
 	r.tools = newToolset(r.mode, approve)
+	r.addExternalTools(ctx, approve)
 	r.req = ModelRequest{Model: e.cfg.ModelName, Tools: r.tools.defs, User: id}
 	return r, nil
 }
@@ -104,6 +107,9 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 // are written here. A snapshot still pending (only after a panic) is not
 // emitted: EventError stays the run's last event.
 func (r *run) finish() {
+	if r.closeTools != nil {
+		r.closeTools()
+	}
 	if !r.todosStored || r.todosPending {
 		if err := r.saveTodos(); err != nil {
 			r.e.log.Error("saving todos at run end", "session", r.id, "err", err)

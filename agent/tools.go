@@ -22,6 +22,7 @@ type tool struct {
 	Description string
 	Schema      json.RawMessage
 	Mutating    bool // goes through the approval hook in auto-edit mode
+	PlanSafe    bool // offered in plan mode (an external tool that only reads)
 	// UsesWorkspace: call opens (and so creates) the session's workspace
 	// before Run, so Run and Preview find it in env.ws.
 	UsesWorkspace bool
@@ -128,7 +129,7 @@ func newToolset(mode planning.PlanMode, approve Approver) *toolset {
 
 // toolInMode is the plan-mode filter.
 func toolInMode(t *tool, mode planning.PlanMode) bool {
-	return mode != planning.PlanModePlan || planModeWhitelist[t.Name]
+	return mode != planning.PlanModePlan || planModeWhitelist[t.Name] || t.PlanSafe
 }
 
 // defsByMode caches each mode's definitions, with compact schemas: every

@@ -21,7 +21,9 @@ type runHandle struct {
 	checkpoint agent.Checkpointer
 	files      []agent.Attachment // shared with the request, to download first
 	share      agent.FileSharer   // share_file's uploads into the thread
-	channel    string             // the session's channel, for its instructions
+	// channel is the session's channel, for its instructions; channel and
+	// repo scope the run's MCP tools (agent.RunOptions).
+	channel, repo string
 }
 
 // launch starts the run e asks for, unless one is in flight (the seed's
@@ -43,6 +45,9 @@ func (a *actor) launch(e effStartRun) {
 		a.run.files = slices.Clone(a.rec.Files)
 	}
 	a.run.share, a.run.channel = a.sharer(a.rec.Channel, a.rec.ThreadTS), a.rec.Channel
+	if r := a.rec.Repo; r != nil {
+		a.run.repo = r.Name
+	}
 	if r := a.rec.Repo; r != nil && r.Ready && e.mode != planning.PlanModePlan && a.b.cfg.Repos != nil {
 		a.run.checkpoint = a.b.checkpointer(a.log, *r, a.rec.ID, a.rec.Owner)
 	}
@@ -66,7 +71,7 @@ func (a *actor) execute(ctx context.Context, id string, h *runHandle, req agent.
 	}
 	var files []agent.Attachment
 	req, files = a.withAttachments(ctx, id, req, h.files)
-	opts := agent.RunOptions{Files: files, Share: h.share, ChannelInstructions: a.b.channelInstructions(ctx, a.log, h.channel), Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint}
+	opts := agent.RunOptions{Files: files, Share: h.share, ChannelInstructions: a.b.channelInstructions(ctx, a.log, h.channel), Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint, Channel: h.channel, Repo: h.repo}
 	if h.mode == planning.PlanModeAutoEdit {
 		opts.Approve = a.approver(h)
 	}

@@ -49,6 +49,9 @@ func startBwrap(j *job, stdout, out *os.File) (*started, error) {
 		Stdout: stdout, Stderr: out, ExtraFiles: append(append([]*os.File{infoW, blockR}, j.shared.files()...), filter), // filter: seccompFD
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
+	if j.stdio != nil {
+		cmd.Stdin, cmd.Stdout = j.stdio.in, j.stdio.out
+	}
 	err = cmd.Start()
 	infoW.Close()
 	blockR.Close()

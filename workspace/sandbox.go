@@ -164,8 +164,9 @@ type job struct {
 	cgroup  *cmdCgroup
 	scratch string // the command's /tmp when bwrap does not make one
 	shared  *sharedMounts
-	stdout  io.Writer // the command's stdout apart from its stderr; nil: both into the output
-	seccomp []byte    // under bwrap: the command's seccomp program (bwrap.go)
+	stdout  io.Writer   // the command's stdout apart from its stderr; nil: both into the output
+	seccomp []byte      // under bwrap: the command's seccomp program (bwrap.go)
+	stdio   *stdioFiles // a stdio server's stdin and stdout (process_stdio.go); nil for bash
 }
 
 func (s *sandbox) prepare(p place, command string) (*job, error) {

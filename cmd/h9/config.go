@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/h9-app/h9/agent/mcp"
 	"net/url"
 	"strings"
 	"time"
@@ -66,8 +67,12 @@ type Config struct {
 	PriceOutput        float64 `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
 
 	FilesConfig // shared files and images (config_files.go)
+	// MCP servers (config_mcp.go).
+	MCPFile    string        `envconfig:"MCP_FILE" desc:"YAML file of MCP servers: servers: [{name, url | command, headers_env, repos, channels, tools}] (README, MCP tools); empty = none"`
+	MCPTimeout time.Duration `envconfig:"MCP_TIMEOUT" default:"60s" desc:"deadline of one MCP tool call; a server slower than that is a tool error"`
 
 	repos []gitrepo.Repo // H9_REPOS and H9_REPOS_FILE, checked (validate)
+	mcp   []mcp.Server   // H9_MCP_FILE, checked (validate)
 }
 
 // loadConfig reads the environment into a Config and validates it.
@@ -153,6 +158,7 @@ func (c *Config) validate() error {
 		c.checkFiles,
 		c.loadRepos,
 		c.checkStartup, // config_startup.go
+		c.loadMCP,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

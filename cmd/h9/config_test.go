@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +45,7 @@ func TestConfigDefaults(t *testing.T) {
 		LogLevel:         "info",
 		LeaseTTL:         15 * time.Second,
 		FilesConfig:      FilesConfig{AttachmentMax: 20 << 20, ModelVision: "auto"},
+		MCPTimeout:       time.Minute,
 		repos:            []gitrepo.Repo{},
 	}
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(Config{})); d != "" {
@@ -187,4 +190,24 @@ func clearVar(t *testing.T, k string) {
 	t.Helper()
 	t.Setenv(k, "")
 	unsetenv(k)
+}
+
+// H9_MCP_FILE is checked at start with one line naming the setting.
+func TestConfigMCPFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yml")
+	os.WriteFile(bad, []byte("servers:\n- name: jira\n  url: https://x/mcp\n  command: ./y\n"), 0o600)
+	unset := filepath.Join(dir, "unset.yml")
+	os.WriteFile(unset, []byte("servers:\n- name: jira\n  url: https://x/mcp\n  headers_env: {Authorization: H9_TEST_NOT_SET}\n"), 0o600)
+	for path, want := range map[string]string{
+		bad:                        `H9_MCP_FILE: server 1 ("jira"): set exactly one of url and command`,
+		unset:                      "names H9_TEST_NOT_SET, which is not set",
+		filepath.Join(dir, "none"): "H9_MCP_FILE: cannot read",
+	} {
+		c := Config{MCPFile: path, MCPTimeout: time.Minute}
+		err := c.loadMCP()
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", filepath.Base(path), err, want)
+		}
+	}
 }

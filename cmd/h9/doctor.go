@@ -66,6 +66,7 @@ var doctorChecks = []doctorCheck{
 	{"health and metrics", checkHTTP},
 	{"database", checkDatabase},
 	{"repositories", checkRepos},
+	{"MCP servers", checkMCP},
 }
 
 // runDoctor prints one line per check and returns ErrDoctorFailed if any failed.

@@ -40,7 +40,10 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	defer repos.Close() // stops making spare checkouts
 	repos.Warm()
-	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent())
+	tools := cfg.newMCP(log, metrics)
+	defer tools.Close()
+	tools.Start() // in the background: a server that is down delays nothing
+	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent(), tools)
 	if err != nil {
 		return err
 	}
@@ -93,7 +96,7 @@ func botConfig(cfg Config, st storage, engine bot.Agent, repos bot.Repos, ws *wo
 }
 
 // newEngine builds the agent on the configured model endpoint and the store.
-func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logger, metrics agent.Metrics) (*agent.Engine, error) {
+func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logger, metrics agent.Metrics, tools agent.ToolSource) (*agent.Engine, error) {
 	model, err := newModel(cfg, cfg.ModelTimeout)
 	if err != nil {
 		return nil, err
@@ -110,6 +113,7 @@ func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logg
 		Logger:        log.With("component", "agent"),
 		Metrics:       metrics,
 		Vision:        agent.Vision(cfg.ModelVision),
+		Tools:         tools,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
