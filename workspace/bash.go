@@ -114,9 +114,14 @@ func (w *Workspace) runUnder(ctx context.Context, sb sandbox, command string, op
 		res.Cancelled = true
 		return res, nil
 	}
+	egress, done, err := w.route(command, opts)
+	if err != nil {
+		return BashResult{}, err
+	}
+	defer done()
 	out := newHeadTail(MaxOutputChars)
 	start := time.Now()
-	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network}
+	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network, egress: egress}
 	oc, err := sb.run(ctx, p, command, res.Timeout, out)
 	if err != nil {
 		return BashResult{}, fmt.Errorf("running bash: %w", err)

@@ -11,8 +11,9 @@ import (
 // do there.
 type place struct {
 	dir, home string
-	readOnly  bool // plan mode: workspace and home read-only
-	network   bool // share the host's network (a repository's setup command)
+	readOnly  bool   // plan mode: workspace and home read-only
+	network   bool   // share the host's network (a repository's setup command)
+	egress    string // the proxy socket's directory: network through h9's proxy only (network.go)
 	// shared are the directories holding objects borrowed from the
 	// repository cache (shared.go); nil for most workspaces.
 	shared *sharedMounts
@@ -69,6 +70,7 @@ func (s *sandbox) bwrapArgs(p place, env []string, argv []string) []string {
 	a = append(a, bind, p.dir, p.dir)
 	a = append(a, p.shared.bwrapArgs(p.readOnly)...)
 	a = append(a, bind, p.home, p.home, "--chdir", p.dir)
+	a = append(a, s.egressBinds(p)...)
 	for _, c := range covers {
 		a = append(a, "--remount-ro", c)
 	}

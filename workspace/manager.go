@@ -31,6 +31,9 @@ type Config struct {
 	// a shared toolchain or module cache). None may lie inside a hidden one.
 	ROPaths []string
 	Limits  Limits // per command; zero fields take DefaultLimits
+	// Network, when set, gives execution-mode commands h9's egress proxy as
+	// their only way out; it needs bwrap (network.go).
+	Network Network
 }
 
 // Manager creates and reopens per-session workspaces under one root.
@@ -73,6 +76,9 @@ func NewManager(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	if m.sandbox, m.warning, err = newSandbox(cfg.Sandbox, real, v, cfg.Limits.withDefaults()); err != nil {
+		return nil, err
+	}
+	if err := m.sandbox.useNetwork(cfg.Network); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -130,7 +136,11 @@ func (m *Manager) Open(sessionID string) (*Workspace, error) {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the home of session %q: %w", sessionID, err)
 	}
-	return openWorkspace(dir, home, m.aliasesFor(name), m.sandbox)
+	ws, err := openWorkspace(dir, home, m.aliasesFor(name), m.sandbox)
+	if ws != nil {
+		ws.session = sessionID
+	}
+	return ws, err
 }
 
 // ensureDir creates dir if missing. With a template, the copy is built in a

@@ -14,6 +14,7 @@ type Workspace struct {
 	home    string   // the session's HOME, outside the workspace
 	aliases []string // other absolute spellings accepted for paths
 	sandbox sandbox
+	session string // the session's ID, for its network route
 
 	mu     sync.RWMutex // guards root against Close during a file operation
 	root   *os.Root
