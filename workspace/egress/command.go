@@ -59,6 +59,7 @@ func (g *Gateway) startCommand(s *session, pol Policy, line string) (*command, e
 		ErrorLog:          log.New(io.Discard, "", 0),
 		ConnState:         c.connState,
 	}
+	c.server.SetKeepAlivesEnabled(false) // one request per connection: headerGuard checks it
 	g.mu.Lock()
 	s.commands[c] = struct{}{}
 	g.mu.Unlock()
@@ -146,7 +147,7 @@ func (l limitListener) Accept() (net.Conn, error) {
 			conn.Close()
 			continue
 		}
-		sc := &slotConn{Conn: conn, c: l.c}
+		sc := &slotConn{Conn: conn, guard: &headerGuard{Conn: conn}, c: l.c}
 		if !l.c.track(sc) {
 			sc.Close()
 			continue
@@ -161,9 +162,12 @@ const tooMany = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\
 // slotConn gives its slot back once, when closed.
 type slotConn struct {
 	net.Conn
-	c    *command
-	once sync.Once
+	guard *headerGuard // reads go through it
+	c     *command
+	once  sync.Once
 }
+
+func (s *slotConn) Read(p []byte) (int, error) { return s.guard.Read(p) }
 
 func (s *slotConn) Close() error {
 	err := s.Conn.Close()

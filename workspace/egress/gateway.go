@@ -79,9 +79,9 @@ type Gateway struct {
 // session is what a session's running commands share.
 type session struct {
 	id       string
-	users    int                 // running commands
-	conns    chan struct{}       // a slot per open connection
-	extra    []Entry             // allowed while its commands ran
+	users    int           // running commands
+	conns    chan struct{} // a slot per open connection
+	extra    []Entry       // allowed while its commands ran
 	commands map[*command]struct{}
 }
 

@@ -52,7 +52,7 @@ type counter struct {
 }
 
 func (c *counter) EgressRequest(d string) { c.mu.Lock(); c.n[d]++; c.mu.Unlock() }
-func (c *counter) get(d string) int     { c.mu.Lock(); defer c.mu.Unlock(); return c.n[d] }
+func (c *counter) get(d string) int       { c.mu.Lock(); defer c.mu.Unlock(); return c.n[d] }
 
 // rig is a gateway with a fixed allow list per test.
 type rig struct {
@@ -138,7 +138,9 @@ func tlsServer(t testing.TB, h http.Handler, dir string) (srv *httptest.Server, 
 	return srv, port, caFile
 }
 
-func hello(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "hello from %s%s\n", r.Host, r.URL.Path) }
+func hello(w http.ResponseWriter, r *http.Request) {
+	fmt.Fprintf(w, "hello from %s%s\n", r.Host, r.URL.Path)
+}
 
 func mustContain(t testing.TB, what, got string, wants ...string) {
 	t.Helper()

@@ -1,6 +1,9 @@
 package egress_test
 
 import (
+	"context"
+
+	"github.com/h9-app/h9/workspace"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -34,5 +37,19 @@ func TestCurlThroughTheProxy(t *testing.T) {
 	got := rr.told.list()
 	if len(got) != 1 || got[0].HostPort != "other.test:"+plainPort || got[0].SessionID != "s1" || !strings.Contains(got[0].Command, "curl") {
 		t.Errorf("told %+v, want other.test:%s once for s1's curl", got, plainPort)
+	}
+}
+
+// Plan mode never has network, allow list or not: no proxy variables, no
+// forwarder, no socket.
+func TestPlanModeHasNoNetwork(t *testing.T) {
+	r := newRig(t, []string{"example.com", "127.0.0.1"}, fakeDNS{"example.com": loopback}, nil)
+	ws := r.sandboxed(t)
+	res, err := ws.Bash(context.Background(), "env | grep -i _proxy; ls /.h9 2>&1; exec 3<>/dev/tcp/127.0.0.1/3128 && echo CONNECTED", workspace.BashOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Output, "CONNECTED") || strings.Contains(res.Output, "3128") || strings.Contains(res.Output, "proxy.sock") {
+		t.Errorf("plan mode reached the proxy: %s", res)
 	}
 }

@@ -167,9 +167,10 @@ func (c *command) tunnel(w http.ResponseWriter, r *http.Request, t target) {
 	pipe(unwrap(client), up)
 }
 
-// unwrap gives the socket itself, so copies can splice.
+// unwrap gives the socket itself, so copies can splice (the guard has
+// nothing left to give once the header is read: buffered bytes were sent).
 func unwrap(c net.Conn) net.Conn {
-	if sc, ok := c.(*slotConn); ok {
+	if sc, ok := c.(*slotConn); ok && len(sc.guard.head) == 0 {
 		return sc.Conn
 	}
 	return c
