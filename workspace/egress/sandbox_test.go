@@ -49,7 +49,7 @@ func TestPlanModeHasNoNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(res.Output, "CONNECTED") || strings.Contains(res.Output, "3128") || strings.Contains(res.Output, "proxy.sock") {
+	if strings.Contains(res.Output, "CONNECTED") || strings.Contains(res.Output, "PROXY=") || strings.Contains(res.Output, "egress") {
 		t.Errorf("plan mode reached the proxy: %s", res)
 	}
 }
