@@ -23,6 +23,9 @@ type BashOptions struct {
 	// no secret is in its environment. Refused in plan mode. Without bwrap
 	// commands have the host's network anyway.
 	Network bool
+	// SetupEnv are a repository's secrets, for its setup command (Network
+	// set) only; refused otherwise (secrets.go).
+	SetupEnv []Secret
 }
 
 // BashResult is what a command did. Non-zero exits and timeouts are results,
@@ -114,6 +117,10 @@ func (w *Workspace) runUnder(ctx context.Context, sb sandbox, command string, op
 		res.Cancelled = true
 		return res, nil
 	}
+	extra, err := setupEnv(opts)
+	if err != nil {
+		return BashResult{}, err
+	}
 	egress, done, err := w.route(command, opts)
 	if err != nil {
 		return BashResult{}, err
@@ -121,13 +128,13 @@ func (w *Workspace) runUnder(ctx context.Context, sb sandbox, command string, op
 	defer done()
 	out := newHeadTail(MaxOutputChars)
 	start := time.Now()
-	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network, egress: egress}
+	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network, egress: egress, env: extra}
 	oc, err := sb.run(ctx, p, command, res.Timeout, out)
 	if err != nil {
 		return BashResult{}, fmt.Errorf("running bash: %w", err)
 	}
 	res.Duration = time.Since(start)
-	res.Output = out.String()
+	res.Output = scrubSecrets(out.String(), w.sandbox.secrets)
 	res.ExitCode = exitCode(oc.state)
 	res.TimedOut, res.Cancelled = oc.timedOut, oc.cancelled
 	res.Notes = sb.limitNotes(oc, res.ExitCode, res.Output, w.dir)

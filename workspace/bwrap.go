@@ -11,9 +11,10 @@ import (
 // do there.
 type place struct {
 	dir, home string
-	readOnly  bool   // plan mode: workspace and home read-only
-	network   bool   // share the host's network (a repository's setup command)
-	egress    string // the proxy socket's directory: network through h9's proxy only (network.go)
+	readOnly  bool     // plan mode: workspace and home read-only
+	network   bool     // share the host's network (a repository's setup command)
+	egress    string   // the proxy socket's directory: network through h9's proxy only (network.go)
+	env       []string // added to the environment: a setup command's secrets (secrets.go)
 	// shared are the directories holding objects borrowed from the
 	// repository cache (shared.go); nil for most workspaces.
 	shared *sharedMounts

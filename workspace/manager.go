@@ -34,6 +34,9 @@ type Config struct {
 	// Network, when set, gives execution-mode commands h9's egress proxy as
 	// their only way out; it needs bwrap (network.go).
 	Network Network
+	// Secrets are the repositories' setup secrets: no command's output
+	// shows their values.
+	Secrets []Secret
 }
 
 // Manager creates and reopens per-session workspaces under one root.
@@ -78,6 +81,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	if m.sandbox, m.warning, err = newSandbox(cfg.Sandbox, real, v, cfg.Limits.withDefaults()); err != nil {
 		return nil, err
 	}
+	m.sandbox.secrets = sortSecrets(cfg.Secrets)
 	if err := m.sandbox.useNetwork(cfg.Network); err != nil {
 		return nil, err
 	}

@@ -26,6 +26,7 @@ type sandbox struct {
 	landlock  int         // Landlock ABI confining plan mode without bwrap; 0: none
 	network   Network     // the way out for sessions with an allow list (network.go); nil: none
 	exe       string      // h9's binary, run inside as the network forwarder
+	secrets   []Secret    // scrubbed from every command's output, longest first
 }
 
 // newSandbox applies H9_SANDBOX: "none", "bwrap" (must work) or "auto"
@@ -139,7 +140,7 @@ func (s *sandbox) prepare(p place, command string) (*job, error) {
 		}
 		j.scratch, tmp = scratch, scratch
 	}
-	j.env = append(commandEnv(p, tmp), egressEnv(p)...)
+	j.env = append(append(commandEnv(p, tmp), egressEnv(p)...), p.env...)
 	argv := egressArgv(p, []string{s.bash, "-c", command})
 	switch {
 	case s.level == LevelBwrap:
