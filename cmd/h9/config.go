@@ -65,7 +65,13 @@ type Config struct {
 	PriceInput         float64 `split_words:"true" default:"0" desc:"US dollars per million prompt tokens: token counts then show a cost; 0 = none"`
 	PriceOutput        float64 `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
 
+	// The agent's network for sessions without a repository (config_network.go).
+	NetworkAllow   []string `split_words:"true" desc:"comma-separated hosts (host, *.suffix, host:port, an IP) the agent's commands may reach through h9's proxy in sessions without a repository; empty = no network"`
+	NetworkPresets []string `split_words:"true" desc:"comma-separated presets added to H9_NETWORK_ALLOW: packages (the public Go, npm, PyPI, crates.io, Maven Central and RubyGems registries)"`
+
 	repos []gitrepo.Repo // H9_REPOS and H9_REPOS_FILE, checked (validate)
+	// secrets are the values of the repositories' `secrets:`, by name.
+	secrets map[string]string
 }
 
 // loadConfig reads the environment into a Config and validates it.
@@ -148,6 +154,8 @@ func (c *Config) validate() error {
 		func() error { return checkBaseURL("H9_GITHUB_API_URL", c.GithubAPIUrl) },
 		func() error { return checkGitAuthor(c.GitName, c.GitEmail) },
 		c.loadRepos,
+		c.checkNetwork,
+		c.loadRepoSecrets,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
