@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -79,11 +80,14 @@ func (np *networkPolicies) policy(sessionID string) (egress.Policy, error) {
 
 // newGateway is h9's egress proxy when some allow list is configured
 // (nil otherwise: no command has network, as before).
-func (c Config) newGateway(np *networkPolicies, m egress.Metrics) (*egress.Gateway, error) {
+func (c Config) newGateway(np *networkPolicies, m egress.Metrics, log *slog.Logger) (*egress.Gateway, error) {
 	if !c.networkWanted() {
 		return nil, nil
 	}
-	return egress.New(egress.Config{Policy: np.policy, Metrics: m})
+	refused := func(a egress.Attempt) {
+		log.Warn("a command's request was refused by the network allow list", "session", a.SessionID, "host", a.HostPort, "command", a.Command)
+	}
+	return egress.New(egress.Config{Policy: np.policy, Metrics: m, Refused: refused})
 }
 
 // loadRepoSecrets reads the values of the repositories' `secrets:` from
@@ -120,12 +124,12 @@ type network struct {
 	gateway  *egress.Gateway // nil: no allow list anywhere
 }
 
-func (c Config) startNetwork(m egress.Metrics) (network, error) {
+func (c Config) startNetwork(m egress.Metrics, log *slog.Logger) (network, error) {
 	np, err := c.newNetworkPolicies()
 	if err != nil {
 		return network{}, err
 	}
-	gw, err := c.newGateway(np, m)
+	gw, err := c.newGateway(np, m, log)
 	if err != nil {
 		return network{}, err
 	}

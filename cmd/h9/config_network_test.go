@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +67,7 @@ func TestAllowListNeedsBubblewrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := c.startNetwork(nil)
+	n, err := c.startNetwork(nil, slog.New(slog.DiscardHandler))
 	if err != nil || n.gateway == nil {
 		t.Fatalf("%v", err)
 	}

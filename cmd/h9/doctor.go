@@ -61,6 +61,7 @@ var doctorChecks = []doctorCheck{
 	{"Slack app token", checkAppToken},
 	{"model endpoint", checkModel},
 	{"sandbox", checkSandbox},
+	{"network", checkEgress},
 	{"data directory", checkDataDir},
 	{"health and metrics", checkHTTP},
 	{"database", checkDatabase},

@@ -28,7 +28,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	defer closeStorage(st, log)
 
-	net, err := cfg.startNetwork(metrics.forEgress())
+	net, err := cfg.startNetwork(metrics.forEgress(), log.With("component", "egress"))
 	if err != nil {
 		return fmt.Errorf("network: %w", err)
 	}
