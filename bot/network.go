@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/h9-app/h9/agent/store"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
 // networkLookupTimeout bounds the store read behind a command's allow list.
@@ -36,4 +39,19 @@ func (b *Bot) SessionRepo(ctx context.Context, sessionID string) (string, error)
 		return "", nil
 	}
 	return s.Repo.Name, nil
+}
+
+// networkText is a repository's allow list for /h9 repos ("" for none).
+func networkText(n gitrepo.Network) string {
+	if n.Empty() {
+		return ", no network"
+	}
+	var parts []string
+	for _, p := range n.Presets {
+		parts = append(parts, "preset "+render.Escape(p))
+	}
+	for _, e := range n.Allow {
+		parts = append(parts, "`"+render.Escape(e)+"`")
+	}
+	return ", network: " + strings.Join(parts, ", ")
 }
