@@ -15,6 +15,10 @@ import (
 // serveHTTP handles one request: CONNECT becomes a tunnel, an
 // absolute-form http:// request is forwarded, anything else is refused.
 func (c *command) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	// Counted apart from the connection, which stops counting once hijacked
+	// (a tunnel, an upgrade): stop waits for the handler itself.
+	c.wg.Add(1)
+	defer c.wg.Done()
 	if reason := malformed(r); reason != "" {
 		c.g.count(DecisionError)
 		w.Header().Set("Connection", "close")
@@ -145,9 +149,6 @@ func (c *command) tunnel(w http.ResponseWriter, r *http.Request, t target) {
 		up.Close()
 		return
 	}
-	// The handler's goroutine was counted as a connection until the hijack.
-	c.wg.Add(1)
-	defer c.wg.Done()
 	if !c.track(up) {
 		up.Close()
 		client.Close()
