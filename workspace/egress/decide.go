@@ -75,8 +75,8 @@ func decide(ctx context.Context, res Resolver, own map[netip.Addr]bool, pol Poli
 
 func notAllowed(hp, why string) string {
 	return fmt.Sprintf("h9 refused %s: %s.\n"+
-		"To allow it, use \"Allow for this session\" on h9's message about it in the Slack thread, "+
-		"or add %q to the repository's network: allow: list (H9_NETWORK_ALLOW for sessions without a repository).\n", hp, why, hp)
+		"To allow it, add %q to the repository's network: allow: list (H9_NETWORK_ALLOW for sessions without a repository) "+
+		"in h9's configuration.\n", hp, why, hp)
 }
 
 func rebound(hp string, a netip.Addr, port int) string {

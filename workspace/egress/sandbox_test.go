@@ -32,7 +32,7 @@ func TestCurlThroughTheProxy(t *testing.T) {
 
 	for range 2 {
 		res = bash(t, ws, "curl -sS -o /dev/null -w '%{http_code}' -x $HTTPS_PROXY http://other.test:"+plainPort+"/; echo; curl -sS http://other.test:"+plainPort+"/")
-		mustContain(t, "refused host", res.Output, "403", "h9 refused other.test:"+plainPort, "Allow for this session")
+		mustContain(t, "refused host", res.Output, "403", "h9 refused other.test:"+plainPort, `add "other.test:`+plainPort+`" to the repository's network: allow: list`)
 	}
 	got := rr.told.list()
 	if len(got) != 1 || got[0].HostPort != "other.test:"+plainPort || got[0].SessionID != "s1" || !strings.Contains(got[0].Command, "curl") {
