@@ -101,6 +101,7 @@ func (b *Bot) renderRepos() render.Message {
 		if r.Setup != "" {
 			sb.WriteString(", setup `" + render.Escape(strings.ReplaceAll(render.Truncate(r.Setup, 80), "`", "'")) + "`")
 		}
+		sb.WriteString(networkText(r.Network))
 		sb.WriteString("\n")
 	}
 	return text(render.Truncate(sb.String(), 3800))

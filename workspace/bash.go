@@ -31,6 +31,9 @@ type BashOptions struct {
 	// its standard error. This is how h9 receives data from a sandboxed
 	// command without a file the command could swap.
 	Stdout io.Writer
+	// SetupEnv are a repository's secrets, for its setup command (Network
+	// set) only; refused otherwise (secrets.go).
+	SetupEnv []Secret
 }
 
 // BashResult is what a command did. Non-zero exits and timeouts are results,
@@ -122,15 +125,24 @@ func (w *Workspace) runUnder(ctx context.Context, sb sandbox, command string, op
 		res.Cancelled = true
 		return res, nil
 	}
+	extra, err := setupEnv(opts)
+	if err != nil {
+		return BashResult{}, err
+	}
+	egress, done, err := w.route(command, opts)
+	if err != nil {
+		return BashResult{}, err
+	}
+	defer done()
 	out := newHeadTail(MaxOutputChars)
 	start := time.Now()
-	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network, cache: sb.cacheFor(w.cache)}
+	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network, egress: egress, env: extra, cache: sb.cacheFor(w.cache)}
 	oc, err := sb.run(ctx, p, command, res.Timeout, out, opts.Stdout)
 	if err != nil {
 		return BashResult{}, fmt.Errorf("running bash: %w", err)
 	}
 	res.Duration = time.Since(start)
-	res.Output = out.String()
+	res.Output = scrubSecrets(out.String(), w.sandbox.secrets)
 	res.ExitCode = exitCode(oc.state)
 	res.TimedOut, res.Cancelled = oc.timedOut, oc.cancelled
 	res.Notes = sb.limitNotes(oc, res.ExitCode, res.Output, w.dir)

@@ -11,9 +11,11 @@ import (
 // do there.
 type place struct {
 	dir, home string
-	readOnly  bool   // plan mode: workspace and home read-only
-	network   bool   // share the host's network (a repository's setup command)
-	cache     string // the repository's cache directory (cache.go); "" for none
+	readOnly  bool     // plan mode: workspace and home read-only
+	network   bool     // share the host's network (a repository's setup command)
+	egress    string   // the proxy socket's directory: network through h9's proxy only (network.go)
+	env       []string // added to the environment: a setup command's secrets (secrets.go)
+	cache     string   // the repository's cache directory (cache.go); "" for none
 	// shared are the directories holding objects borrowed from the
 	// repository cache (shared.go); nil for most workspaces.
 	shared *sharedMounts
@@ -71,6 +73,7 @@ func (s *sandbox) bwrapArgs(p place, env []string, argv []string) []string {
 	a = append(a, p.shared.bwrapArgs(p.readOnly)...)
 	a = append(a, bind, p.home, p.home, "--chdir", p.dir)
 	a = append(a, cacheBind(p.cache, bind)...)
+	a = append(a, s.egressBinds(p)...)
 	for _, c := range covers {
 		a = append(a, "--remount-ro", c)
 	}

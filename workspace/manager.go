@@ -32,6 +32,12 @@ type Config struct {
 	// a shared toolchain or module cache). None may lie inside a hidden one.
 	ROPaths []string
 	Limits  Limits // per command; zero fields take DefaultLimits
+	// Network, when set, gives execution-mode commands h9's egress proxy as
+	// their only way out; it needs bwrap (network.go).
+	Network Network
+	// Secrets are the repositories' setup secrets: no command's output
+	// shows their values.
+	Secrets []Secret
 }
 
 // Manager creates and reopens per-session workspaces under one root.
@@ -74,6 +80,10 @@ func NewManager(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	if m.sandbox, m.warning, err = newSandbox(cfg.Sandbox, real, v, cfg.Limits.withDefaults()); err != nil {
+		return nil, err
+	}
+	m.sandbox.secrets = sortSecrets(cfg.Secrets)
+	if err := m.sandbox.useNetwork(cfg.Network); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -135,6 +145,7 @@ func (m *Manager) Open(sessionID string) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.session = sessionID
 	if w.cache, err = cacheOf(m.root, name); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("reading the cache of session %q: %w", sessionID, err)

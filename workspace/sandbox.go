@@ -25,6 +25,9 @@ type sandbox struct {
 	cgroups   *cgroupBase // nil: memory and process limits are not enforced
 	cgroupWhy string      // why cgroups is nil
 	landlock  int         // Landlock ABI confining plan mode without bwrap; 0: none
+	network   Network     // the way out for sessions with an allow list (network.go); nil: none
+	exe       string      // h9's binary, run inside as the network forwarder
+	secrets   []Secret    // scrubbed from every command's output, longest first
 }
 
 // newSandbox applies H9_SANDBOX: "auto" is bwrap if a trivial command
@@ -179,8 +182,8 @@ func (s *sandbox) prepare(p place, command string) (*job, error) {
 		}
 		j.scratch, tmp = scratch, scratch
 	}
-	j.env = commandEnv(p, tmp)
-	argv := []string{s.bash, "-c", command}
+	j.env = append(append(commandEnv(p, tmp), egressEnv(p)...), p.env...)
+	argv := egressArgv(p, []string{s.bash, "-c", command})
 	switch {
 	case s.level == LevelBwrap:
 		shared, err := findShared(p.dir)

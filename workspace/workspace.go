@@ -15,6 +15,7 @@ type Workspace struct {
 	cache   string   // its repository's cache directory (cache.go); "" for none
 	aliases []string // other absolute spellings accepted for paths
 	sandbox sandbox
+	session string // the session's ID, for its network route
 
 	mu     sync.RWMutex // guards root against Close during a file operation
 	root   *os.Root

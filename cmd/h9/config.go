@@ -71,8 +71,14 @@ type Config struct {
 	MCPFile    string        `envconfig:"MCP_FILE" desc:"YAML file of MCP servers: servers: [{name, url | command, headers_env, repos, channels, tools}] (README, MCP tools); empty = none"`
 	MCPTimeout time.Duration `envconfig:"MCP_TIMEOUT" default:"60s" desc:"deadline of one MCP tool call; a server slower than that is a tool error"`
 
+	// The agent's network for sessions without a repository (config_network.go).
+	NetworkAllow   []string `split_words:"true" desc:"comma-separated hosts (host, *.suffix, host:port, an IP) the agent's commands may reach through h9's proxy in sessions without a repository; empty = no network"`
+	NetworkPresets []string `split_words:"true" desc:"comma-separated presets added to H9_NETWORK_ALLOW: packages (the public Go, npm, PyPI, crates.io, Maven Central and RubyGems registries)"`
+
 	repos []gitrepo.Repo // H9_REPOS and H9_REPOS_FILE, checked (validate)
 	mcp   []mcp.Server   // H9_MCP_FILE, checked (validate)
+	// secrets are the values of the repositories' `secrets:`, by name.
+	secrets map[string]string
 }
 
 // loadConfig reads the environment into a Config and validates it.
@@ -159,6 +165,8 @@ func (c *Config) validate() error {
 		c.loadRepos,
 		c.checkStartup, // config_startup.go
 		c.loadMCP,
+		c.checkNetwork,
+		c.loadRepoSecrets,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

@@ -62,6 +62,7 @@ var doctorChecks = []doctorCheck{
 	{"model endpoint", checkModel},
 	{"sandbox", checkSandbox},
 	{"container", checkContainer}, // doctor_container.go
+	{"network", checkEgress},
 	{"data directory", checkDataDir},
 	{"health and metrics", checkHTTP},
 	{"database", checkDatabase},

@@ -47,6 +47,8 @@ var allSettings = []setting{
 	{"H9_LOG_FORMAT", "text"},
 	{"H9_LOG_LEVEL", "info"},
 	{"H9_HTTP_ADDR", ""},
+	{"H9_NETWORK_ALLOW", ""},
+	{"H9_NETWORK_PRESETS", ""},
 	{"H9_DATABASE_URL", ""},
 	{"H9_ATTACHMENT_MAX", "20MiB"},
 	{"H9_MODEL_VISION", "auto"},

@@ -28,7 +28,12 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	defer closeStorage(st, log)
 
-	ws, err := workspace.NewManager(cfg.workspaceConfig(filepath.Join(cfg.DataDir, workspacesDir)))
+	net, err := cfg.startNetwork(metrics.forEgress(), log.With("component", "egress"))
+	if err != nil {
+		return fmt.Errorf("network: %w", err)
+	}
+	defer net.close()
+	ws, err := workspace.NewManager(net.into(cfg.workspaceConfig(filepath.Join(cfg.DataDir, workspacesDir)), cfg))
 	if err != nil {
 		return fmt.Errorf("workspaces: %w", err)
 	}
@@ -51,6 +56,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("bot: %w", err)
 	}
+	net.serve(b.SessionRepo)
 	srv, err := serveHTTP(cfg, metrics, b, st, log.With("component", "http"))
 	if err != nil {
 		return err

@@ -44,6 +44,7 @@ func isSecretEnv(kv string) bool {
 // back into its own (Go-side) environment, which /proc does not show.
 // It returns an error only when it cannot do either safely.
 func hideSecrets() error {
+	secretEnvNames = append(secretEnvNames, repoSecretNames()...)
 	if fd := os.Getenv(secretsFDEnv); fd != "" {
 		return restoreSecrets(fd)
 	}

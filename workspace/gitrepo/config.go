@@ -18,6 +18,11 @@ type Repo struct {
 	Setup    string   `yaml:"setup"`    // run once in each new workspace, sandboxed, with network
 	Channels []string `yaml:"channels"` // channels where this repo is the default
 	GitHub   string   `yaml:"github"`   // owner/name for pull requests; "" = from a github.com URL
+	// Network is what the agent's commands may reach through h9's proxy
+	// (network.go); empty: no network, as always.
+	Network Network `yaml:"network"`
+	// Secrets are names of h9's environment variables given to Setup only.
+	Secrets []string `yaml:"secrets"`
 }
 
 // NoRepo is the name that means "no repository" (/h9 repo none, repo=none).
@@ -104,6 +109,12 @@ func (r Repo) check() (Repo, error) {
 		return bad("branch %q is not a valid branch name", r.Branch)
 	case r.GitHub != "" && !githubRE.MatchString(r.GitHub):
 		return bad("github %q is not owner/name", r.GitHub)
+	}
+	if err := r.Network.check(); err != nil {
+		return bad("network: %v", err)
+	}
+	if err := checkSecretNames(r.Secrets); err != nil {
+		return bad("secrets: %v", err)
 	}
 	for _, c := range r.Channels {
 		if !channelRE.MatchString(c) {

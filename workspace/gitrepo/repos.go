@@ -42,6 +42,9 @@ type Config struct {
 	// the background (spare.go), so a session starts without writing its
 	// tree. Costs one working tree per repository and base branch.
 	Spares bool
+	// Secrets are the values of the repositories' `secrets:` (from h9's
+	// environment at start), given to their setup commands only.
+	Secrets map[string]string
 }
 
 // Repos is every configured repository and the sessions working in them.
@@ -72,6 +75,9 @@ func New(cfg Config) (*Repos, error) {
 		return nil, fmt.Errorf("%w: the cache directory is empty", ErrInvalidConfig)
 	case !cfg.Author.valid():
 		return nil, fmt.Errorf("%w: the commit author needs a name and an email without <, > or newlines", ErrInvalidConfig)
+	}
+	if err := checkSecretValues(repos, cfg.Secrets); err != nil {
+		return nil, err
 	}
 	if len(repos) > 0 {
 		if _, err := exec.LookPath("git"); err != nil {
