@@ -10,18 +10,22 @@ import (
 // environment of h9's git child only.
 const tokenVar = "H9_INTERNAL_GIT_TOKEN"
 
+// userVar carries the user name the forge expects with a token (not a
+// secret): x-access-token (GitHub, Gitea), oauth2 (GitLab).
+const userVar = "H9_INTERNAL_GIT_USER"
+
 // tokenHelper answers git's "get" with the token from tokenVar. It is
 // configured through GIT_CONFIG_* variables, so the token is not in the
 // helper's text, on any command line, in a config file or in a URL; git
 // tries it after the host's own helpers, so the host's credentials win.
-const tokenHelper = `!f() { test "$1" = get || exit 0; echo username=x-access-token; echo "password=$` + tokenVar + `"; }; f`
+const tokenHelper = `!f() { test "$1" = get || exit 0; echo "username=$` + userVar + `"; echo "password=$` + tokenVar + `"; }; f`
 
 // credentialEnv is what a git child needs for the token to reach rawURL's
-// host: nothing unless the repository is on GitHub, the URL is https (or
+// host: nothing unless the repository is on a forge (user is its token's user name), the URL is https (or
 // http to this machine, for tests) and there is a token. The helper is
 // scoped to the URL's scheme and host, so no other host is offered it.
-func credentialEnv(rawURL, token, githubName string) []string {
-	if token == "" || githubName == "" {
+func credentialEnv(rawURL, token, user string) []string {
+	if token == "" || user == "" {
 		return nil
 	}
 	u, err := url.Parse(rawURL)
@@ -34,6 +38,7 @@ func credentialEnv(rawURL, token, githubName string) []string {
 		"GIT_CONFIG_KEY_0=credential." + scope + ".helper",
 		"GIT_CONFIG_VALUE_0=" + tokenHelper,
 		tokenVar + "=" + token,
+		userVar + "=" + user,
 	}
 }
 

@@ -35,8 +35,12 @@ type Config struct {
 	// GitHubToken (H9_GITHUB_TOKEN) opens pull requests and, when git has
 	// no other credential, authenticates https pushes to GitHub.
 	GitHubToken string
-	GitHubAPI   string       // H9_GITHUB_API_URL, ending in "/"
-	HTTPClient  *http.Client // for the GitHub API; nil = http.DefaultClient
+	GitHubAPI   string // H9_GITHUB_API_URL, ending in "/"
+	GitLabAPI   string // H9_GITLAB_API_URL, ending in "/"
+	// Tokens are the values of the variables the repositories' forges
+	// name in token_env (H9_GITHUB_TOKEN falls back to GitHubToken).
+	Tokens     map[string]string
+	HTTPClient *http.Client // for the GitHub API; nil = http.DefaultClient
 	// Spares: after each session's start, make the next one's checkout in
 	// the background (spare.go), so a session starts without writing its
 	// tree. Costs one working tree per repository and base branch.
@@ -111,9 +115,10 @@ func (r *Repos) ForChannel(channel string) (Repo, bool) {
 	return Repo{}, false
 }
 
-// CanOpenPullRequests reports whether pull requests can be opened for repo.
+// CanOpenPullRequests reports whether pull (or merge) requests can be
+// opened for repo: it is on a forge and the forge's token is set.
 func (r *Repos) CanOpenPullRequests(repo Repo) bool {
-	return repo.GitHub != "" && r.cfg.GitHubToken != ""
+	return repo.Forge != nil && r.token(repo) != ""
 }
 
 func (r *Repos) repo(name string) (Repo, error) {
@@ -132,5 +137,9 @@ func (r *Repos) mirrorDir(repo Repo) string { return filepath.Join(r.repoDir(rep
 
 // remoteEnv is what a git child talking to repo's remote needs.
 func (r *Repos) remoteEnv(repo Repo) []string {
-	return credentialEnv(repo.URL, r.cfg.GitHubToken, repo.GitHub)
+	user := "x-access-token"
+	if repo.Forge != nil && repo.Forge.Type == "gitlab" {
+		user = "oauth2"
+	}
+	return credentialEnv(repo.URL, r.token(repo), user)
 }
