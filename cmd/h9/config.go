@@ -50,6 +50,9 @@ type Config struct {
 	ReposFile         string         `split_words:"true" desc:"YAML file of repositories: repos: [{name, url, branch, setup, channels, github}] (README)"`
 	GithubToken       string         `split_words:"true" desc:"GitHub token for pull requests, and for https pushes to GitHub when git has no other credential"`
 	GithubAPIUrl      string         `split_words:"true" default:"https://api.github.com/" desc:"GitHub REST API base (GitHub Enterprise: https://HOST/api/v3/); must end in /"`
+	GitlabToken       string         `split_words:"true" desc:"GitLab token (api scope, Developer or above) for merge requests and https pushes; a repo's forge.token_env may name another variable"`
+	GitlabAPIUrl      string         `split_words:"true" default:"https://gitlab.com/api/v4/" desc:"GitLab REST API base (self-managed: https://HOST/api/v4/); must end in /"`
+	GiteaToken        string         `split_words:"true" desc:"Gitea/Forgejo token (write:repository) for pull requests and https pushes; a repo's forge.api gives the server"`
 	GitName           string         `split_words:"true" default:"h9" desc:"author name of h9's commits"`
 	GitEmail          string         `split_words:"true" default:"h9@localhost" desc:"author email of h9's commits"`
 	LogFormat         string         `split_words:"true" default:"text" desc:"log format on stderr: text or json"`
@@ -65,7 +68,8 @@ type Config struct {
 	PriceInput         float64 `split_words:"true" default:"0" desc:"US dollars per million prompt tokens: token counts then show a cost; 0 = none"`
 	PriceOutput        float64 `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
 
-	repos []gitrepo.Repo // H9_REPOS and H9_REPOS_FILE, checked (validate)
+	repos       []gitrepo.Repo    // H9_REPOS and H9_REPOS_FILE, checked (validate)
+	forgeTokens map[string]string // token_env name → value (config_forge.go)
 }
 
 // loadConfig reads the environment into a Config and validates it.
@@ -146,8 +150,10 @@ func (c *Config) validate() error {
 		func() error { return checkPrice("H9_PRICE_INPUT", c.PriceInput) },
 		func() error { return checkPrice("H9_PRICE_OUTPUT", c.PriceOutput) },
 		func() error { return checkBaseURL("H9_GITHUB_API_URL", c.GithubAPIUrl) },
+		func() error { return checkBaseURL("H9_GITLAB_API_URL", c.GitlabAPIUrl) },
 		func() error { return checkGitAuthor(c.GitName, c.GitEmail) },
 		c.loadRepos,
+		c.loadForgeTokens,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

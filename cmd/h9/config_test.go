@@ -37,12 +37,14 @@ func TestConfigDefaults(t *testing.T) {
 		ModelRetries:     4,
 		CoalesceInterval: time.Second,
 		GithubAPIUrl:     "https://api.github.com/",
+		GitlabAPIUrl:     "https://gitlab.com/api/v4/",
 		GitName:          "h9",
 		GitEmail:         "h9@localhost",
 		LogFormat:        "text",
 		LogLevel:         "info",
 		LeaseTTL:         15 * time.Second,
 		repos:            []gitrepo.Repo{},
+		forgeTokens:      map[string]string{"H9_GITHUB_TOKEN": ""},
 	}
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(Config{})); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)

@@ -45,7 +45,7 @@ func newScrubber(secrets ...string) scrubber {
 
 // secretsOf lists the configuration values that must never be printed.
 func secretsOf(c Config) scrubber {
-	return newScrubber(c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, c.GithubToken, c.DatabaseURL, databasePassword(c.DatabaseURL))
+	return newScrubber(append([]string{c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, c.GithubToken, c.DatabaseURL, databasePassword(c.DatabaseURL)}, c.forgeSecrets()...)...)
 }
 
 // databasePassword is the password in a postgres:// URL ("" when none).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,7 +33,7 @@ func isSecretEnv(kv string) bool {
 			return true
 		}
 	}
-	return false
+	return slices.Contains(forgeTokenNames(), name)
 }
 
 // hideSecrets makes sure /proc/self/environ carries no secret. The kernel
@@ -106,7 +107,7 @@ func restoreSecrets(fdText string) error {
 // dropSecretEnv removes the secrets from the Go environment once the
 // configuration holds them, so no child process can inherit them.
 func dropSecretEnv() {
-	for _, name := range secretEnvNames {
+	for _, name := range append(secretEnvNames, forgeTokenNames()...) {
 		os.Unsetenv(name)
 	}
 }
