@@ -97,7 +97,13 @@ func (g *gitHub) Reply(ctx context.Context, number int, to Feedback, body string
 	if err != nil {
 		return fmt.Errorf("%w: GitHub, replying: %q is not a review comment id", ErrAPI, to.Thread)
 	}
-	if _, _, err := g.gh.PullRequests.CreateCommentInReplyTo(ctx, g.owner, g.name, number, body, id); err != nil {
+	// The documented reply endpoint (go-github's CreateCommentInReplyTo
+	// posts in_reply_to to the comments list instead).
+	req, err := g.gh.NewRequest(http.MethodPost, fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", g.owner, g.name, number, id), map[string]string{"body": body})
+	if err != nil {
+		return err
+	}
+	if _, err := g.gh.Do(ctx, req, nil); err != nil {
 		return g.err("replying to a review comment", err)
 	}
 	return nil

@@ -169,19 +169,19 @@ func (s *Server) routeFeedback(r *repo, p []string, hr *http.Request, body []byt
 		return reply{status: http.StatusCreated, body: map[string]any{"id": id, "body": text}}, true
 	case len(p) == 5 && p[0] == "pulls" && p[2] == "comments" && p[4] == "replies" && post && pull(1):
 		return s.reply(r, num(1), p[3], body), true
-	case len(p) == 4 && p[0] == "collaborators" && p[2] == "permission" && get:
+	case len(p) == 3 && p[0] == "collaborators" && p[2] == "permission" && get:
 		perm := s.perms[p[1]]
 		if perm == "" {
 			perm = "read"
 		}
 		return reply{status: http.StatusOK, body: map[string]any{"permission": permOf(perm), "role_name": perm, "user": userOrNil(p[1])}}, true
-	case len(p) == 4 && p[0] == "commits" && p[2] == "check-runs" && get:
+	case len(p) == 3 && p[0] == "commits" && p[2] == "check-runs" && get:
 		runs := r.fb.checks[p[1]]
 		if runs == nil {
 			runs = []map[string]any{}
 		}
 		return reply{status: http.StatusOK, body: map[string]any{"total_count": len(runs), "check_runs": runs}}, true
-	case len(p) == 4 && p[0] == "commits" && p[2] == "statuses" && get:
+	case len(p) == 3 && p[0] == "commits" && p[2] == "statuses" && get:
 		return page(hr, r.fb.statuses[p[1]]), true
 	case len(p) == 4 && p[0] == "actions" && p[1] == "jobs" && p[3] == "logs" && get:
 		if _, ok := r.fb.logs[p[2]]; !ok {
