@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
@@ -46,6 +47,8 @@ func checkRepo(ctx context.Context, repos *gitrepo.Repos, r gitrepo.Repo) (strin
 	switch {
 	case !onForge:
 		return line + "; on no forge h9 knows (set forge: to open requests): Push branch only", verdictOK
+	case !forge.Supported(p.Kind):
+		return line + fmt.Sprintf("; %s %ss are not supported yet: Push branch only", p.Kind.Title(), word), verdictWarn
 	case !repos.CanOpenPullRequests(r):
 		return line + fmt.Sprintf("; no %s: Push branch only, no Open %s", p.TokenEnv, word), verdictWarn
 	}

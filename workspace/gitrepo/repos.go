@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/forge"
 )
 
 // Identity is a commit author.
@@ -118,7 +119,7 @@ func (r *Repos) ForChannel(channel string) (Repo, bool) {
 // CanOpenPullRequests reports whether pull (or merge) requests can be
 // opened for repo: it is on a forge and the forge's token is set.
 func (r *Repos) CanOpenPullRequests(repo Repo) bool {
-	return repo.Forge != nil && r.token(repo) != ""
+	return repo.Forge != nil && forge.Supported(forge.Kind(repo.Forge.Type)) && r.token(repo) != ""
 }
 
 func (r *Repos) repo(name string) (Repo, error) {
