@@ -15,7 +15,7 @@ import (
 )
 
 // bareWithBranch is a bare repository with main and h9/x one commit ahead.
-func bareWithBranch(t *testing.T) (dir, headSHA string) {
+func bareWithBranch(t testing.TB) (dir, headSHA string) {
 	t.Helper()
 	work, bare := t.TempDir(), filepath.Join(t.TempDir(), "r.git")
 	git := func(args ...string) string {
@@ -125,8 +125,22 @@ func TestGitHubFollowsAPullRequest(t *testing.T) {
 	}
 
 	quiet, cur, err := c.Poll(ctx, n, sha, cur)
-	if err != nil || len(quiet.Feedback)+len(quiet.Failed) != 0 || quiet.Cached != quiet.Requests || quiet.Requests != 6 {
-		t.Fatalf("quiet poll: %+v, %v; want 6 requests, all 304", quiet, err)
+	if err != nil || len(quiet.Feedback)+len(quiet.Failed) != 0 || quiet.Cached != quiet.Requests || quiet.Requests != 4 {
+		t.Fatalf("quiet poll: %+v, %v; want 4 requests (checks settled), all 304", quiet, err)
+	}
+	// A re-run that fails again on the settled head is seen within
+	// settledEvery polls, once.
+	gh.AddCheckRun("acme/r", sha, "build", "github-actions", "failure", "again\n")
+	rerun := 0
+	for range 10 {
+		var up forge.Update
+		if up, cur, err = c.Poll(ctx, n, sha, cur); err != nil {
+			t.Fatal(err)
+		}
+		rerun += len(up.Failed)
+	}
+	if rerun != 1 {
+		t.Errorf("the re-run's failure was reported %d times in 10 polls, want 1", rerun)
 	}
 	if err := c.Reply(ctx, n, got["alice/inline"], "Addressed in abc1234"); err != nil {
 		t.Fatal(err)
