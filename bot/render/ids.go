@@ -30,6 +30,7 @@ const (
 	LabelRaiseBudget    = "Raise budget"
 	LabelPushBranch     = "Push branch"
 	LabelOpenPR         = "Open pull request"
+	LabelOpenMR         = "Open merge request" // the same action on GitLab
 )
 
 // ChoiceLabel returns the label of the button with the given action id, or ""

@@ -51,6 +51,9 @@ type Config struct {
 	ReposFile         string         `split_words:"true" desc:"YAML file of repositories: repos: [{name, url, branch, setup, channels, github}] (README)"`
 	GithubToken       string         `split_words:"true" desc:"GitHub token for pull requests, and for https pushes to GitHub when git has no other credential"`
 	GithubAPIUrl      string         `split_words:"true" default:"https://api.github.com/" desc:"GitHub REST API base (GitHub Enterprise: https://HOST/api/v3/); must end in /"`
+	GitlabToken       string         `split_words:"true" desc:"GitLab token (api scope, Developer or above) for merge requests and https pushes; a repo's forge.token_env may name another variable"`
+	GitlabAPIUrl      string         `split_words:"true" default:"https://gitlab.com/api/v4/" desc:"GitLab REST API base (self-managed: https://HOST/api/v4/); must end in /"`
+	GiteaToken        string         `split_words:"true" desc:"Gitea/Forgejo token (write:repository) for pull requests and https pushes; a repo's forge.api gives the server"`
 	GitName           string         `split_words:"true" default:"h9" desc:"author name of h9's commits"`
 	GitEmail          string         `split_words:"true" default:"h9@localhost" desc:"author email of h9's commits"`
 	LogFormat         string         `split_words:"true" default:"text" desc:"log format on stderr: text or json"`
@@ -75,7 +78,8 @@ type Config struct {
 	NetworkAllow   []string `split_words:"true" desc:"comma-separated hosts (host, *.suffix, host:port, an IP) the agent's commands may reach through h9's proxy in sessions without a repository; empty = no network"`
 	NetworkPresets []string `split_words:"true" desc:"comma-separated presets added to H9_NETWORK_ALLOW: packages (the public Go, npm, PyPI, crates.io, Maven Central and RubyGems registries)"`
 
-	repos []gitrepo.Repo // H9_REPOS and H9_REPOS_FILE, checked (validate)
+	repos       []gitrepo.Repo    // H9_REPOS and H9_REPOS_FILE, checked (validate)
+	forgeTokens map[string]string // token_env name → value (config_forge.go)
 	mcp   []mcp.Server   // H9_MCP_FILE, checked (validate)
 	// secrets are the values of the repositories' `secrets:`, by name.
 	secrets map[string]string
@@ -160,6 +164,7 @@ func (c *Config) validate() error {
 		func() error { return checkPrice("H9_PRICE_INPUT", c.PriceInput) },
 		func() error { return checkPrice("H9_PRICE_OUTPUT", c.PriceOutput) },
 		func() error { return checkBaseURL("H9_GITHUB_API_URL", c.GithubAPIUrl) },
+		func() error { return checkBaseURL("H9_GITLAB_API_URL", c.GitlabAPIUrl) },
 		func() error { return checkGitAuthor(c.GitName, c.GitEmail) },
 		c.checkFiles,
 		c.loadRepos,
@@ -167,6 +172,7 @@ func (c *Config) validate() error {
 		c.loadMCP,
 		c.checkNetwork,
 		c.loadRepoSecrets,
+		c.loadForgeTokens,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

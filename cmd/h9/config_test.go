@@ -39,6 +39,7 @@ func TestConfigDefaults(t *testing.T) {
 		ModelRetries:     4,
 		CoalesceInterval: time.Second,
 		GithubAPIUrl:     "https://api.github.com/",
+		GitlabAPIUrl:     "https://gitlab.com/api/v4/",
 		GitName:          "h9",
 		GitEmail:         "h9@localhost",
 		LogFormat:        "text",
@@ -47,6 +48,7 @@ func TestConfigDefaults(t *testing.T) {
 		FilesConfig:      FilesConfig{AttachmentMax: 20 << 20, ModelVision: "auto"},
 		MCPTimeout:       time.Minute,
 		repos:            []gitrepo.Repo{},
+		forgeTokens:      map[string]string{"H9_GITHUB_TOKEN": ""},
 	}
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(Config{})); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)

@@ -46,6 +46,7 @@ func newScrubber(secrets ...string) scrubber {
 // secretsOf lists the configuration values that must never be printed.
 func secretsOf(c Config) scrubber {
 	values := append(mcpHeaderValues(c), c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, c.GithubToken, c.DatabaseURL, databasePassword(c.DatabaseURL))
+	values = append(values, c.forgeSecrets()...)
 	for _, v := range c.secrets { // the repositories' setup secrets
 		values = append(values, v)
 	}

@@ -45,6 +45,7 @@ func TestRepositorySettingErrors(t *testing.T) {
 		{"option as URL", []string{"H9_REPOS", "a=--upload-pack=touch /tmp/x"}, `is not a repository URL`},
 		{"API URL without slash", []string{"H9_GITHUB_API_URL", "https://ghe.example.com/api/v3"}, `H9_GITHUB_API_URL must end in / (got "https://ghe.example.com/api/v3")`},
 		{"API URL not http", []string{"H9_GITHUB_API_URL", "ghe.example.com/"}, `H9_GITHUB_API_URL must be an http(s) URL`},
+		{"GitLab API URL without slash", []string{"H9_GITLAB_API_URL", "https://gitlab.example.com/api/v4"}, `H9_GITLAB_API_URL must end in /`},
 		{"git name", []string{"H9_GIT_NAME", "h9 <bot>"}, `H9_GIT_NAME must be a name`},
 		{"git email", []string{"H9_GIT_EMAIL", ""}, `H9_GIT_EMAIL must be an address`},
 	} {

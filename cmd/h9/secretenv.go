@@ -33,7 +33,7 @@ func isSecretEnv(kv string) bool {
 			return true
 		}
 	}
-	return slices.Contains(mcpSecretEnvNames(), name)
+	return slices.Contains(mcpSecretEnvNames(), name) || slices.Contains(forgeTokenNames(), name)
 }
 
 // hideSecrets makes sure /proc/self/environ carries no secret. The kernel
@@ -108,7 +108,7 @@ func restoreSecrets(fdText string) error {
 // dropSecretEnv removes the secrets from the Go environment once the
 // configuration holds them, so no child process can inherit them.
 func dropSecretEnv() {
-	for _, name := range append(secretEnvNames, mcpSecretEnvNames()...) {
+	for _, name := range slices.Concat(secretEnvNames, mcpSecretEnvNames(), forgeTokenNames()) {
 		os.Unsetenv(name)
 	}
 }

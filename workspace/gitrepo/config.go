@@ -23,6 +23,9 @@ type Repo struct {
 	Network Network `yaml:"network"`
 	// Secrets are names of h9's environment variables given to Setup only.
 	Secrets []string `yaml:"secrets"`
+	// Forge is where requests are opened and followed (forgeconfig.go);
+	// nil after Check: on no forge h9 knows.
+	Forge *ForgeConfig `yaml:"forge"`
 }
 
 // NoRepo is the name that means "no repository" (/h9 repo none, repo=none).
@@ -121,8 +124,9 @@ func (r Repo) check() (Repo, error) {
 			return bad("channels: %q is not a Slack channel ID (like C0123456789)", c)
 		}
 	}
-	if r.GitHub == "" {
-		r.GitHub = githubName(r.URL)
+	r, err := r.checkForge()
+	if err != nil {
+		return bad("%v", err)
 	}
 	if localPath(r.URL) {
 		abs, err := filepath.Abs(r.URL)
@@ -145,22 +149,6 @@ func localPath(u string) bool {
 }
 
 func isSpaceOrControl(c rune) bool { return c <= ' ' || c == 0x7f }
-
-// githubName is owner/name of a github.com URL (https, ssh or scp-like).
-func githubName(raw string) string {
-	path := ""
-	if rest, ok := strings.CutPrefix(raw, "git@github.com:"); ok {
-		path = rest
-	} else if u, err := url.Parse(raw); err == nil && strings.EqualFold(u.Hostname(), "github.com") &&
-		(u.Scheme == "https" || u.Scheme == "ssh" || u.Scheme == "http" || u.Scheme == "git") {
-		path = strings.TrimPrefix(u.Path, "/")
-	}
-	path = strings.TrimSuffix(strings.TrimSuffix(path, "/"), ".git")
-	if githubRE.MatchString(path) {
-		return path
-	}
-	return ""
-}
 
 // Redact removes a password or token from a URL, for messages and logs.
 func Redact(raw string) string {

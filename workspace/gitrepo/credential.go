@@ -21,7 +21,11 @@ const tokenFD = 3
 // configured through GIT_CONFIG_* variables, so the token is not in the
 // helper's text, on any command line, in a config file or in a URL; git
 // tries it after the host's own helpers, so the host's credentials win.
-var tokenHelper = fmt.Sprintf(`!f() { test "$1" = get || exit 0; IFS= read -r t <&%d || test -n "$t" || exit 0; echo username=x-access-token; echo "password=$t"; }; f`, tokenFD)
+var tokenHelper = fmt.Sprintf(`!f() { test "$1" = get || exit 0; IFS= read -r t <&%d || test -n "$t" || exit 0; echo "username=$%s"; echo "password=$t"; }; f`, tokenFD, userVar)
+
+// userVar carries the user name the forge expects with a token (not a
+// secret): x-access-token (GitHub, Gitea), oauth2 (GitLab).
+const userVar = "H9_INTERNAL_GIT_USER"
 
 // credential is what a git child talking to a remote needs for the token
 // to reach it: the helper's configuration and the token for its pipe.
@@ -30,12 +34,12 @@ type credential struct {
 	token string
 }
 
-// credentialFor is nothing unless the repository is on GitHub, the URL is
-// https (or http to this machine, for tests) and there is a token. The
-// helper is scoped to the URL's scheme and host, so no other host is
-// offered it.
-func credentialFor(rawURL, token, githubName string) credential {
-	if token == "" || githubName == "" {
+// credentialFor is nothing unless the repository is on a forge (user is
+// the user name its tokens go with), the URL is https (or http to this
+// machine, for tests) and there is a token. The helper is scoped to the
+// URL's scheme and host, so no other host is offered it.
+func credentialFor(rawURL, token, user string) credential {
+	if token == "" || user == "" {
 		return credential{}
 	}
 	u, err := url.Parse(rawURL)
@@ -47,6 +51,7 @@ func credentialFor(rawURL, token, githubName string) credential {
 		"GIT_CONFIG_COUNT=1",
 		"GIT_CONFIG_KEY_0=credential." + scope + ".helper",
 		"GIT_CONFIG_VALUE_0=" + tokenHelper,
+		userVar + "=" + user,
 	}}
 }
 

@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/h9-app/h9/workspace/egress"
@@ -29,8 +28,6 @@ func (n Network) check() error {
 	}
 	return nil
 }
-
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // checkSecretNames accepts environment variable names, each once.
 func checkSecretNames(names []string) error {

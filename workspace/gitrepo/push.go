@@ -59,7 +59,7 @@ func (r *Repos) lease(ctx context.Context, repo Repo, own, ref, head, branch str
 	pushed, _ := revParse(ctx, own, pushedRef(branch))
 	out, err := gitRun{dir: own, remote: r.remote(repo), args: []string{"ls-remote", "--", repo.URL, ref}}.text(ctx)
 	if err != nil {
-		return "", fmt.Errorf("pushing to %s: %w", repo.Name, redactErr(err, repo, r.cfg.GitHubToken))
+		return "", fmt.Errorf("pushing to %s: %w", repo.Name, redactErr(err, repo, r.token(repo)))
 	}
 	current, _, _ := strings.Cut(out, "\t")
 	switch {
@@ -82,7 +82,7 @@ func (r *Repos) pushError(repo Repo, porcelain string, err error) error {
 		stderr = ge.stderr
 	}
 	if porcelainFlag(porcelain) != "!" {
-		return fmt.Errorf("pushing to %s: %w", repo.Name, redactErr(err, repo, r.cfg.GitHubToken))
+		return fmt.Errorf("pushing to %s: %w", repo.Name, redactErr(err, repo, r.token(repo)))
 	}
 	var why []string
 	for _, line := range strings.Split(porcelain, "\n") {
@@ -97,7 +97,7 @@ func (r *Repos) pushError(repo Repo, porcelain string, err error) error {
 			why = append(why, line)
 		}
 	}
-	words := redactErr(errors.New(strings.Join(why, "\n")), repo, r.cfg.GitHubToken).Error()
+	words := redactErr(errors.New(strings.Join(why, "\n")), repo, r.token(repo)).Error()
 	return fmt.Errorf("%w by %s: %s", ErrRejected, repo.Name, words)
 }
 

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/forge"
 )
 
 // Identity is a commit author.
@@ -36,8 +37,12 @@ type Config struct {
 	// GitHubToken (H9_GITHUB_TOKEN) opens pull requests and, when git has
 	// no other credential, authenticates https pushes to GitHub.
 	GitHubToken string
-	GitHubAPI   string       // H9_GITHUB_API_URL, ending in "/"
-	HTTPClient  *http.Client // for the GitHub API; nil = http.DefaultClient
+	GitHubAPI   string // H9_GITHUB_API_URL, ending in "/"
+	GitLabAPI   string // H9_GITLAB_API_URL, ending in "/"
+	// Tokens are the values of the variables the repositories' forges
+	// name in token_env (H9_GITHUB_TOKEN falls back to GitHubToken).
+	Tokens     map[string]string
+	HTTPClient *http.Client // for the GitHub API; nil = http.DefaultClient
 	// Spares: after each session's start, make the next one's checkout in
 	// the background (spare.go), so a session starts without writing its
 	// tree. Costs one working tree per repository and base branch.
@@ -118,9 +123,10 @@ func (r *Repos) ForChannel(channel string) (Repo, bool) {
 	return Repo{}, false
 }
 
-// CanOpenPullRequests reports whether pull requests can be opened for repo.
+// CanOpenPullRequests reports whether pull (or merge) requests can be
+// opened for repo: it is on a forge and the forge's token is set.
 func (r *Repos) CanOpenPullRequests(repo Repo) bool {
-	return repo.GitHub != "" && r.cfg.GitHubToken != ""
+	return repo.Forge != nil && forge.Supported(forge.Kind(repo.Forge.Type)) && r.token(repo) != ""
 }
 
 func (r *Repos) repo(name string) (Repo, error) {
@@ -139,5 +145,9 @@ func (r *Repos) mirrorDir(repo Repo) string { return filepath.Join(r.repoDir(rep
 
 // remote is what a git child talking to repo's remote needs.
 func (r *Repos) remote(repo Repo) credential {
-	return credentialFor(repo.URL, r.cfg.GitHubToken, repo.GitHub)
+	user := "x-access-token"
+	if repo.Forge != nil && repo.Forge.Type == "gitlab" {
+		user = "oauth2"
+	}
+	return credentialFor(repo.URL, r.token(repo), user)
 }
