@@ -315,7 +315,7 @@ func (a *actor) saveForGate() {
 	rec, err := a.rec.record() // encoded now: the actor goes on changing a.rec
 	saved, committed := make(chan error, 1), make(chan struct{})
 	a.saving, a.committed = saved, committed
-	go func() {
+	a.b.tasks.spawn(func() {
 		defer close(committed)
 		if err == nil {
 			err = a.b.store.PutSession(a.b.bg, rec)
@@ -324,7 +324,7 @@ func (a *actor) saveForGate() {
 			a.log.Error("saving session", "err", err)
 		}
 		saved <- err
-	}()
+	})
 }
 
 // view is the checklist as the record says, with these todos and their

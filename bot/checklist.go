@@ -23,6 +23,7 @@ type checklist struct {
 	interval time.Duration
 	onIdle   func() // wakes the actor, which waits for the last edit before retiring
 	onPosted func(ts string)
+	tasks    *tasks // owns the flush goroutine
 
 	// firstDone (set by postNow) is closed once the first post attempt has
 	// returned, so thread replies never land above the checklist.
@@ -49,8 +50,8 @@ func (a *actor) newChecklist(ts string, first render.Checklist) *checklist {
 	return &checklist{
 		ctx: a.ctx, api: a.b.api, log: a.log, channel: a.rec.Channel, thread: a.rec.ThreadTS, ts: ts,
 		interval: a.b.cfg.CoalesceInterval, onIdle: a.signal,
-		onPosted: func(ts string) { a.push(msgChecklistPosted{ts: ts}) },
-		cur:      first, lastSent: time.Now(), hurry: make(chan struct{}, 1),
+		onPosted: func(ts string) { a.push(msgChecklistPosted{ts: ts}) }, tasks: a.b.tasks,
+		cur: first, lastSent: time.Now(), hurry: make(chan struct{}, 1),
 	}
 }
 
@@ -82,8 +83,11 @@ func (c *checklist) set(f func(*render.Checklist)) {
 	}
 	c.flushing = true
 	c.mu.Unlock()
-	if start {
-		go c.flush()
+	if start && !c.tasks.spawn(c.flush) {
+		c.mu.Lock()
+		c.flushing = false
+		close(c.idle)
+		c.mu.Unlock()
 	}
 }
 

@@ -38,7 +38,7 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent, req *socketmode.Request
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true, files: filesOf(e.Files)}, keys)
 	case *slackevents.AppHomeOpenedEvent:
 		if e.Tab == "home" && e.User != "" {
-			b.admit(eventsAPIKind, keys, func() { go b.publishHome(e.User) })
+			b.admit(eventsAPIKind, keys, func() { b.afterAck(func() { b.publishHome(e.User) }) })
 		}
 	case *slackevents.MessageEvent:
 		b.onMessage(inbound{user: e.User, text: e.Text, channel: e.Channel,
@@ -99,7 +99,7 @@ func (b *Bot) route(m inbound) {
 	}
 	log := b.log.With("channel", m.channel, "thread", root, "user", m.user)
 	if why := b.perms.refusal(m.user, m.channel); why != "" {
-		go b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, text(why))
+		b.afterAck(func() { b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, text(why)) })
 		return
 	}
 	task := b.stripMention(m.text)
@@ -107,9 +107,11 @@ func (b *Bot) route(m inbound) {
 	case strings.EqualFold(task, verbStatus) && m.threadTS != "":
 		b.reg.deliver(thread, msgStatus{user: m.user})
 	case strings.EqualFold(task, verbStatus):
-		go b.postChannelStatus(m.channel, m.user, "", "")
+		b.afterAck(func() { b.postChannelStatus(m.channel, m.user, "", "") })
 	case task == "" || strings.EqualFold(task, verbHelp):
-		go b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, usage("Mention me with a task, e.g. `@h9 add a /healthz endpoint`."))
+		b.afterAck(func() {
+			b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, usage("Mention me with a task, e.g. `@h9 add a /healthz endpoint`."))
+		})
 	default:
 		b.reg.deliver(thread, msgMention{team: b.sessionTeam(), user: m.user, text: task, ts: m.ts, files: m.files})
 	}

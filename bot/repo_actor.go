@@ -29,10 +29,10 @@ func (a *actor) prepare() {
 	a.prep = h
 	a.refresh()
 	id, repo := a.rec.ID, *a.rec.Repo
-	go func() {
+	a.b.tasks.spawn(func() {
 		ev := a.b.prepareRepo(ctx, id, repo)
 		a.push(msgPrepared{prep: h, ev: ev})
-	}()
+	})
 }
 
 // setupOutputLines is how much of a failed setup the thread shows.

@@ -121,7 +121,7 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 func (a *actor) sideOp(op func(ctx context.Context) event) {
 	a.side++
 	ctx := a.ctx
-	go func() { a.push(msgSideDone{ev: op(ctx)}) }()
+	a.b.tasks.spawn(func() { a.push(msgSideDone{ev: op(ctx)}) })
 }
 
 // msgSideDone: a side operation returned.

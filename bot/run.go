@@ -52,7 +52,8 @@ func (a *actor) launch(e effStartRun) {
 		a.run.checkpoint = a.b.checkpointer(a.log, *r, a.rec.ID, a.rec.Owner)
 	}
 	a.refresh()
-	go a.execute(ctx, a.rec.ID, a.run, e.req)
+	id, h := a.rec.ID, a.run
+	a.b.tasks.spawn(func() { a.execute(ctx, id, h, e.req) })
 }
 
 // execute runs the agent on its own goroutine and reports to the inbox.

@@ -201,7 +201,7 @@ func (s *slackAPI) respond(ctx context.Context, log *slog.Logger, responseURL, c
 			msg.Blocks = &slack.Blocks{BlockSet: m.Blocks}
 		}
 		err := s.call(ctx, log, "response_url", func(ctx context.Context) error {
-			return slack.PostWebhookContext(ctx, responseURL, msg)
+			return slack.PostWebhookCustomHTTPContext(ctx, responseURL, s.http, msg)
 		})
 		if err == nil || channel == "" {
 			return

@@ -64,6 +64,7 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // websocket handlers and background deliveries
 	once   sync.Once
+	hangs  hangs // Web API calls held without an answer (Hang)
 
 	mu         sync.Mutex
 	seq        int64 // ids and timestamps

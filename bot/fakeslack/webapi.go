@@ -108,6 +108,9 @@ var apiMethods = map[string]apiHandler{
 
 func (s *Server) serveAPI(w http.ResponseWriter, hr *http.Request) {
 	_, method, _ := strings.Cut(hr.URL.Path, "/api/")
+	if !s.hangs.hold(hr.Context(), s.ctx.Done(), method) {
+		return // the caller gave up on a hung call
+	}
 	r, err := parseAPIRequest(method, hr)
 	r.replica = hr.PathValue("replica")
 	if err != nil {
