@@ -39,7 +39,7 @@ func (c *checklist) startActivity(activity string) {
 	c.clock.tickers++
 	c.mu.Unlock()
 	c.set(func(r *render.Checklist) { r.Activity = activity })
-	go c.tickActivity(gen, stop)
+	c.tasks.spawn(func() { c.tickActivity(gen, stop) }) // refused only when h9 has stopped
 }
 
 // endActivity clears the Now: line's command (it reads "working…" while
