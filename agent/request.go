@@ -6,7 +6,7 @@ import (
 )
 
 // Intent is what a caller asks a run to do. The agent owns the words: it
-// turns an intent into the seed's prompt (prompts.go), so a caller never
+// turns an intent into the Planning module's prompt (prompts.go), so a caller never
 // chooses prompt texts.
 type Intent int
 
@@ -18,9 +18,9 @@ const (
 	// IntentReply sends the user's reply (Text): a revision of the plan in
 	// plan mode, otherwise guidance or follow-up work.
 	IntentReply
-	// IntentExecute starts executing an approved plan (the seed's execPrompt).
+	// IntentExecute starts executing an approved plan (the Planning module's execPrompt).
 	IntentExecute
-	// IntentContinue goes on with the next open todo (the seed's
+	// IntentContinue goes on with the next open todo (the Planning module's
 	// execContinuePrompt): auto-run's next run, Resume, a restart.
 	IntentContinue
 	// IntentProceed asks the model again with the history as it is, no

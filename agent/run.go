@@ -11,7 +11,7 @@ import (
 
 // RunOptions are a run's mode and hooks.
 type RunOptions struct {
-	// Mode is the mode the run uses for its whole life (the seed's
+	// Mode is the mode the run uses for its whole life (the Planning module's
 	// snapshot at the start of a run). The caller owns each session's
 	// mode and passes it with every run; the agent does not store it.
 	Mode planning.PlanMode
@@ -87,7 +87,7 @@ func (e *Engine) Run(ctx context.Context, sessionID string, req Request, opts Ru
 	if err != nil {
 		return r.result(""), r.end("", err)
 	}
-	defer r.finish() // the seed's defer: todos are saved whatever happens
+	defer r.finish() // the Planning module's defer: todos are saved whatever happens
 	defer func() {
 		if p := recover(); p != nil {
 			err = r.end("", fmt.Errorf("agent panic in session %s: %v", sessionID, p))

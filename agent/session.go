@@ -101,7 +101,7 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 	return r, nil
 }
 
-// finish makes sure the todos are saved (on every path, like the seed's
+// finish makes sure the todos are saved (on every path, like the Planning module's
 // defer) and closes the workspace. The run's final commit normally holds
 // them already; otherwise (a failed or missing final commit, a panic) they
 // are written here. A snapshot still pending (only after a panic) is not

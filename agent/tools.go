@@ -91,7 +91,7 @@ func failf(format string, a ...any) toolResult { return fail(fmt.Errorf(format, 
 // registry lists every tool in the order the model sees them.
 var registry = []*tool{&readFileTool, &writeFileTool, &editFileTool, &bashTool, &todoWriteTool, &useSkillTool, &shareFileTool}
 
-// planModeWhitelist is the seed's filterReadOnlyTools list: in plan mode
+// planModeWhitelist is the Planning module's filterReadOnlyTools list: in plan mode
 // write_file and edit_file do not exist for the model.
 var planModeWhitelist = map[string]bool{
 	readFileName:  true,

@@ -1,6 +1,6 @@
 // Package bot is h9's Slack app: Socket Mode envelopes in, one actor per
 // active thread running the session state machine (machine.go), the live
-// checklist, the review buttons and the seed's auto-run loop, all
+// checklist, the review buttons and the Planning module's auto-run loop, all
 // persisted through its Store.
 package bot
 

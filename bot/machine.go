@@ -117,7 +117,7 @@ func (s state) label() string {
 	return string(s)
 }
 
-// stallLimit is the seed's threshold: this many runs in a row without a
+// stallLimit is the Planning module's threshold: this many runs in a row without a
 // newly completed todo stop auto-run.
 const stallLimit = 3
 
@@ -259,7 +259,7 @@ func (m *move) afterPlan(finalText string) {
 	m.post(postReview, render.RenderReviewAsk(s.ID, s.Revision))
 }
 
-// afterAutoRun is the seed's auto-run decision: the next run while todos
+// afterAutoRun is the Planning module's auto-run decision: the next run while todos
 // are open and one was completed within stallLimit runs, else done or
 // stalled.
 func (m *move) afterAutoRun(finalText string) *agent.Request {

@@ -38,7 +38,7 @@ func (e evCreate) apply(m *move) {
 	m.do(effSaveForGate{}, effPostChecklist{}, effStartRun{req: s.Request, mode: s.Mode, budget: s.budget(), gated: true})
 }
 
-// evRunDone is the seed's EventDone: a run ended, and what follows is
+// evRunDone is the Planning module's EventDone: a run ended, and what follows is
 // decided here.
 type evRunDone struct {
 	stopping bool   // h9 is shutting down: the next start resumes the run

@@ -89,7 +89,7 @@ func (b *Bot) repo(name string) (gitrepo.Repo, bool) {
 	return b.cfg.Repos.Get(name)
 }
 
-// chooseRepo is the precedence of ARCHITECTURE.md: the task's repo= > the
+// chooseRepo is the precedence of ARCHITECTURE.md ("Repository precedence"): the task's repo= > the
 // channel's /h9 repo (a name, or none) > the repository whose channels list
 // the channel > the only configured one > none. setting is the channel's.
 // It returns nil for no repository, or the new session's repository on a

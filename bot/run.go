@@ -26,7 +26,7 @@ type runHandle struct {
 	channel, repo string
 }
 
-// launch starts the run e asks for, unless one is in flight (the seed's
+// launch starts the run e asks for, unless one is in flight (the Planning module's
 // dispatch guard; the state machine never asks for a second).
 func (a *actor) launch(e effStartRun) {
 	if a.run != nil {

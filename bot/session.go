@@ -34,7 +34,7 @@ type Session struct {
 	Request   agent.Request `json:"request"`
 	StoppedBy string        `json:"stopped_by,omitempty"` // Stop was pressed; the run is ending
 
-	// The seed's auto-run loop.
+	// The Planning module's auto-run loop.
 	AutoRun  bool `json:"auto_run"`
 	Stuck    int  `json:"stuck"`
 	PrevDone int  `json:"prev_done"`

@@ -47,7 +47,7 @@ const ChecklistTitleBlockID = "h9_cl_title"
 const unsandboxedNote = ":warning: This workspace is *NOT sandboxed*: commands run directly on the bot's host."
 
 // RenderChecklist renders the one checklist message of a session: title with
-// task, mode, state and `x/y tasks`; one line per todo with the seed's
+// task, mode, state and `x/y tasks`; one line per todo with the Planning module's
 // icons, a completed todo's evidence on its line; the session's tokens;
 // the current activity and a Stop button while running; a warning when
 // unsandboxed. At most 11 blocks whatever the input.

@@ -10,7 +10,7 @@ import (
 // summarySections caps a plan summary at 4 sections (12,000 units).
 const summarySections = 4
 
-// RenderReviewAsk is the seed's four-option dialog: exactly four buttons,
+// RenderReviewAsk is the Planning module's four-option dialog: exactly four buttons,
 // each carrying the session and plan revision. The plan's summary is its
 // own message (RenderPlanSummary), so it stays in the thread when the
 // decision replaces this one.

@@ -80,7 +80,7 @@ type Config struct {
 
 	repos       []gitrepo.Repo    // H9_REPOS and H9_REPOS_FILE, checked (validate)
 	forgeTokens map[string]string // token_env name → value (config_forge.go)
-	mcp   []mcp.Server   // H9_MCP_FILE, checked (validate)
+	mcp         []mcp.Server      // H9_MCP_FILE, checked (validate)
 	// secrets are the values of the repositories' `secrets:`, by name.
 	secrets map[string]string
 }
