@@ -71,8 +71,8 @@ type Config struct {
 
 	FilesConfig // shared files and images (config_files.go)
 	// MCP servers (config_mcp.go).
-	MCPFile    string        `envconfig:"MCP_FILE" desc:"YAML file of MCP servers: servers: [{name, url | command, headers_env, repos, channels, tools}] (README, MCP tools); empty = none"`
-	MCPTimeout time.Duration `envconfig:"MCP_TIMEOUT" default:"60s" desc:"deadline of one MCP tool call; a server slower than that is a tool error"`
+	MCPFile    string        `split_words:"true" desc:"YAML file of MCP servers: servers: [{name, url | command, headers_env, repos, channels, tools}] (README, MCP tools); empty = none"`
+	MCPTimeout time.Duration `split_words:"true" default:"60s" desc:"deadline of one MCP tool call; a server slower than that is a tool error"`
 
 	// The agent's network for sessions without a repository (config_network.go).
 	NetworkAllow   []string `split_words:"true" desc:"comma-separated hosts (host, *.suffix, host:port, an IP) the agent's commands may reach through h9's proxy in sessions without a repository; empty = no network"`
