@@ -11,6 +11,10 @@ var (
 	// ErrStore: reading or writing the bot's records failed, or one does
 	// not decode.
 	ErrStore = errors.New("bot store failed")
+	// ErrUnknownState: a session record holds a state this h9 does not know
+	// (a newer h9 wrote it). The session is left alone: nothing acts on it
+	// or writes it, and the rest goes on.
+	ErrUnknownState = errors.New("session state unknown to this h9")
 	// ErrBotTokenRefused: Slack refused the bot token at start (auth.test).
 	ErrBotTokenRefused = errors.New("the bot token was refused")
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/h9-app/h9/agent"
@@ -103,6 +104,15 @@ const (
 	stateSettingUp        state = "setting up"   // the repository's checkout and setup command
 	stateSetupFailed      state = "setup failed" // Retry runs the setup again
 )
+
+// allStates is every state this h9 knows. A record holding another one was
+// written by a newer h9 (a rolling upgrade): it is left alone, never taken
+// for some other state (decodeSession).
+var allStates = []state{stateIdle, statePlanning, stateAwaitingReview, stateRunning, stateAwaitingApproval,
+	stateStalled, stateInterrupted, stateDone, stateCancelled, stateError, stateOverBudget, stateSettingUp, stateSetupFailed}
+
+// known: s is one of allStates, or unset (an idle record).
+func (s state) known() bool { return s == "" || slices.Contains(allStates, s) }
 
 // inFlight: a run is going on (or was, when h9 stopped).
 func (s state) inFlight() bool {

@@ -129,6 +129,9 @@ func decodeSession(rec store.SessionRecord) (*Session, error) {
 	if err := json.Unmarshal(rec.Data, s); err != nil {
 		return nil, fmt.Errorf("%w: decoding session %s: %w", ErrStore, rec.Meta.ID, err)
 	}
+	if !s.State.known() {
+		return nil, fmt.Errorf("%w: session %s is in state %q, which this h9 does not know (a newer h9 wrote it); it is left alone", ErrUnknownState, rec.Meta.ID, s.State)
+	}
 	m := rec.Meta
 	s.ID, s.Team, s.Channel, s.ThreadTS, s.Owner, s.Updated = m.ID, m.Team, m.Channel, m.Thread, m.Owner, m.Updated
 	if s.Request.Intent == 0 {
