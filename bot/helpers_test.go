@@ -136,9 +136,14 @@ func (e *env) newBot() *Bot {
 
 // start runs a new Bot on the env's DB.
 func (e *env) start() {
+	e.t.Helper()
+	e.run(e.newBot())
+}
+
+// run runs b until e.stop is called; e.stop returns once Run has returned.
+func (e *env) run(b *Bot) {
 	t := e.t
 	t.Helper()
-	b := e.newBot()
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(runCtx) }()

@@ -1,37 +1,12 @@
 package bot
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/h9-app/h9/agent/fakemodel"
 )
-
-// runBot runs b until the returned stop is called; stop returns once Run
-// has returned.
-func runBot(t *testing.T, e *env, b *Bot) (stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx) }()
-	e.bot = b
-	if err := e.slack.WaitConnected(e.ctx); err != nil {
-		t.Fatal(err)
-	}
-	return func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(40 * time.Second):
-			t.Fatal("Run did not return after cancel")
-		}
-	}
-}
 
 // TestShutdownLeavesNothingRunningForTheStore hangs every Web API call
 // while sessions run and while commands wait for Slack, then stops the
@@ -43,7 +18,7 @@ func TestShutdownLeavesNothingRunningForTheStore(t *testing.T) {
 	e.logs = &syncBuffer{}
 	b := e.newBot()
 	b.grace = 300 * time.Millisecond
-	stop := runBot(t, e, b)
+	e.run(b)
 	e.model.SetLatency(50 * time.Millisecond)
 	for range 3 {
 		e.model.Enqueue(worked("step:done"), worked("step:done"), worked("step:done"), fakemodel.Text("ok"))
@@ -56,7 +31,7 @@ func TestShutdownLeavesNothingRunningForTheStore(t *testing.T) {
 	for range 5 {
 		e.slash(testUser, testChannel, "status") // each waits on a hung chat.postEphemeral
 	}
-	stop()
+	e.stop()
 	if n := b.tasks.count(); n != 0 {
 		t.Fatalf("%d of the bot's goroutines still run after Run returned", n)
 	}

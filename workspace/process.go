@@ -126,6 +126,13 @@ func waitOrStop(ctx context.Context, j *job, timeout time.Duration, s *started) 
 		res.cancelled = true
 	}
 	s.stop()
+	s.killRest(j)
+	return res
+}
+
+// killRest makes sure a stopped command's whole tree is gone: its cgroup
+// killed, then the process itself if it has not exited within stopGrace.
+func (s *started) killRest(j *job) {
 	if j.cgroup != nil {
 		j.cgroup.kill()
 	}
@@ -135,7 +142,6 @@ func waitOrStop(ctx context.Context, j *job, timeout time.Duration, s *started) 
 		s.cmd.Process.Kill()
 		<-s.exited
 	}
-	return res
 }
 
 // wait starts waiting for cmd; the channel closes when it has exited.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime"
 	"sync"
-	"time"
 )
 
 // ErrStdioNeedsBwrap: a long-lived stdio process runs only under bwrap,
@@ -115,15 +114,7 @@ func (p *StdioProcess) hold(j *job, s *started) {
 	case <-p.stop:
 		s.stop()
 	}
-	if j.cgroup != nil {
-		j.cgroup.kill()
-	}
-	select {
-	case <-s.exited:
-	case <-time.After(stopGrace):
-		s.cmd.Process.Kill()
-		<-s.exited
-	}
+	s.killRest(j)
 }
 
 func newPipes(n int) ([]*os.File, error) {
