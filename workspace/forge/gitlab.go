@@ -5,10 +5,9 @@ import (
 	"net/http"
 )
 
+// gitlabBuilt is whether the GitLab client below is complete.
+const gitlabBuilt = false
+
 func newGitLab(p Project, token string, hc *http.Client) (Client, error) {
 	return nil, fmt.Errorf("%w: GitLab is not built yet", ErrAPI)
-}
-
-func newGitea(p Project, token string, hc *http.Client) (Client, error) {
-	return nil, fmt.Errorf("%w: Gitea is not built yet", ErrAPI)
 }

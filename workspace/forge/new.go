@@ -31,9 +31,11 @@ func New(p Project, token string, hc *http.Client) (Client, error) {
 	return nil, fmt.Errorf("%w: unknown forge type %q", ErrAPI, p.Kind)
 }
 
-// Supported reports whether h9 has a client for kind yet (GitHub only:
-// the GitLab and Gitea clients are still to be built).
-func Supported(k Kind) bool { return k == GitHub }
+// Supported reports whether h9 has a client for kind yet (each client's
+// file says whether it is complete).
+func Supported(k Kind) bool {
+	return k == GitHub || (k == GitLab && gitlabBuilt) || (k == Gitea && giteaBuilt)
+}
 
 // tail is the last n lines of a log.
 func tail(log string, n int) string {
