@@ -24,6 +24,8 @@ var layers = []struct {
 	{"planning", 0},
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
+	{"workspace/forge/fakegitlab", 1},
+	{"workspace/forge/forgetest", 2},
 	{"workspace/egress", 1},
 	{"workspace", 1},
 	{"workspace/gitrepo", 2},
