@@ -3,6 +3,7 @@ package forge
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -146,7 +147,7 @@ func (g *gitLab) call(ctx context.Context, doing string, fn func(gitlab.RequestO
 	if until, ok := retryAfter(resp.Header, resp.StatusCode, g.now()); ok {
 		return &RateLimited{Kind: GitLab, Until: until}
 	}
-	words := gitlabWords(kept.data)
+	words := strings.TrimPrefix(gitlabWords(kept.data), strconv.Itoa(resp.StatusCode)+" ") // "404 Project Not Found" after the status
 	if words == "" {
 		words = http.StatusText(resp.StatusCode)
 	}

@@ -42,8 +42,7 @@ func (p *glPoll) call(ctx context.Context, doing string, fn func(gitlab.RequestO
 	return p.g.call(ctx, doing, fn)
 }
 
-// state reads the merge request: opened, merged (by merged_by, or
-// merge_user) or closed (by closed_by), and its head commit.
+// state reads the merge request: opened, merged (by merge_user) or closed (by closed_by), and its head commit.
 func (p *glPoll) state(ctx context.Context) error {
 	err := p.call(ctx, "reading the merge request", func(o gitlab.RequestOptionFunc) (resp *gitlab.Response, err error) {
 		p.mr, resp, err = p.g.gl.MergeRequests.GetMergeRequest(p.g.p.Path, p.number, nil, o)
@@ -56,9 +55,7 @@ func (p *glPoll) state(ctx context.Context) error {
 	switch p.mr.State {
 	case "merged":
 		state = StateMerged
-		if u := p.mr.MergedBy; u != nil {
-			by = u.Username
-		} else if u := p.mr.MergeUser; u != nil {
+		if u := p.mr.MergeUser; u != nil { // merged_by before GitLab 14.7, deprecated since
 			by = u.Username
 		}
 	case "closed":
