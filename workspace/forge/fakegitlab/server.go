@@ -46,6 +46,7 @@ type Server struct {
 	scopes   []string            // the token's scopes (GET /personal_access_tokens/self)
 	limited  *reply              // the next authenticated call's answer (RateLimit)
 	requests []Request
+	gitUsers []string
 }
 
 type user struct {
@@ -158,6 +159,9 @@ func notFound() reply {
 func ok(body any) reply { return reply{status: http.StatusOK, body: body} }
 
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
+	if !strings.HasPrefix(hr.URL.Path, "/api/") && s.serveGit(w, hr) {
+		return
+	}
 	body, _ := readBody(hr)
 	tok := hr.Header.Get("PRIVATE-TOKEN")
 	if b, found := strings.CutPrefix(hr.Header.Get("Authorization"), "Bearer "); found {
