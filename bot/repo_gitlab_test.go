@@ -92,4 +92,3 @@ func TestGitLabSessionOpensAMergeRequest(t *testing.T) {
 		return nil
 	})
 }
-
