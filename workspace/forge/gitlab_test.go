@@ -68,7 +68,8 @@ func TestGitLabCheckAccessSaysWhatIsMissing(t *testing.T) {
 }
 
 // A poll reads every page of discussions (a reply lands in an old
-// thread), skips GitLab's system notes, asks each author's access once,
+// thread), skips GitLab's system notes but a review's "requested
+// changes", asks each author's access once,
 // gives the hunk of the commented line from the merge request's diffs,
 // and costs two requests when nothing happened.
 func TestGitLabPollReadsDiscussions(t *testing.T) {
@@ -83,7 +84,7 @@ func TestGitLabPollReadsDiscussions(t *testing.T) {
 	for i := range 120 {
 		gl.AddNote("acme/team/r", mr.Number, "alice", fmt.Sprintf("note %d", i))
 	}
-	gl.AddSystemNote("acme/team/r", mr.Number, "added 1 commit")
+	gl.AddSystemNote("acme/team/r", mr.Number, "alice", "added 1 commit")
 	up, cur, err := c.Poll(ctx, mr.Number, sha, forge.Cursor{})
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +104,12 @@ func TestGitLabPollReadsDiscussions(t *testing.T) {
 	up, cur, err = c.Poll(ctx, mr.Number, sha, cur)
 	if err != nil || len(up.Feedback) != 1 || up.Feedback[0].Body != "and the test too" || up.Feedback[0].Thread != thread || up.Feedback[0].Kind != forge.Inline {
 		t.Fatalf("the reply in an old thread: %+v, %v", up.Feedback, err)
+	}
+	gl.AddReview("acme/team/r", mr.Number, "bob", "needs tests") // bob is no member
+	up, cur, err = c.Poll(ctx, mr.Number, sha, cur)
+	if err != nil || len(up.Feedback) != 2 || up.Feedback[0].Kind != forge.Conversation || up.Feedback[0].Body != "needs tests" ||
+		up.Feedback[1].Kind != forge.Review || up.Feedback[1].Author != "bob" || up.Feedback[0].CanPush || up.Feedback[1].CanPush {
+		t.Fatalf("a review requesting changes: %+v, %v", up.Feedback, err)
 	}
 	quiet, _, err := c.Poll(ctx, mr.Number, sha, cur)
 	if err != nil || len(quiet.Feedback) != 0 || quiet.Requests != 3 {

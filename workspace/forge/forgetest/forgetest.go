@@ -39,8 +39,8 @@ type Forge interface {
 	// Developer, Gitea write) or takes it away (read, Reporter).
 	Grant(login string, write bool)
 	AddInline(n int, author, path string, line int, body string)
-	// AddReview adds a review requesting changes with body; false when
-	// the forge has no such thing (GitLab: its review notes are notes).
+	// AddReview adds a review requesting changes (with body where the
+	// forge keeps it on the review); false when the forge has no reviews.
 	AddReview(n int, author, body string) bool
 	AddComment(n int, author, body string)
 	// AddFailingCheck fails a check or job name on sha, its log log.
