@@ -3,7 +3,7 @@ package forge
 import (
 	"context"
 	"fmt"
-	"io"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -68,16 +68,17 @@ func (p *glPoll) failedJobs(ctx context.Context, pipeline int64) error {
 }
 
 // trace is the tail of a job's log without terminal colours and GitLab's
-// section markers; "" when GitLab does not serve it (erased, no right).
-// Only a rate limit is an error.
+// section markers, read through a tailWriter (a trace can be hundreds of
+// megabytes); "" when GitLab does not serve it (erased, no right). Only
+// a rate limit is an error.
 func (p *glPoll) trace(ctx context.Context, job int64) (string, error) {
-	var log []byte
+	tw := newTailWriter(LogLines)
 	err := p.call(ctx, "reading a job's log", func(o gitlab.RequestOptionFunc) (*gitlab.Response, error) {
-		r, resp, err := p.g.gl.Jobs.GetTraceFile(p.g.p.Path, job, o)
-		if err == nil {
-			log, _ = io.ReadAll(io.LimitReader(r, 32<<20))
+		req, err := p.g.gl.NewRequest(http.MethodGet, fmt.Sprintf("projects/%s/jobs/%d/trace", gitlab.PathEscape(p.g.p.Path), job), nil, []gitlab.RequestOptionFunc{o})
+		if err != nil {
+			return nil, err
 		}
-		return resp, err
+		return p.g.gl.Do(req, tw)
 	})
 	if _, limited := err.(*RateLimited); limited {
 		return "", err
@@ -85,7 +86,7 @@ func (p *glPoll) trace(ctx context.Context, job int64) (string, error) {
 	if err != nil {
 		return "", nil
 	}
-	return tail(cleanTrace(string(log)), LogLines), nil
+	return tail(cleanTrace(tw.String()), LogLines), nil
 }
 
 var (

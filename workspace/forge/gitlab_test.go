@@ -3,7 +3,9 @@ package forge_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/h9-app/h9/workspace/forge"
@@ -156,5 +158,49 @@ func TestGitLabPollFailedJobs(t *testing.T) {
 	up, _, err = c.Poll(ctx, mr.Number, sha, cur)
 	if err != nil || len(up.Failed) != 1 || up.Failed[0].Log != "again" {
 		t.Errorf("the re-run: %+v, %v", up.Failed, err)
+	}
+}
+
+// raceTransport runs before once, ahead of the first POST it carries.
+type raceTransport struct {
+	before func()
+	once   *sync.Once
+}
+
+func (r raceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost {
+		r.once.Do(r.before)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// Another replica opens the merge request between h9's look and its
+// create: GitLab's 409 leads to the one that is open, brought up to date.
+func TestGitLabOpenRequestRacesAnotherReplica(t *testing.T) {
+	ctx := context.Background()
+	gl, other, _ := gitLab(t, fakegitlab.Developer)
+	p := forge.Project{Kind: forge.GitLab, Path: "acme/team/r", API: gl.URL(), TokenEnv: "H9_GITLAB_TOKEN"}
+	hc := &http.Client{Transport: raceTransport{once: &sync.Once{}, before: func() {
+		if _, err := other.OpenRequest(ctx, forgetest.Branch, "main", "t", "the other replica's body"); err != nil {
+			t.Error(err)
+		}
+	}}}
+	c, err := forge.New(p, glToken, hc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.OpenRequest(ctx, forgetest.Branch, "main", "t", "mine")
+	mrs := gl.MergeRequests("acme/team/r")
+	if err != nil || !r.Reused || r.Number != 1 || len(mrs) != 1 || mrs[0].Description != "mine" {
+		t.Errorf("after the race: %+v, %v; merge requests %+v", r, err, mrs)
+	}
+	var conflicts int
+	for _, req := range gl.Requests() {
+		if req.Status == http.StatusConflict {
+			conflicts++
+		}
+	}
+	if conflicts != 1 {
+		t.Errorf("%d 409s, want the race to have happened once", conflicts)
 	}
 }
