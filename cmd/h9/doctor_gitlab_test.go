@@ -51,6 +51,9 @@ func TestDoctorChecksGitLab(t *testing.T) {
 	if l := lines["repositories/lost"]; !strings.HasPrefix(l, "✗") || !strings.Contains(l, "404 Project Not Found") {
 		t.Errorf("lost: %q", l)
 	}
+	if len(gl.GitUsers()) == 0 {
+		t.Error("git never authenticated to the fake GitLab: the test proves nothing")
+	}
 	for _, u := range gl.GitUsers() {
 		if u != "oauth2" {
 			t.Errorf("git reached GitLab as %q, want oauth2", u)
