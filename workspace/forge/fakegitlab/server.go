@@ -287,12 +287,10 @@ func page(hr *http.Request, all []any) reply {
 	h := http.Header{"X-Page": {strconv.Itoa(n)}, "X-Per-Page": {strconv.Itoa(per)}, "X-Total": {strconv.Itoa(len(all))},
 		"X-Total-Pages": {strconv.Itoa(last)}, "X-Next-Page": {""}, "X-Prev-Page": {""}}
 	link := func(p int, rel string) string {
-		u := url.URL{Scheme: "http", Host: hr.Host, Opaque: hr.URL.EscapedPath()}
 		v := hr.URL.Query()
 		v.Set("page", strconv.Itoa(p))
 		v.Set("per_page", strconv.Itoa(per))
-		u.RawQuery = v.Encode()
-		return "<http://" + hr.Host + u.Opaque + "?" + u.RawQuery + `>; rel="` + rel + `"`
+		return "<http://" + hr.Host + hr.URL.EscapedPath() + "?" + v.Encode() + `>; rel="` + rel + `"`
 	}
 	links := []string{}
 	if n < last {
