@@ -41,13 +41,6 @@ func wantRequest(want agent.Request) func(*testing.T, Session) {
 	}
 }
 
-// budgetPairs are the (state, event) pairs the token budget adds.
-var budgetPairs = []string{
-	"over budget + click raise_budget", "idle + click raise_budget", "over budget + Reply", "over budget + Recover",
-	"over budget + click stop", "over budget + click resume", "over budget + click retry", "over budget + Posted",
-	"idle + Loaded",
-}
-
 var budgetRows = []row{
 	{what: "a new session's first run is given the budget", from: Session{ID: "T1/C1/1.1", rules: tokenRules{budget: 5000}},
 		ev: evCreate{owner: "U1", task: "fix it", mode: planning.PlanModeDefault}, to: stateRunning,

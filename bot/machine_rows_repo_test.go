@@ -19,13 +19,6 @@ func withRepo(ready bool) func(*Session) {
 // outcomeDue: the session is done and its repository outcome not yet made.
 func outcomeDue(s *Session) { s.Outcome = &RepoOutcome{Text: "Fixed."} }
 
-var repoPairs = []string{
-	"setting up + Prepared", "setting up + click stop", "setting up + Reply", "setting up + Recover",
-	"setup failed + click retry", "setup failed + Reply", "idle + Reply",
-	"done + click push_branch", "done + click open_pr", "running + click push_branch", "idle + click open_pr",
-	"done + PullRequest", "done + Outcome", "done + Pushed",
-}
-
 var repoRows = []row{
 	{what: "/h9 plan [repo=…]: the checkout and setup come before the first run", from: Session{ID: "T1/C1/1.1"},
 		ev: evCreate{owner: "U1", task: "fix it", mode: planning.PlanModePlan, repo: &SessionRepo{Name: "backend", Branch: "h9/fix-it-abc234"}},
