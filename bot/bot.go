@@ -223,7 +223,7 @@ func (b *Bot) shutdown() {
 	b.log.Info("h9 bot stopped")
 }
 
-// shutdownGrace bounds how long Run waits for sessions to settle.
+// shutdownGrace bounds how long Run waits for sessions to wind down.
 const shutdownGrace = 30 * time.Second
 
 // ackWorkers bounds the commands doing their post-ack work at once.

@@ -10,13 +10,13 @@ import (
 var recoverRows = []row{
 	{what: "a plan run cut by a restart plans the same request again", from: sess(statePlanning, planMode),
 		ev: evRecover{}, to: statePlanning,
-		effects: []string{"log resuming after a restart", say(restartNotice), "save", "start task (plan) the task"}},
+		effects: []string{"log resuming after a restart", notice(restartNotice), "save", "start task (plan) the task"}},
 	{what: "an execution cut by a restart continues", from: sess(stateRunning, autoRun),
 		ev: evRecover{}, to: stateRunning,
-		effects: []string{"log resuming after a restart", say(restartNotice), "save", "start continue (default)"}},
+		effects: []string{"log resuming after a restart", notice(restartNotice), "save", "start continue (default)"}},
 	{what: "a run stopped just before the restart stays stopped", from: sess(stateRunning, stoppedBy("U2")),
 		ev: evRecover{}, to: stateIdle,
-		effects: []string{say(stoppedWords), "save", "refresh"}},
+		effects: []string{notice(stoppedWords), "save", "refresh"}},
 	{what: "a pending step approval is reported interrupted with Resume", from: sess(stateAwaitingApproval, pendingStep),
 		ev: evRecover{}, to: stateInterrupted,
 		effects: []string{"log step approval interrupted by a restart", "post h9_interrupted", "save", "refresh"},
@@ -29,7 +29,7 @@ var recoverRows = []row{
 		ev: evRecover{}, to: stateDone, effects: []string{"finish the pending posts"}},
 	{what: "a pending post goes before the run resumes", from: sess(stateRunning, autoRun, pendingPosts(postNotice)),
 		ev: evRecover{}, to: stateRunning,
-		effects: []string{"finish the pending posts", "log resuming after a restart", say(restartNotice), "save", "start continue (default)"}},
+		effects: []string{"finish the pending posts", "log resuming after a restart", notice(restartNotice), "save", "start continue (default)"}},
 }
 
 var bookkeepingRows = []row{

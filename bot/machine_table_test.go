@@ -181,8 +181,8 @@ func anyStateRows() []row {
 		inEvery(all, row{what: "a pending post posted is no longer pending", ev: evPosted{key: "notice-1", ts: "1.9"}, effects: []string{"save"},
 			check: func(t *testing.T, s Session) { wantPosts(t, s) }}, pendingPosts(postNotice)),
 		inEvery(all, row{what: "an outcome due becomes its pending posts", ev: evOutcome{msgs: []render.Message{text("the changes")}},
-			effects: []string{say("the changes"), "save"}}, withRepo(true), outcomeDue),
-		inEvery(all, row{what: "a push's result is said", ev: evPushed{msg: text("Pushed")}, effects: []string{say("Pushed")}}, withRepo(true)),
+			effects: []string{notice("the changes"), "save"}}, withRepo(true), outcomeDue),
+		inEvery(all, row{what: "a push's result is said", ev: evPushed{msg: text("Pushed")}, effects: []string{notice("Pushed")}}, withRepo(true)),
 		inEvery(all, row{what: "the pull request's URL is kept", ev: evPullRequest{url: "https://example.com/pull/1"}, effects: []string{"save"}}, withRepo(true)),
 		inEvery(func(s state) bool { return !s.inFlight() }, row{what: "a session at rest needs nothing at a restart", ev: evRecover{}}),
 	)
@@ -190,7 +190,7 @@ func anyStateRows() []row {
 
 // refusal is a click whose state leaves nothing to do: the user is told.
 func refusal(keep func(state) bool, action, words string) []row {
-	return inEvery(keep, row{what: "refused", ev: click(action), effects: []string{"tell U1: " + words}})
+	return inEvery(keep, row{what: "refused", ev: click(action), effects: []string{"ephemeral to U1: " + words}})
 }
 
 func inFlight(s state) bool { return s.inFlight() }

@@ -160,11 +160,9 @@ func (s *slackAPI) update(ctx context.Context, log *slog.Logger, channel, ts str
 	})
 }
 
-// ephemeral shows a message to one user only.
-func (s *slackAPI) ephemeral(ctx context.Context, log *slog.Logger, channel, user, threadTS string, m render.Message) {
-	_ = s.postEphemeral(ctx, log, channel, user, threadTS, m)
-}
-
+// postEphemeral shows a message to one user only (in a thread when
+// threadTS is set). A failure is logged; callers that can do nothing
+// about it ignore the error.
 func (s *slackAPI) postEphemeral(ctx context.Context, log *slog.Logger, channel, user, threadTS string, m render.Message) error {
 	if err := checkLimits(m); err != nil {
 		s.metrics.SlackFailed("chat.postEphemeral")
@@ -181,9 +179,9 @@ func (s *slackAPI) postEphemeral(ctx context.Context, log *slog.Logger, channel,
 	})
 }
 
-// ephemeralOrRespond tries chat.postEphemeral and, when Slack refuses it
+// postEphemeralOrRespond tries chat.postEphemeral and, when Slack refuses it
 // (e.g. the bot is not in the channel), the slash command's response_url.
-func (s *slackAPI) ephemeralOrRespond(ctx context.Context, log *slog.Logger, responseURL, channel, user string, m render.Message) {
+func (s *slackAPI) postEphemeralOrRespond(ctx context.Context, log *slog.Logger, responseURL, channel, user string, m render.Message) {
 	if s.postEphemeral(ctx, log, channel, user, "", m) == nil || responseURL == "" {
 		return
 	}
@@ -207,7 +205,7 @@ func (s *slackAPI) respond(ctx context.Context, log *slog.Logger, responseURL, c
 			return
 		}
 	}
-	s.ephemeral(ctx, log, channel, user, "", m)
+	s.postEphemeral(ctx, log, channel, user, "", m)
 }
 
 // findChecklist returns the ts of the checklist in a session's thread: the

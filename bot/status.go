@@ -18,7 +18,7 @@ func (b *Bot) postChannelStatus(channel, user, thread, responseURL string) {
 	recs, err := b.listChannel(channel)
 	if err != nil {
 		log.Error("status", "err", err)
-		b.api.ephemeral(b.bg, log, channel, user, thread, text("h9 could not read its sessions just now; try again in a moment."))
+		b.api.postEphemeral(b.bg, log, channel, user, thread, text("h9 could not read its sessions just now; try again in a moment."))
 		return
 	}
 	slices.SortFunc(recs, byRecent)
@@ -32,10 +32,10 @@ func (b *Bot) postChannelStatus(channel, user, thread, responseURL string) {
 	}
 	status := render.RenderStatus(rows)
 	if thread == "" {
-		b.api.ephemeralOrRespond(b.bg, log, responseURL, channel, user, status)
+		b.api.postEphemeralOrRespond(b.bg, log, responseURL, channel, user, status)
 		return
 	}
-	b.api.ephemeral(b.bg, log, channel, user, thread, status)
+	b.api.postEphemeral(b.bg, log, channel, user, thread, status)
 }
 
 // listChannel decodes a channel's sessions; one that does not decode is
@@ -82,10 +82,10 @@ func (b *Bot) statusRow(rec *Session) (render.StatusRow, agent.Usage) {
 // onStatus answers "@h9 status" inside a thread.
 func (a *actor) onStatus(user string) {
 	if a.rec == nil {
-		a.b.api.ephemeral(a.ctx, a.log, a.key.channel, user, a.key.ts, text("There is no h9 session in this thread. Here are this channel's sessions."))
+		a.b.api.postEphemeral(a.ctx, a.log, a.key.channel, user, a.key.ts, text("There is no h9 session in this thread. Here are this channel's sessions."))
 		a.b.postChannelStatus(a.key.channel, user, a.key.ts, "")
 		return
 	}
 	row, _ := a.b.statusRow(a.rec)
-	a.b.api.ephemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderThreadStatus(row))
+	a.b.api.postEphemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderThreadStatus(row))
 }
