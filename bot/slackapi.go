@@ -179,15 +179,6 @@ func (s *slackAPI) postEphemeral(ctx context.Context, log *slog.Logger, channel,
 	})
 }
 
-// postEphemeralOrRespond tries chat.postEphemeral and, when Slack refuses it
-// (e.g. the bot is not in the channel), the slash command's response_url.
-func (s *slackAPI) postEphemeralOrRespond(ctx context.Context, log *slog.Logger, responseURL, channel, user string, m render.Message) {
-	if s.postEphemeral(ctx, log, channel, user, "", m) == nil || responseURL == "" {
-		return
-	}
-	s.respond(ctx, log, responseURL, "", "", m)
-}
-
 // respond answers a slash command through its response_url, ephemeral to
 // the caller. Unlike chat.postEphemeral it works where the bot is not a
 // member, which is when h9 most needs to explain itself. Falls back to
