@@ -129,9 +129,16 @@ func fromGoOpenAI(err error) error {
 // the second dial (and TLS-handshake) a new connection for each step.
 const modelIdleConns = 256
 
+// modelIdleTimeout closes a keep-alive connection unused this long: a
+// run's steps follow each other at once and keep theirs, while the extra
+// ones a burst of sessions opened (two goroutines each) close 30 s after
+// it instead of Go's default 90 s (BENCHMARKS.md, issue 26).
+const modelIdleTimeout = 30 * time.Second
+
 func modelTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = modelIdleConns
 	t.MaxIdleConnsPerHost = modelIdleConns
+	t.IdleConnTimeout = modelIdleTimeout
 	return t
 }

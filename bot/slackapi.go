@@ -48,12 +48,19 @@ type slackAPI struct {
 // of commands costs more CPU than the calls and delays the socket's acks.
 const slackIdleConns = 64
 
+// slackIdleTimeout closes a keep-alive connection unused this long. A
+// session's calls come seconds apart and keep theirs; the extra ones a
+// burst opened (up to slackIdleConns, two goroutines each) close 30 s
+// after it instead of Go's default 90 s (BENCHMARKS.md, issue 26).
+const slackIdleTimeout = 30 * time.Second
+
 // slackTransport is the default transport with enough idle connections for
 // many sessions posting at once.
 func slackTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = slackIdleConns
 	t.MaxIdleConnsPerHost = slackIdleConns
+	t.IdleConnTimeout = slackIdleTimeout
 	return t
 }
 
