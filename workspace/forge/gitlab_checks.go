@@ -12,7 +12,7 @@ import (
 )
 
 // pipeline gives the failed jobs of the merge request's head pipeline,
-// when that pipeline ran on headSHA (the commit h9 pushed), each once with
+// when that pipeline ran for headSHA (the commit h9 pushed), each once with
 // the tail of its trace. A pipeline already read in its present status
 // costs nothing: the merge request carries head_pipeline.
 func (p *glPoll) pipeline(ctx context.Context, headSHA string) error {
@@ -20,7 +20,11 @@ func (p *glPoll) pipeline(ctx context.Context, headSHA string) error {
 	if headSHA == "" {
 		headSHA = p.mr.SHA
 	}
-	if pl == nil || pl.SHA != headSHA {
+	// A merged results pipeline runs on a merge commit of the head and
+	// the target (ref refs/merge-requests/<iid>/merge): it is the head's
+	// while the merge request's head is.
+	mergedResults := pl != nil && strings.HasPrefix(pl.Ref, fmt.Sprintf("refs/merge-requests/%d/", p.number)) && p.mr.SHA == headSHA
+	if pl == nil || pl.SHA != headSHA && !mergedResults {
 		return nil
 	}
 	key := fmt.Sprintf("%d:%s", pl.ID, pl.Status)

@@ -204,3 +204,25 @@ func TestGitLabOpenRequestRacesAnotherReplica(t *testing.T) {
 		t.Errorf("%d 409s, want the race to have happened once", conflicts)
 	}
 }
+
+// A merged results pipeline runs on a merge commit, not on h9's: its
+// failed jobs are still the head's while the merge request's head is h9's
+// commit.
+func TestGitLabMergedResultsPipeline(t *testing.T) {
+	ctx := context.Background()
+	gl, c, sha := gitLab(t, fakegitlab.Developer)
+	mr, err := c.OpenRequest(ctx, forgetest.Branch, "main", "t", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := gl.AddMergedResultsPipeline("acme/team/r", mr.Number, "1111111111111111111111111111111111111111", "failed")
+	gl.AddJob("acme/team/r", pl, "test", "failed", "FAIL: TestX")
+	up, _, err := c.Poll(ctx, mr.Number, sha, forge.Cursor{})
+	if err != nil || len(up.Failed) != 1 || up.Failed[0].Log != "FAIL: TestX" {
+		t.Errorf("merged results: %+v, %v", up.Failed, err)
+	}
+	up, _, err = c.Poll(ctx, mr.Number, "2222222222222222222222222222222222222222", forge.Cursor{})
+	if err != nil || len(up.Failed) != 0 {
+		t.Errorf("h9 pushed another head since: %+v, %v", up.Failed, err)
+	}
+}
