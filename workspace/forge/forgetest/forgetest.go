@@ -3,7 +3,8 @@
 // must open one request however often it is asked, check the token's
 // rights, find each kind of feedback once with its author's right and
 // h9's own flagged, bring failing checks with their log's tail, see
-// merged and closed with by whom, make its replies and comments visible,
+// merged and closed with by whom, answer a request that does not exist
+// with a 404, make its replies and comments visible,
 // turn a rate limit into *forge.RateLimited, and keep a quiet poll cheap.
 //
 // A forge plugs in with an adapter of its fake implementing Fake (see
@@ -71,6 +72,7 @@ func Run(t *testing.T, f Fake) {
 	t.Run("CheckAccess", func(t *testing.T) { checkAccess(t, f) })
 	t.Run("PollFindsEachFeedbackOnce", func(t *testing.T) { pollOnce(t, f) })
 	t.Run("ReplyAndCommentAreSeen", func(t *testing.T) { replyAndComment(t, f) })
+	t.Run("UnknownRequest", func(t *testing.T) { unknownRequest(t, f) })
 	t.Run("MergedAndClosed", func(t *testing.T) { mergedAndClosed(t, f) })
 	t.Run("RateLimited", func(t *testing.T) { rateLimited(t, f) })
 }
