@@ -4,8 +4,8 @@
 // rights, find each kind of feedback once with its author's right and
 // h9's own flagged, bring failing checks with their log's tail, see
 // merged and closed with by whom, answer a request that does not exist
-// with a 404, make its replies and comments visible,
-// turn a rate limit into *forge.RateLimited, and keep a quiet poll cheap.
+// with a 404, make its replies and comments visible, turn a rate limit
+// into *forge.RateLimited, and keep a quiet poll cheap.
 //
 // A forge plugs in with an adapter of its fake implementing Fake (see
 // the _test files here) and one test calling Run.
