@@ -39,8 +39,9 @@ func (f gitHubForge) AddReview(n int, author, body string) bool {
 	return true
 }
 func (f gitHubForge) AddComment(n int, author, body string) { f.gh.AddComment(ghRepo, n, author, body) }
-func (f gitHubForge) AddFailingCheck(sha, name, log string) {
+func (f gitHubForge) AddFailingCheck(sha, name, log string) bool {
 	f.gh.AddCheckRun(ghRepo, sha, name, "github-actions", "failure", log)
+	return true
 }
 func (f gitHubForge) Merge(n int, by string)    { f.gh.Merge(ghRepo, n, by) }
 func (f gitHubForge) Close(n int, by string)    { f.gh.ClosePull(ghRepo, n, by) }
