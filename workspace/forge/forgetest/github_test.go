@@ -39,9 +39,8 @@ func (f gitHubForge) AddReview(n int, author, body string) bool {
 	return true
 }
 func (f gitHubForge) AddComment(n int, author, body string) { f.gh.AddComment(ghRepo, n, author, body) }
-func (f gitHubForge) AddFailingCheck(sha, name, log string) bool {
+func (f gitHubForge) AddFailingCheck(sha, name, log string) {
 	f.gh.AddCheckRun(ghRepo, sha, name, "github-actions", "failure", log)
-	return true
 }
 func (f gitHubForge) Merge(n int, by string)    { f.gh.Merge(ghRepo, n, by) }
 func (f gitHubForge) Close(n int, by string)    { f.gh.ClosePull(ghRepo, n, by) }

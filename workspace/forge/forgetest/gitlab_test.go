@@ -45,10 +45,9 @@ func (f gitLabForge) AddReview(n int, author, _ string) bool {
 func (f gitLabForge) AddComment(n int, author, body string) {
 	f.gl.AddNote(glProject, n, author, body)
 }
-func (f gitLabForge) AddFailingCheck(sha, name, log string) bool {
+func (f gitLabForge) AddFailingCheck(sha, name, log string) {
 	id := f.gl.AddPipeline(glProject, sha, "failed")
 	f.gl.AddJob(glProject, id, name, "failed", log)
-	return true
 }
 func (f gitLabForge) Merge(n int, by string)    { f.gl.Merge(glProject, n, by) }
 func (f gitLabForge) Close(n int, by string)    { f.gl.CloseMR(glProject, n, by) }
