@@ -62,6 +62,11 @@ func TestGitLabCheckAccessSaysWhatIsMissing(t *testing.T) {
 	if err := c.CheckAccess(ctx); err == nil || !strings.Contains(err.Error(), "@h9-bot with Reporter access to acme/team/r: it needs Developer or above") {
 		t.Errorf("a Reporter: %v", err)
 	}
+	shared, c, _ := gitLab(t, fakegitlab.Reporter)
+	shared.ShareWithGroup("acme/team/r", "h9-bot", fakegitlab.Maintainer)
+	if err := c.CheckAccess(ctx); err != nil {
+		t.Errorf("a Maintainer through a group the project is shared with: %v", err)
+	}
 	gl, _, _ := gitLab(t, fakegitlab.Developer)
 	unknown, _ := forge.New(forge.Project{Kind: forge.GitLab, Path: "acme/none", API: gl.URL(), TokenEnv: "H9_GITLAB_TOKEN"}, glToken, nil)
 	if err := unknown.CheckAccess(ctx); err == nil || !strings.Contains(err.Error(), ": 404 Project Not Found (acme/none does not exist") || strings.Contains(err.Error(), glToken) {

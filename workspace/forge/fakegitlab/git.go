@@ -34,7 +34,7 @@ func (s *Server) serveGit(w http.ResponseWriter, hr *http.Request) (ok bool) {
 	s.mu.Lock()
 	p := s.projects[path]
 	var gitDir string
-	visible := p != nil && p.accessOf(s.userNamed(s.login)) > NoAccess
+	visible := p != nil && p.effectiveAccess(s.userNamed(s.login)) > NoAccess
 	if p != nil {
 		gitDir = p.gitDir
 	}

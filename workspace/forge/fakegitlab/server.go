@@ -215,7 +215,7 @@ func (s *Server) route(hr *http.Request, tok string, body []byte) reply {
 			return notFound()
 		}
 		p := s.project(ref)
-		if p == nil || p.accessOf(s.userNamed(s.login)) == NoAccess {
+		if p == nil || p.effectiveAccess(s.userNamed(s.login)) == NoAccess {
 			return message(http.StatusNotFound, "404 Project Not Found")
 		}
 		return s.routeProject(p, parts[2:], hr, body)
