@@ -190,7 +190,7 @@ func (s *Server) createMR(p *project, in map[string]string) reply {
 	}
 	var problems []string
 	if src == dst {
-		problems = append(problems, "You can't use same project/branch for source and target")
+		problems = append(problems, "You can not use same project/branch for source and target")
 	}
 	for _, b := range []string{src, dst} {
 		if branchSHA(p.gitDir, b) == "" {
