@@ -127,7 +127,8 @@ func TestGitLabPollReadsDiscussions(t *testing.T) {
 // Failed jobs of the head pipeline, once each: allowed failures and
 // other commits' pipelines are not checks to fix; an erased trace says
 // so; terminal colours and section markers are gone from the log; a
-// re-run that fails again brings its new job.
+// re-run that fails again brings its new job; a pipeline failed with no
+// failed job of its own is one check.
 func TestGitLabPollFailedJobs(t *testing.T) {
 	ctx := context.Background()
 	gl, c, sha := gitLab(t, fakegitlab.Developer)
@@ -160,9 +161,15 @@ func TestGitLabPollFailedJobs(t *testing.T) {
 	}
 	rerun := gl.AddPipeline("acme/team/r", sha, "failed")
 	gl.AddJob("acme/team/r", rerun, "build", "failed", "again")
-	up, _, err = c.Poll(ctx, mr.Number, sha, cur)
+	up, cur, err = c.Poll(ctx, mr.Number, sha, cur)
 	if err != nil || len(up.Failed) != 1 || up.Failed[0].Log != "again" {
 		t.Errorf("the re-run: %+v, %v", up.Failed, err)
+	}
+	downstream := gl.AddPipeline("acme/team/r", sha, "failed") // failed by a child pipeline: no failed job of its own
+	gl.AddJob("acme/team/r", downstream, "lint", "success", "ok")
+	up, _, err = c.Poll(ctx, mr.Number, sha, cur)
+	if err != nil || len(up.Failed) != 1 || up.Failed[0].Name != "pipeline" || !strings.Contains(up.Failed[0].Log, "downstream") || !strings.Contains(up.Failed[0].URL, "/-/pipelines/") {
+		t.Errorf("a pipeline failed without a failed job: %+v, %v", up.Failed, err)
 	}
 }
 
