@@ -67,6 +67,12 @@ func TestGitLabCheckAccessSaysWhatIsMissing(t *testing.T) {
 	if err := c.CheckAccess(ctx); err != nil {
 		t.Errorf("a Maintainer through a group the project is shared with: %v", err)
 	}
+	readOnly, c, _ := gitLab(t, fakegitlab.Developer)
+	readOnly.SetScopes("read_api")
+	if _, err := c.OpenRequest(ctx, forgetest.Branch, "main", "t", "b"); err == nil ||
+		!strings.Contains(err.Error(), "403 insufficient_scope: The request requires higher privileges than provided by the access token.") {
+		t.Errorf("opening with a read_api token: %v", err)
+	}
 	gl, _, _ := gitLab(t, fakegitlab.Developer)
 	unknown, _ := forge.New(forge.Project{Kind: forge.GitLab, Path: "acme/none", API: gl.URL(), TokenEnv: "H9_GITLAB_TOKEN"}, glToken, nil)
 	if err := unknown.CheckAccess(ctx); err == nil || !strings.Contains(err.Error(), ": 404 Project Not Found (acme/none does not exist") || strings.Contains(err.Error(), glToken) {

@@ -5,7 +5,8 @@
 // X-Per-Page, X-Total, X-Total-Pages, X-Next-Page, X-Prev-Page and a Link
 // header), GitLab's error bodies ({"message":"404 Project Not Found"},
 // 401 for a bad token, 403 for a missing right, 409 for a second open
-// merge request on a branch) and 429 with RateLimit-* and Retry-After.
+// merge request on a branch, 403 insufficient_scope for a token without
+// the api scope) and 429 with RateLimit-* and Retry-After.
 // A merge request's branches and diffs come from a real bare git
 // repository, so a merge request for a branch nobody pushed is refused.
 // Like GitLab's API it ignores If-None-Match: every read is a 200.
@@ -115,6 +116,15 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
+func (s *Server) hasScope(scope string) bool {
+	for _, sc := range s.scopes {
+		if sc == scope {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Server) id() int64 {
 	s.nextID++
 	return s.nextID
@@ -201,8 +211,12 @@ func (s *Server) route(hr *http.Request, tok string, body []byte) reply {
 		s.limited = nil
 		return rep
 	}
-	parts := strings.Split(strings.Trim(rest, "/"), "/")
 	get := hr.Method == http.MethodGet
+	if !s.hasScope("api") && (!get || !s.hasScope("read_api")) {
+		return reply{status: http.StatusForbidden, body: map[string]any{"error": "insufficient_scope",
+			"error_description": "The request requires higher privileges than provided by the access token.", "scope": "api"}}
+	}
+	parts := strings.Split(strings.Trim(rest, "/"), "/")
 	switch {
 	case rest == "user" && get:
 		u := s.userNamed(s.login)
