@@ -68,7 +68,7 @@ func (c *countingMetrics) get(k string) int {
 	return c.n[k]
 }
 
-func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout time.Duration) *harness {
+func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout time.Duration, tune ...func(*mcp.Options)) *harness {
 	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, model: fakemodel.New(), logs: &syncBuffer{}, calls: &countingMetrics{n: map[string]int{}}}
@@ -79,7 +79,11 @@ func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout 
 	}
 	h.wsm = wsm
 	log := slog.New(slog.NewTextHandler(h.logs, nil))
-	h.mgr = mcp.New(mcp.Options{Servers: servers, CallTimeout: callTimeout, Logger: log, Metrics: h.calls})
+	opts := mcp.Options{Servers: servers, CallTimeout: callTimeout, Logger: log, Metrics: h.calls}
+	for _, f := range tune {
+		f(&opts)
+	}
+	h.mgr = mcp.New(opts)
 	t.Cleanup(h.mgr.Close)
 	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {

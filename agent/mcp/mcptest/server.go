@@ -7,11 +7,13 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,12 +26,15 @@ import (
 //   - hang: never answers until the call is cancelled;
 //   - picture: an image;
 //   - env: the server's environment (for the stdio server);
+//   - instance: an id of this server, made when it was: two calls that
+//     get the same reached the same process;
 //   - leak: echoes the request's Authorization header, as a careless
 //     server might;
 //   - add_tool: adds a tool named by "name" (notifications/tools/list_changed);
 //   - bad_type, ext_ref: schemas a model API would refuse.
 func NewServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "h9-test", Version: "1"}, nil)
+	instance := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
 	obj := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)
 	add := func(name string, readOnly bool, schema json.RawMessage, h mcp.ToolHandler) {
 		s.AddTool(&mcp.Tool{Name: name, Description: "test tool " + name, InputSchema: schema,
@@ -63,6 +68,9 @@ func NewServer() *mcp.Server {
 	add("env", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		wd, _ := os.Getwd()
 		return text("cwd=" + wd + "\n" + strings.Join(os.Environ(), "\n")), nil
+	})
+	add("instance", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text("instance " + instance), nil
 	})
 	add("leak", true, obj, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if req.Extra != nil && req.Extra.Header != nil {
