@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/h9-app/h9/textcut"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,7 +36,7 @@ func resultText(res *mcp.CallToolResult) string {
 	if b.Len() == 0 {
 		return "(no output)"
 	}
-	return cut(b.String(), maxResultChars)
+	return textcut.HeadTail(b.String(), maxResultChars)
 }
 
 func contentText(c mcp.Content) string {
@@ -64,17 +65,6 @@ func size(n int) string {
 		return fmt.Sprintf("%d bytes", n)
 	}
 	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-}
-
-// cut keeps the head and tail of s, as bash output is kept.
-func cut(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	half := limit / 2
-	head := strings.ToValidUTF8(s[:half], "")
-	tail := strings.ToValidUTF8(s[len(s)-half:], "")
-	return fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", head, len(s)-len(head)-len(tail), tail)
 }
 
 // scrubber replaces header values in anything a server says.
