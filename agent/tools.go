@@ -80,6 +80,9 @@ type toolResult struct {
 	TodosChanged bool
 	Todos        []planning.TodoItem
 	Completed    []string
+	// Images are an external tool's images, sent as image parts when the
+	// model sees images (vision_tools.go); Output names them.
+	Images [][]byte
 }
 
 func ok(s string) toolResult { return toolResult{Output: s} }

@@ -49,7 +49,7 @@ func externalTool(x mcp.Tool) *tool {
 			if res.IsError {
 				return toolResult{Output: "Error: " + res.Output, IsError: true}
 			}
-			return ok(res.Output)
+			return toolResult{Output: res.Output, Images: res.Images}
 		},
 		Preview: func(_ *toolEnv, args string) (string, error) {
 			if x.Preview != nil {

@@ -68,7 +68,9 @@ func (c *countingMetrics) get(k string) int {
 	return c.n[k]
 }
 
-func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout time.Duration, tune ...func(*mcp.Options)) *harness {
+// newHarness makes the harness; tune may change the manager's options and
+// the engine's configuration before they are made.
+func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout time.Duration, tune ...func(*mcp.Options, *agent.Config)) *harness {
 	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, model: fakemodel.New(), logs: &syncBuffer{}, calls: &countingMetrics{n: map[string]int{}}}
@@ -80,8 +82,9 @@ func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout 
 	h.wsm = wsm
 	log := slog.New(slog.NewTextHandler(h.logs, nil))
 	opts := mcp.Options{Servers: servers, CallTimeout: callTimeout, Logger: log, Metrics: h.calls}
+	cfg := agent.Config{ModelName: "fake-model", Workspaces: wsm, RetryBaseDelay: time.Millisecond, Logger: log}
 	for _, f := range tune {
-		f(&opts)
+		f(&opts, &cfg)
 	}
 	h.mgr = mcp.New(opts)
 	t.Cleanup(h.mgr.Close)
@@ -98,8 +101,8 @@ func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout 
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.eng, err = agent.New(agent.Config{Store: st, Model: model, ModelName: "fake-model", Workspaces: wsm,
-		RetryBaseDelay: time.Millisecond, Logger: log, Tools: h.mgr})
+	cfg.Store, cfg.Model, cfg.Tools = st, model, h.mgr
+	h.eng, err = agent.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

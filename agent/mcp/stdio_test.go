@@ -44,7 +44,7 @@ func buildStdioServer(t testing.TB, dir string) string {
 // stdioHarness is a harness in the sandbox mode given ("bwrap" or
 // "landlock") whose session "s1" has the stdio server's binary in its
 // workspace, run as the command ./.mcp/stdioserver.
-func stdioHarness(t *testing.T, sandbox string, tune ...func(*mcp.Options)) *harness {
+func stdioHarness(t *testing.T, sandbox string, tune ...func(*mcp.Options, *agent.Config)) *harness {
 	switch sandbox {
 	case "bwrap":
 		needBwrap(t)
@@ -123,7 +123,7 @@ func testStdioServerIn(t *testing.T, sandbox string) {
 // stopped once the session is idle; a cancelled run stops it at once, and
 // Close (h9 stopping) stops every one.
 func TestStdioServerLifetime(t *testing.T) {
-	h := stdioHarness(t, "bwrap", func(o *mcp.Options) { o.StdioIdle = 2 * time.Second })
+	h := stdioHarness(t, "bwrap", func(o *mcp.Options, _ *agent.Config) { o.StdioIdle = 2 * time.Second })
 	h.run("s1", planning.PlanModeDefault, agent.RunOptions{}, call("local__instance", `{}`), fakemodel.Text("done"))
 	first := h.toolResults()[0]
 	if n := stdioProcesses(t); n != 1 {

@@ -4,14 +4,20 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
-	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/png"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,7 +30,7 @@ import (
 //   - read_file: named like a built-in tool;
 //   - huge: a result of about a mebibyte;
 //   - hang: never answers until the call is cancelled;
-//   - picture: an image;
+//   - picture: an image (Picture);
 //   - env: the server's environment (for the stdio server);
 //   - instance: an id of this server, made when it was: two calls that
 //     get the same reached the same process;
@@ -62,8 +68,7 @@ func NewServer() *mcp.Server {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the tracker is read-only today"}}}, nil
 	})
 	add("picture", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		png, _ := base64.StdEncoding.DecodeString("iVBORw0KGgo=")
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a chart"}, &mcp.ImageContent{Data: png, MIMEType: "image/png"}}}, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a chart"}, &mcp.ImageContent{Data: Picture(), MIMEType: "image/png"}}}, nil
 	})
 	add("env", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		wd, _ := os.Getwd()
@@ -160,3 +165,28 @@ func NewRemote(token string) *Remote {
 	}))
 	return r
 }
+
+// PictureMetadata is in a text chunk of Picture: what a server can hide in
+// an image besides its pixels.
+const PictureMetadata = "h9-test-png-metadata"
+
+// Picture is a PNG of 3000×1200 pixels, larger than a model takes, with
+// PictureMetadata in a tEXt chunk.
+var Picture = sync.OnceValue(func() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 3000, 1200))
+	for x := 0; x < 3000; x += 7 {
+		img.Set(x, x%1200, color.RGBA{R: 200, A: 255})
+	}
+	var buf bytes.Buffer
+	png.Encode(&buf, img)
+	data := buf.Bytes()
+	iend := len(data) - 12 // the IEND chunk: length, type, CRC
+	chunk := []byte("tEXt" + "Comment\x00" + PictureMetadata)
+	var out bytes.Buffer
+	out.Write(data[:iend])
+	binary.Write(&out, binary.BigEndian, uint32(len(chunk)-4))
+	out.Write(chunk)
+	binary.Write(&out, binary.BigEndian, crc32.ChecksumIEEE(chunk))
+	out.Write(data[iend:])
+	return out.Bytes()
+})
