@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -66,8 +67,23 @@ func TestExposedNamesFitTheModelAPIAndAreDeterministic(t *testing.T) {
 }
 
 func TestInputSchemaRules(t *testing.T) {
-	if _, err := inputSchema(map[string]any{"type": "array"}); err == nil {
-		t.Error("an array schema accepted")
+	for _, refused := range []string{
+		`{"type":"array"}`,
+		`{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}`,
+		`{"type":"object","oneOf":[]}`,
+		`{"enum":[1,2]}`,
+		`{"type":"object","properties":[]}`,
+		`{"type":"object","required":"a"}`,
+		`{"type":"object","required":[1]}`,
+		`{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`,
+	} {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(refused), &v); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := inputSchema(v); err == nil {
+			t.Errorf("%s accepted, which the model API refuses", refused)
+		}
 	}
 	if _, err := inputSchema(map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/x"}}}); err != nil {
 		t.Errorf("a local $ref refused: %v", err)

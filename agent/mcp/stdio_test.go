@@ -210,3 +210,28 @@ func stdioProcesses(t testing.TB) int {
 }
 
 type workspaceT = workspace.Workspace
+
+// A stdio server that dies in a call is a tool error with its own words
+// (its stderr), and the next call starts it again; one that hangs is a
+// tool error at the call's deadline (H9_MCP_TIMEOUT).
+func TestStdioServerCrashesAndHangs(t *testing.T) {
+	h := stdioHarness(t, "bwrap", func(o *mcp.Options, _ *agent.Config) { o.CallTimeout = 700 * time.Millisecond })
+	h.run("s1", planning.PlanModeDefault, agent.RunOptions{},
+		call("local__crash", `{}`), call("local__echo", `{"text":"back"}`), call("local__hang", `{}`), fakemodel.Text("done"))
+	got := h.toolResults()
+	if len(got) != 3 {
+		t.Fatalf("results %q", got)
+	}
+	if !strings.HasPrefix(got[0], "Error: MCP server local failed") || !strings.Contains(got[0], "the issue tracker's database is gone") {
+		t.Errorf("a crashed server: %q", got[0])
+	}
+	if got[1] != "echo: back" {
+		t.Errorf("the call after the crash: %q", got[1])
+	}
+	if !strings.Contains(got[2], "did not answer within 700ms") {
+		t.Errorf("a hanging server: %q", got[2])
+	}
+	if h.calls.get("stdio failed") != 1 || h.calls.get("stdio timeout") != 1 || h.calls.get("stdio ok") != 1 {
+		t.Errorf("metrics: %v", h.calls.n)
+	}
+}
