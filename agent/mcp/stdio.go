@@ -27,11 +27,30 @@ type stdio struct {
 	sessions map[string]*stdioSession
 }
 
+// stdioRetry is how long a session's runs go without a stdio server that
+// failed to start for it, rather than each waiting for it to fail again
+// (a server that never answers costs connectTimeout).
+const stdioRetry = time.Minute
+
 // stdioSession is one session's use of the server.
 type stdioSession struct {
-	conn *stdioConn // nil: not started, or stopped
-	runs int        // runs of the session using the server now
-	last time.Time  // when the last of them ended
+	conn     *stdioConn // nil: not started, or stopped
+	runs     int        // runs of the session using the server now
+	last     time.Time  // when the last of them ended
+	failedAt time.Time  // when starting it to list its tools last failed
+}
+
+// mayStart: no start to list the tools failed for the session lately.
+func (st *stdio) mayStart(id string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return time.Since(st.session(id).failedAt) >= stdioRetry
+}
+
+func (st *stdio) failed(id string) {
+	st.mu.Lock()
+	st.session(id).failedAt = time.Now()
+	st.mu.Unlock()
 }
 
 type stdioConn struct {
@@ -51,11 +70,12 @@ func (st *stdio) forSession(ctx context.Context, scope Scope) ([]offer, caller, 
 	st.mu.Lock()
 	offers, listed := st.offers, st.listed
 	st.mu.Unlock()
-	if !listed {
+	if !listed && st.mayStart(scope.SessionID) {
 		var err error
 		if offers, err = st.relist(ctx, scope, readOnly); err != nil {
-			st.s.m.log.Warn("MCP stdio server did not start; its tools are left out of this run",
-				"server", st.s.cfg.Name, "session", scope.SessionID, "err", err.Error())
+			st.failed(scope.SessionID)
+			st.s.m.log.Warn("MCP stdio server did not start; its tools are left out of this session's runs for a while",
+				"server", st.s.cfg.Name, "session", scope.SessionID, "retry_in", stdioRetry, "err", err.Error())
 		}
 	}
 	call := func(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {

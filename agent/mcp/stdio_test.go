@@ -235,3 +235,26 @@ func TestStdioServerCrashesAndHangs(t *testing.T) {
 		t.Errorf("metrics: %v", h.calls.n)
 	}
 }
+
+// A stdio server that does not start leaves its tools out, with a log line
+// carrying its words, and the session's next runs do not wait for it to
+// fail again (stdioRetry).
+func TestStdioServerThatDoesNotStart(t *testing.T) {
+	needBwrap(t)
+	h := newHarness(t, "bwrap", []mcp.Server{{ServerConfig: mcp.ServerConfig{Name: "local", Command: "./.mcp/missing-server"}}}, 0)
+	for range 2 {
+		h.run("s1", planning.PlanModeDefault, agent.RunOptions{}, fakemodel.Text("done"))
+		for _, tl := range h.offered(len(h.model.Requests()) - 1) {
+			if strings.HasPrefix(tl, "local__") {
+				t.Errorf("a server that did not start has its tool %s offered", tl)
+			}
+		}
+	}
+	logs := h.logs.String()
+	if n := strings.Count(logs, "MCP stdio server did not start"); n != 1 {
+		t.Errorf("%d start failures logged for two runs, want 1 (the second run waits for none):\n%s", n, logs)
+	}
+	if !strings.Contains(logs, "missing-server") || !strings.Contains(logs, "No such file") {
+		t.Errorf("the log line does not carry the shell's words:\n%s", logs)
+	}
+}
