@@ -86,3 +86,22 @@ func TestImageResultsNamedWithoutVision(t *testing.T) {
 		}
 	}
 }
+
+// Every request of a run re-sends its images: only the latest eight tool
+// images go as images, the older ones stay named in their results.
+func TestImageResultsLatestEightPerRun(t *testing.T) {
+	srv := newRemote(t)
+	h := newHarness(t, "none", remoteServer(t, srv.URL), 0, func(_ *mcp.Options, c *agent.Config) { c.Vision = agent.VisionOn })
+	h.mgr.Start()
+	var replies []fakemodel.Reply
+	for range 5 {
+		replies = append(replies, fakemodel.Reply{Calls: []fakemodel.Call{{Name: "team__icon", Args: `{}`}, {Name: "team__icon", Args: `{}`}}})
+	}
+	h.run("s1", planning.PlanModeDefault, agent.RunOptions{}, append(replies, fakemodel.Text("done"))...)
+	if n := len(h.lastImages()); n != 8 {
+		t.Errorf("the last request carries %d images of the run's 10, want the latest 8", n)
+	}
+	if got := h.toolResults(); len(got) != 10 || !strings.Contains(got[0], "[image: image/png") {
+		t.Errorf("the results do not name every image: %q", got)
+	}
+}

@@ -30,7 +30,7 @@ import (
 //   - read_file: named like a built-in tool;
 //   - huge: a result of about a mebibyte;
 //   - hang: never answers until the call is cancelled;
-//   - picture: an image (Picture);
+//   - picture: an image (Picture); icon: a small one;
 //   - env: the server's environment (for the stdio server);
 //   - instance: an id of this server, made when it was: two calls that
 //     get the same reached the same process;
@@ -69,6 +69,9 @@ func NewServer() *mcp.Server {
 	})
 	add("picture", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a chart"}, &mcp.ImageContent{Data: Picture(), MIMEType: "image/png"}}}, nil
+	})
+	add("icon", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: icon(), MIMEType: "image/png"}}}, nil
 	})
 	add("env", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		wd, _ := os.Getwd()
@@ -189,4 +192,10 @@ var Picture = sync.OnceValue(func() []byte {
 	binary.Write(&out, binary.BigEndian, crc32.ChecksumIEEE(chunk))
 	out.Write(data[iend:])
 	return out.Bytes()
+})
+
+var icon = sync.OnceValue(func() []byte {
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewGray(image.Rect(0, 0, 32, 16)))
+	return buf.Bytes()
 })
