@@ -129,6 +129,9 @@ func TestStdioServerLifetime(t *testing.T) {
 	if n := stdioProcesses(t); n != 1 {
 		t.Fatalf("%d stdio server processes right after the run, want the session's one kept", n)
 	}
+	if st := h.mgr.Check(context.Background(), time.Second); !strings.Contains(st[0].Line, "running for 1 session") || !strings.Contains(st[0].Line, "idle for 2s") {
+		t.Errorf("doctor's line: %q", st[0].Line)
+	}
 	h.run("s1", planning.PlanModeDefault, agent.RunOptions{}, call("local__instance", `{}`), fakemodel.Text("done"))
 	if again := h.toolResults()[1]; again != first || !strings.HasPrefix(first, "instance ") {
 		t.Errorf("the second run reached %q, the first %q: want the same process", again, first)
