@@ -17,7 +17,8 @@ const DefaultStdioIdle = 5 * time.Minute
 // tools"): started by the first call or listing of a run; kept while runs
 // of the session use it and for Options.StdioIdle after the last one
 // ended; stopped at once when a run ends cancelled (the user's cancel, a
-// shutdown), as the session's commands are; stopped by Close with every
+// shutdown), as the session's commands are, or when the session is
+// cancelled between runs (EndSession); stopped by Close with every
 // other, which h9's run defers; and ended by the kernel if h9 dies
 // (bwrap's --die-with-parent, the launcher's control pipe). The reaper
 // goroutine that stops idle ones is the Manager's, and Close waits for it.
@@ -63,6 +64,31 @@ func (st *stdio) stopIdle(now time.Time, idle time.Duration) {
 	}
 	st.mu.Unlock()
 	for _, c := range stop {
+		c.stop()
+	}
+}
+
+// EndSession implements agent.ToolSource: the session was cancelled (the
+// Cancel button, which may come between runs), so its stdio processes stop
+// now rather than once it is idle. A run of it still going is being
+// cancelled too; its calls fail.
+func (m *Manager) EndSession(sessionID string) {
+	for _, s := range m.servers {
+		if s.stdio != nil {
+			s.stdio.endSession(sessionID)
+		}
+	}
+}
+
+func (st *stdio) endSession(id string) {
+	st.mu.Lock()
+	s := st.sessions[id]
+	var c *stdioConn
+	if s != nil {
+		c, s.conn = s.conn, nil
+	}
+	st.mu.Unlock()
+	if c != nil {
 		c.stop()
 	}
 }

@@ -158,6 +158,18 @@ func TestStdioServerLifetime(t *testing.T) {
 		t.Errorf("%d stdio server processes after the run was cancelled", n)
 	}
 
+	// The session cancelled between runs (the Cancel button).
+	h.run("s1", planning.PlanModeDefault, agent.RunOptions{}, call("local__echo", `{"text":"x"}`), fakemodel.Text("done"))
+	if n := stdioProcesses(t); n != 1 {
+		t.Fatalf("%d stdio server processes after the run, want 1", n)
+	}
+	if _, err := h.eng.CancelOpenTodos(context.Background(), "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if n := stdioProcesses(t); n != 0 {
+		t.Errorf("%d stdio server processes after the session was cancelled", n)
+	}
+
 	// h9 stopping: Close stops a kept one.
 	h.run("s1", planning.PlanModeDefault, agent.RunOptions{}, call("local__echo", `{"text":"x"}`), fakemodel.Text("done"))
 	if n := stdioProcesses(t); n != 1 {
