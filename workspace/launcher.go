@@ -116,18 +116,15 @@ func prepareLauncher(spec launchSpec) error {
 	return nil
 }
 
-// startCommand starts the command with /dev/null as stdin and the
-// launcher's environment without the launcher's own marker.
+// startCommand starts the command with /dev/null as stdin (a stdio
+// command: the pipe of its requests) and the launcher's environment
+// without the launcher's own marker.
 func startCommand(spec launchSpec) (*os.Process, error) {
-	stdin, err := os.Open(os.DevNull)
+	stdin, err := commandStdin(spec)
 	if err != nil {
 		return nil, err
 	}
 	defer stdin.Close()
-	if spec.Stdio {
-		stdin.Close()
-		stdin = os.NewFile(stdioInFD, "stdio-in")
-	}
 	var env []string
 	for _, kv := range os.Environ() {
 		if len(kv) < len(launcherEnv)+1 || kv[:len(launcherEnv)+1] != launcherEnv+"=" {
@@ -140,6 +137,13 @@ func startCommand(spec launchSpec) (*os.Process, error) {
 		return startConfined(spec.Confine, spec.Argv, attr)
 	}
 	return startScoped(spec.ScopeSignals, spec.Argv, attr)
+}
+
+func commandStdin(spec launchSpec) (*os.File, error) {
+	if spec.Stdio {
+		return os.NewFile(stdioInFD, "stdio-in"), nil
+	}
+	return os.Open(os.DevNull)
 }
 
 // supervise waits for the command or a stop, then kills what is left.
