@@ -35,6 +35,12 @@ func TestStdioProcessInLandlockMode(t *testing.T) {
 	}
 }
 
+// With H9_SANDBOX=none a stdio process runs under the launcher as a
+// command there does, which still leaves nothing behind after Stop.
+func TestStdioProcessUnsandboxed(t *testing.T) {
+	checkStdioPipesAndStop(t, newManager(t, "none"))
+}
+
 func checkStdioPipesAndStop(t *testing.T, m *Manager) {
 	t.Helper()
 	ws, err := m.Open("stdio")
