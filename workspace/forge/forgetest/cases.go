@@ -58,8 +58,8 @@ func checkAccess(t *testing.T, f Fake) {
 		t.Errorf("a token that may push: %v", err)
 	}
 	err := Client(t, fg, "not-the-token").CheckAccess(ctx)
-	if !errors.Is(err, forge.ErrAPI) || status(err) != 401 || !strings.Contains(err.Error(), fg.Project().TokenEnv) {
-		t.Errorf("a bad token: %v, want a 401 naming %s", err, fg.Project().TokenEnv)
+	if !errors.Is(err, forge.ErrAPI) || status(err) != 401 || !strings.Contains(err.Error(), fg.Project().TokenEnv) || strings.Contains(err.Error(), "not-the-token") {
+		t.Errorf("a bad token: %v, want a 401 naming %s, not the token", err, fg.Project().TokenEnv)
 	}
 	unknown := fg.Project()
 	unknown.Path = "nobody/" + strings.ReplaceAll(unknown.Path, "/", "-")
@@ -74,6 +74,9 @@ func checkAccess(t *testing.T, f Fake) {
 	err = Client(t, readOnly, readOnly.Token()).CheckAccess(ctx)
 	if !errors.Is(err, forge.ErrAPI) || !strings.Contains(err.Error(), "push") {
 		t.Errorf("a token that may not push: %v, want it to say so", err)
+	}
+	if _, err := Client(t, readOnly, readOnly.Token()).OpenRequest(ctx, Branch, "main", "t", "b"); !errors.Is(err, forge.ErrAPI) {
+		t.Errorf("opening a request without the right: %v, want the forge's refusal", err)
 	}
 }
 
