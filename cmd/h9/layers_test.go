@@ -24,6 +24,7 @@ var layers = []struct {
 	{"planning", 0},
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
+	{"workspace/forge/fakegitea", 1}, // a fake: tests only
 	{"workspace/egress", 1},
 	{"workspace", 1},
 	{"workspace/gitrepo", 2},

@@ -1,0 +1,163 @@
+package forge
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	sdk "code.gitea.io/sdk/gitea"
+)
+
+// reviews reads every review (a page per 50): a submitted review that
+// requests changes or has a body is feedback once; a review whose
+// comment count grew since the last poll has its comments read (in
+// Gitea every inline comment, and every reply in its conversation,
+// belongs to a review).
+func (p *gtPoll) reviews() error {
+	for page := 1; ; page++ {
+		list, resp, err := p.c.ListPullReviews(p.g.owner, p.g.name, int64(p.number), sdk.ListPullReviewsOptions{
+			ListOptions: sdk.ListOptions{Page: page, PageSize: giteaPage}})
+		if err != nil {
+			return p.g.err("reading the pull request's reviews", resp, err)
+		}
+		for _, r := range list {
+			if err := p.review(r); err != nil {
+				return err
+			}
+		}
+		if resp == nil || resp.NextPage == 0 || len(list) == 0 {
+			return nil
+		}
+	}
+}
+
+func (p *gtPoll) review(r *sdk.PullReview) error {
+	if r.State == sdk.ReviewStatePending || r.State == sdk.ReviewStateRequestReview || r.Dismissed {
+		return nil
+	}
+	id := strconv.FormatInt(r.ID, 10)
+	says := r.State == sdk.ReviewStateRequestChanges || strings.TrimSpace(r.Body) != ""
+	if says && p.cur.once("review:"+id) {
+		f := Feedback{ID: id, Kind: Review, Author: login(r.Reviewer), Body: r.Body, URL: r.HTMLURL, Created: r.Submitted, Thread: id}
+		if err := p.add(f); err != nil {
+			return err
+		}
+	}
+	seen, _ := strconv.Atoi(p.cur.Seen["rc:"+id])
+	if r.CodeCommentsCount <= seen {
+		return nil
+	}
+	comments, resp, err := p.c.ListPullReviewComments(p.g.owner, p.g.name, int64(p.number), r.ID)
+	if err != nil {
+		return p.g.err("reading a review's comments", resp, err)
+	}
+	for _, c := range comments {
+		if err := p.inline(c); err != nil {
+			return err
+		}
+	}
+	p.cur.Seen["rc:"+id] = strconv.Itoa(len(comments))
+	return nil
+}
+
+// inline is one review comment, new once (ids rise across all comments).
+func (p *gtPoll) inline(c *sdk.PullReviewComment) error {
+	if !p.cur.once(fmt.Sprintf("inline:%d", c.ID)) {
+		return nil
+	}
+	line, old := int(c.LineNum), false
+	if line == 0 {
+		line, old = int(c.OldLineNum), true
+	}
+	return p.add(Feedback{ID: strconv.FormatInt(c.ID, 10), Kind: Inline, Author: login(c.Reviewer), Body: c.Body,
+		Path: c.Path, Line: line, Hunk: c.DiffHunk, URL: c.HTMLURL, Created: c.Created, Thread: giteaThread(c.ID, old)})
+}
+
+// conversation reads the conversation comments updated since the newest
+// one seen (Gitea's since is inclusive and this list is not paged).
+func (p *gtPoll) conversation() error {
+	opt := sdk.ListIssueCommentOptions{}
+	if since, err := time.Parse(time.RFC3339, p.cur.Seen["since"]); err == nil {
+		opt.Since = since
+	}
+	list, resp, err := p.c.ListIssueComments(p.g.owner, p.g.name, int64(p.number), opt)
+	if err != nil {
+		return p.g.err("reading the pull request's comments", resp, err)
+	}
+	for _, c := range list {
+		if c.Updated.After(opt.Since) {
+			p.cur.Seen["since"] = c.Updated.UTC().Format(time.RFC3339)
+			opt.Since = c.Updated
+		}
+		if !p.cur.newer("conversation", c.ID) {
+			continue
+		}
+		f := Feedback{ID: strconv.FormatInt(c.ID, 10), Kind: Conversation, Author: login(c.Poster), Body: c.Body,
+			URL: c.HTMLURL, Created: c.Created, Thread: strconv.FormatInt(c.ID, 10)}
+		if err := p.add(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statuses reads the combined status of sha: the newest status of each
+// context; a failed or errored one is a failing check once, with its
+// description and link (Gitea serves no logs through statuses).
+func (p *gtPoll) statuses(sha string) error {
+	combined, resp, err := p.c.GetCombinedStatus(p.g.owner, p.g.name, sha)
+	if err != nil {
+		return p.g.err("reading the commit's statuses", resp, err)
+	}
+	delete(p.cur.Seen, "pending")
+	for _, st := range combined.Statuses {
+		switch st.State {
+		case sdk.StatusPending:
+			p.cur.Seen["pending"] = "statuses"
+		case sdk.StatusFailure, sdk.StatusError:
+			if p.cur.once(fmt.Sprintf("status:%d", st.ID)) {
+				p.up.Failed = append(p.up.Failed, Check{ID: fmt.Sprintf("status:%d", st.ID), Name: st.Context,
+					State: string(st.State), URL: st.TargetURL, Log: tail(st.Description, LogLines)})
+			}
+		}
+	}
+	return nil
+}
+
+// permFor is how long an author's permission is kept in the cursor.
+const permFor = 10 * time.Minute
+
+// canPush is the author's permission on the repository: write, admin or
+// owner; kept in the cursor for permFor.
+func (p *gtPoll) canPush(author string) (bool, error) {
+	key := "perm:" + author
+	if v, at, ok := strings.Cut(p.cur.Seen[key], "@"); ok {
+		if t, err := strconv.ParseInt(at, 10, 64); err == nil && p.g.now().Sub(time.Unix(t, 0)) < permFor {
+			return v == "1", nil
+		}
+	}
+	perm, resp, err := p.c.CollaboratorPermission(p.g.owner, p.g.name, author)
+	can := false
+	switch {
+	case err != nil && resp != nil && resp.StatusCode == http.StatusNotFound:
+		// not a user (any more)
+	case err != nil:
+		return false, p.g.err("reading "+author+"'s permission", resp, err)
+	default:
+		switch perm.Permission {
+		case sdk.AccessModeWrite, sdk.AccessModeAdmin, sdk.AccessModeOwner:
+			can = true
+		}
+	}
+	p.cur.Seen[key] = map[bool]string{true: "1", false: "0"}[can] + "@" + strconv.FormatInt(p.g.now().Unix(), 10)
+	return can, nil
+}
+
+func login(u *sdk.User) string {
+	if u == nil {
+		return ""
+	}
+	return u.UserName
+}
