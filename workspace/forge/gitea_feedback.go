@@ -62,7 +62,7 @@ func (p *gtPoll) review(r *sdk.PullReview) error {
 	return nil
 }
 
-// inline is one review comment, new once (ids rise across all comments).
+// inline is one review comment, new once.
 func (p *gtPoll) inline(c *sdk.PullReviewComment) error {
 	if !p.cur.once(fmt.Sprintf("inline:%d", c.ID)) {
 		return nil
@@ -71,8 +71,15 @@ func (p *gtPoll) inline(c *sdk.PullReviewComment) error {
 	if line == 0 {
 		line, old = int(c.OldLineNum), true
 	}
+	// Gitea's conversation is the comments on one path, line and side:
+	// its first comment names it, as on GitHub.
+	conv := fmt.Sprintf("conv:%v:%d:%s", old, line, c.Path)
+	if p.cur.Seen[conv] == "" {
+		p.cur.Seen[conv] = strconv.FormatInt(c.ID, 10)
+	}
+	first, _ := strconv.ParseInt(p.cur.Seen[conv], 10, 64)
 	return p.add(Feedback{ID: strconv.FormatInt(c.ID, 10), Kind: Inline, Author: login(c.Reviewer), Body: c.Body,
-		Path: c.Path, Line: line, Hunk: c.DiffHunk, URL: c.HTMLURL, Created: c.Created, Thread: giteaThread(c.ID, old)})
+		Path: c.Path, Line: line, Hunk: c.DiffHunk, URL: c.HTMLURL, Created: c.Created, Thread: giteaThread(first, old)})
 }
 
 // conversation reads the conversation comments updated since the newest
@@ -98,29 +105,6 @@ func (p *gtPoll) conversation() error {
 			URL: c.HTMLURL, Created: c.Created, Thread: strconv.FormatInt(c.ID, 10)}
 		if err := p.add(f); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// statuses reads the combined status of sha: the newest status of each
-// context; a failed or errored one is a failing check once, with its
-// description and link (Gitea serves no logs through statuses).
-func (p *gtPoll) statuses(sha string) error {
-	combined, resp, err := p.c.GetCombinedStatus(p.g.owner, p.g.name, sha)
-	if err != nil {
-		return p.g.err("reading the commit's statuses", resp, err)
-	}
-	delete(p.cur.Seen, "pending")
-	for _, st := range combined.Statuses {
-		switch st.State {
-		case sdk.StatusPending:
-			p.cur.Seen["pending"] = "statuses"
-		case sdk.StatusFailure, sdk.StatusError:
-			if p.cur.once(fmt.Sprintf("status:%d", st.ID)) {
-				p.up.Failed = append(p.up.Failed, Check{ID: fmt.Sprintf("status:%d", st.ID), Name: st.Context,
-					State: string(st.State), URL: st.TargetURL, Log: tail(st.Description, LogLines)})
-			}
 		}
 	}
 	return nil

@@ -23,6 +23,7 @@ type repo struct {
 	push     bool
 	pulls    []*Pull
 	fb       feedback
+	runs     []*run // Gitea Actions
 }
 
 // Pull is a pull request the fake holds.

@@ -20,8 +20,9 @@ import (
 	"time"
 )
 
-// Version is what GET /api/v1/version answers.
-const Version = "1.22.6"
+// Version is what GET /api/v1/version answers unless SetVersion says
+// otherwise.
+const Version = "1.26.1"
 
 // Server is a running fake. Its methods are safe for concurrent use.
 type Server struct {
@@ -38,6 +39,9 @@ type Server struct {
 	replies  bool              // the review comment reply endpoint exists (EnableReplies)
 	nextID   int64             // comments of every kind share one sequence, as in Gitea
 	reviewID int64
+	runID    int64
+	jobID    int64
+	version  string
 	clock    time.Time
 }
 
@@ -50,7 +54,7 @@ type Request struct {
 
 // New starts a fake Gitea that accepts token, with every scope.
 func New(token string) *Server {
-	s := &Server{token: token, repos: map[string]*repo{}, login: "h9-bot", perms: map[string]string{},
+	s := &Server{token: token, repos: map[string]*repo{}, login: "h9-bot", perms: map[string]string{}, version: Version,
 		clock: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
@@ -111,11 +115,19 @@ func (s *Server) now() time.Time {
 	return s.clock
 }
 
+// hasActionsAPI: the runs, jobs and job logs endpoints came with 1.26.
+func (s *Server) hasActionsAPI() bool {
+	var major, minor int
+	fmt.Sscanf(s.version, "%d.%d", &major, &minor)
+	return major > 1 || major == 1 && minor >= 26
+}
+
 // reply is an answer: a status, a JSON body and extra headers.
 type reply struct {
 	status int
 	body   any
 	header http.Header
+	raw    []byte // a body that is not JSON (job logs)
 }
 
 // message is Gitea's error body: {"message": …, "url": <swagger>}.
@@ -132,6 +144,12 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	s.mu.Unlock()
 	for k, v := range rep.header {
 		w.Header()[k] = v
+	}
+	if rep.raw != nil {
+		w.Header().Set("Content-Type", "text/plain;charset=utf-8")
+		w.WriteHeader(rep.status)
+		w.Write(rep.raw)
+		return
 	}
 	if rep.status == http.StatusNoContent {
 		w.WriteHeader(rep.status)
@@ -150,7 +168,7 @@ func (s *Server) route(hr *http.Request, body []byte) reply {
 		return s.message(http.StatusNotFound, "not found")
 	}
 	if path == "version" && hr.Method == http.MethodGet { // served without a token
-		return reply{status: http.StatusOK, body: map[string]string{"version": Version}}
+		return reply{status: http.StatusOK, body: map[string]string{"version": s.version}}
 	}
 	if auth := hr.Header.Get("Authorization"); auth != "token "+s.token && auth != "Bearer "+s.token {
 		return s.message(http.StatusUnauthorized, "user does not exist [uid: 0, name: ]")
@@ -181,6 +199,9 @@ func (s *Server) route(hr *http.Request, body []byte) reply {
 		return rep
 	}
 	if rep, ok := s.routeFeedback(r, parts[3:], hr, body); ok {
+		return rep
+	}
+	if rep, ok := s.routeActions(r, parts[3:], hr); ok && s.hasActionsAPI() {
 		return rep
 	}
 	return s.message(http.StatusNotFound, "not found")
