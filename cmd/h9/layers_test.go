@@ -25,6 +25,8 @@ var layers = []struct {
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
 	{"workspace/forge/fakegitea", 1}, // a fake: tests only
+	{"workspace/forge/fakegitlab", 1},
+	{"workspace/forge/forgetest", 2},
 	{"workspace/egress", 1},
 	{"workspace", 1},
 	{"workspace/gitrepo", 2},
