@@ -262,3 +262,40 @@ func TestGiteaClosedBy(t *testing.T) {
 		t.Errorf("closed: %+v, %v", up.State, err)
 	}
 }
+
+// A failed Gitea Actions job brings the last lines of its log where the
+// server serves job logs (1.26 and later); on an older server, its
+// status's description and link.
+func TestGiteaActionsLogs(t *testing.T) {
+	ctx := context.Background()
+	bare, sha := bareWithBranch(t)
+	var log strings.Builder
+	for i := 1; i <= 250; i++ {
+		fmt.Fprintf(&log, "line %d\n", i)
+	}
+	for _, version := range []string{fakegitea.Version, "1.22.6"} {
+		s := fakegitea.New("gt_good")
+		t.Cleanup(s.Close)
+		s.SetVersion(version)
+		s.AddRepo("acme/r", bare, true)
+		c := giteaClient(t, s, "acme/r", "gt_good")
+		pr, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.AddActionsJob("acme/r", sha, "ci", "lint", "success", "fine\n")
+		s.AddActionsJob("acme/r", sha, "ci", "test", "failure", log.String())
+		up, _, err := c.Poll(ctx, pr.Number, sha, forge.Cursor{})
+		if err != nil || len(up.Failed) != 1 {
+			t.Fatalf("Gitea %s: %+v, %v", version, up.Failed, err)
+		}
+		ch := up.Failed[0]
+		lines := strings.Split(ch.Log, "\n")
+		switch {
+		case version == fakegitea.Version && (ch.Name != "test" || len(lines) != forge.LogLines || lines[0] != "line 51" || lines[199] != "line 250"):
+			t.Errorf("Gitea %s: check %q with %d log lines from %q", version, ch.Name, len(lines), lines[0])
+		case version != fakegitea.Version && (ch.Name != "ci / test (pull_request)" || ch.Log != "Failing after 12s" || !strings.Contains(ch.URL, "/actions/runs/1/jobs/1")):
+			t.Errorf("Gitea %s: %+v, want the status's description and link", version, ch)
+		}
+	}
+}
