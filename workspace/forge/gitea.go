@@ -24,9 +24,8 @@ type gitea struct {
 	hc          *http.Client
 	now         func() time.Time
 
-	mu        sync.Mutex
-	version   string // the server's, read once (the SDK asks it first)
-	noReplies bool   // the server has no review comment reply endpoint
+	mu      sync.Mutex
+	version string // the server's, read once (the SDK asks it first)
 }
 
 func newGitea(p Project, token string, hc *http.Client) (Client, error) {
