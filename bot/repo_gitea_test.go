@@ -1,7 +1,9 @@
 package bot
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,10 +16,11 @@ import (
 
 const testGiteaToken = "gt_test_token_SECRET_456"
 
-// A session on a Gitea repository, through the fake Slack and the fake
-// Gitea: the outcome offers Open pull request; clicking it pushes the
-// branch and opens one pull request on Gitea, a second click answers the
-// same URL; the token reaches neither Slack nor the logs.
+// A session on a Gitea repository (cloned and pushed over HTTP from the
+// fake Gitea), through the fake Slack: the outcome offers Open pull
+// request; clicking it pushes with the token as x-access-token's password
+// and opens one pull request on Gitea, a second click answers the same
+// URL; the token reaches neither Slack nor the logs nor the disk.
 func TestGiteaRepositorySessionOpensAPullRequest(t *testing.T) {
 	data := t.TempDir()
 	remote := newTestRemote(t, map[string]string{"README.md": "# backend\n"})
@@ -29,7 +32,7 @@ func TestGiteaRepositorySessionOpensAPullRequest(t *testing.T) {
 	e.repos = func(ws *workspace.Manager) Repos {
 		r, err := gitrepo.New(gitrepo.Config{
 			Dir: filepath.Join(data, "repos"), Workspaces: ws,
-			Repos: []gitrepo.Repo{{Name: "backend", URL: remote,
+			Repos: []gitrepo.Repo{{Name: "backend", URL: gt.GitURL("acme/backend"),
 				Forge: &gitrepo.ForgeConfig{Type: "gitea", Project: "acme/backend", API: gt.URL()}}},
 			Author: gitrepo.Identity{Name: "h9", Email: "h9@localhost"},
 			Tokens: map[string]string{"H9_GITEA_TOKEN": testGiteaToken},
@@ -69,8 +72,11 @@ func TestGiteaRepositorySessionOpensAPullRequest(t *testing.T) {
 		!strings.Contains(pulls[0].Body, "- [x] task a") {
 		t.Fatalf("pull requests on Gitea: %+v", pulls)
 	}
-	if got := runGit(t, remote, "rev-parse", "refs/heads/"+branch); got == "" {
-		t.Error("the branch was not pushed")
+	if got := runGit(t, remote, "log", "-1", "--format=%s", branch); got != "add a greeting" && got != "task a" {
+		t.Errorf("the pushed branch ends with %q", got)
+	}
+	if users := gt.GitUsers(); len(users) == 0 || slices.IndexFunc(users, func(u string) bool { return u != "x-access-token" }) >= 0 {
+		t.Errorf("git authenticated as %v, want x-access-token with the token", users)
 	}
 	for _, r := range e.slack.Received() {
 		if strings.Contains(r, testGiteaToken) {
@@ -80,4 +86,12 @@ func TestGiteaRepositorySessionOpensAPullRequest(t *testing.T) {
 	if strings.Contains(e.logs.String(), testGiteaToken) {
 		t.Error("the Gitea token is in the logs")
 	}
+	filepath.Walk(data, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), testGiteaToken) {
+				t.Errorf("the Gitea token is written in %s", p)
+			}
+		}
+		return nil
+	})
 }

@@ -42,6 +42,7 @@ type Server struct {
 	runID    int64
 	jobID    int64
 	version  string
+	gitUsers []string
 	clock    time.Time
 }
 
@@ -136,6 +137,9 @@ func (s *Server) message(status int, msg string) reply {
 }
 
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
+	if !strings.HasPrefix(hr.URL.Path, "/api/") && s.serveGit(w, hr) {
+		return
+	}
 	body, _ := io.ReadAll(io.LimitReader(hr.Body, 1<<20))
 	s.mu.Lock()
 	rep := s.route(hr, body)

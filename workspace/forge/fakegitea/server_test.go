@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -68,5 +70,22 @@ func TestAnswersLikeGitea(t *testing.T) {
 	resp.Body.Close()
 	if link := resp.Header.Get("Link"); resp.Header.Get("X-Total-Count") != "3" || !strings.Contains(link, `page=2`) || !strings.Contains(link, `rel="next"`) {
 		t.Errorf("paging headers: total %q, link %q", resp.Header.Get("X-Total-Count"), link)
+	}
+}
+
+// Git over HTTP takes the token as the password with any user name, or
+// as the user name; anything else is a 401 git reports.
+func TestGitOverHTTP(t *testing.T) {
+	s := New("tok")
+	defer s.Close()
+	s.AddRepo("acme/r", bare(t), true)
+	host := strings.TrimPrefix(s.WebURL(), "http://")
+	for userinfo, want := range map[string]bool{"x-access-token:tok": true, "tok:x-oauth-basic": true, "x-access-token:wrong": false} {
+		cmd := exec.Command("git", "ls-remote", "http://"+userinfo+"@"+host+"/acme/r.git")
+		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if got := err == nil && strings.Contains(string(out), "refs/heads/h9/x"); got != want {
+			t.Errorf("ls-remote as %s: %v, %s; want success %v", userinfo, err, out, want)
+		}
 	}
 }
