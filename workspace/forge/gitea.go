@@ -116,6 +116,10 @@ func (g *gitea) OpenRequest(ctx context.Context, head, base, title, body string)
 		}
 		return r, err
 	}
+	if err != nil && resp != nil && resp.StatusCode == http.StatusNotFound {
+		return Request{}, &Error{Kind: Gitea, Doing: "opening the pull request", Status: http.StatusNotFound,
+			Words: scrub(fmt.Sprintf("%v (%s or %s is not a branch of %s: push it first)", err, head, base, g.p.Path), g.token)}
+	}
 	if err != nil {
 		return Request{}, g.err("opening the pull request", resp, err)
 	}
