@@ -1,6 +1,7 @@
 package forge
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -110,33 +111,59 @@ func (p *gtPoll) conversation() error {
 	return nil
 }
 
-// permFor is how long an author's permission is kept in the cursor.
+// permFor is how long an author's right is kept in the cursor.
 const permFor = 10 * time.Minute
 
-// canPush is the author's permission on the repository: write, admin or
-// owner; kept in the cursor for permFor.
+// canPush is whether author has write access to the repository (write,
+// admin or owner); kept in the cursor for permFor.
 func (p *gtPoll) canPush(author string) (bool, error) {
+	if author == "" {
+		return false, nil // a deleted user
+	}
 	key := "perm:" + author
 	if v, at, ok := strings.Cut(p.cur.Seen[key], "@"); ok {
 		if t, err := strconv.ParseInt(at, 10, 64); err == nil && p.g.now().Sub(time.Unix(t, 0)) < permFor {
 			return v == "1", nil
 		}
 	}
-	perm, resp, err := p.c.CollaboratorPermission(p.g.owner, p.g.name, author)
-	can := false
-	switch {
-	case err != nil && resp != nil && resp.StatusCode == http.StatusNotFound:
-		// not a user (any more)
-	case err != nil:
-		return false, p.g.err("reading "+author+"'s permission", resp, err)
-	default:
-		switch perm.Permission {
-		case sdk.AccessModeWrite, sdk.AccessModeAdmin, sdk.AccessModeOwner:
-			can = true
-		}
+	can, err := p.permission(author)
+	if err != nil {
+		return false, err
 	}
 	p.cur.Seen[key] = map[bool]string{true: "1", false: "0"}[can] + "@" + strconv.FormatInt(p.g.now().Unix(), 10)
 	return can, nil
+}
+
+// permission asks Gitea for author's permission on the repository. Gitea
+// answers that only to an admin of the repository (403 otherwise); then,
+// and from then on, author counts when Gitea lists them among the
+// repository's assignees, the users it gives write access.
+func (p *gtPoll) permission(author string) (bool, error) {
+	if p.cur.Seen["perms"] != "assignees" {
+		perm, resp, err := p.c.CollaboratorPermission(p.g.owner, p.g.name, author)
+		switch {
+		case err == nil:
+			return perm.Permission == sdk.AccessModeWrite || perm.Permission == sdk.AccessModeAdmin || perm.Permission == sdk.AccessModeOwner, nil
+		case resp != nil && resp.StatusCode == http.StatusNotFound:
+			return false, nil // not a user (any more)
+		}
+		var rl *RateLimited
+		if e := p.g.err("reading "+author+"'s permission", resp, err); errors.As(e, &rl) || resp == nil || resp.StatusCode != http.StatusForbidden {
+			return false, e
+		}
+		p.cur.Seen["perms"] = "assignees"
+	}
+	if p.assignees == nil {
+		users, resp, err := p.c.GetAssignees(p.g.owner, p.g.name)
+		if err != nil {
+			return false, p.g.err("reading who may write to "+p.g.p.Path, resp, err)
+		}
+		p.assignees = map[string]bool{}
+		for _, u := range users {
+			p.assignees[strings.ToLower(u.UserName)] = true
+		}
+	}
+	return p.assignees[strings.ToLower(author)], nil
 }
 
 func login(u *sdk.User) string {

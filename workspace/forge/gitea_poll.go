@@ -18,8 +18,9 @@ type gtPoll struct {
 	c        *sdk.Client
 	cur      Cursor
 	number   int
-	up       Update
-	requests atomic.Int64
+	up        Update
+	requests  atomic.Int64
+	assignees map[string]bool // lower-case logins, read once a poll when needed
 }
 
 // Poll reads the pull request, its reviews (and the comments of each

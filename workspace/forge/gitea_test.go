@@ -299,3 +299,52 @@ func TestGiteaActionsLogs(t *testing.T) {
 		}
 	}
 }
+
+// Who may push: Gitea tells a user's permission only to an admin of the
+// repository; without admin h9 reads the repository's assignees (the
+// users with write access) once, and asks no more permissions after.
+// Either way write, admin and the owner count, read does not.
+func TestGiteaAuthorsRights(t *testing.T) {
+	ctx := context.Background()
+	bare, _ := bareWithBranch(t)
+	for _, admin := range []bool{false, true} {
+		s := fakegitea.New("gt_good")
+		t.Cleanup(s.Close)
+		s.AddRepo("acme/r", bare, true)
+		if admin {
+			s.SetAdmin("acme/r")
+		}
+		c := giteaClient(t, s, "acme/r", "gt_good")
+		pr, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]bool{"alice": true, "mia": true, "acme": true, "eve": false}
+		s.SetPermission("alice", "write")
+		s.SetPermission("mia", "admin")
+		for _, author := range []string{"alice", "mia", "acme", "eve"} {
+			s.AddComment("acme/r", pr.Number, author, "a word")
+		}
+		up, cur, err := c.Poll(ctx, pr.Number, "", forge.Cursor{})
+		if err != nil || len(up.Feedback) != 4 {
+			t.Fatalf("admin %v: %+v, %v", admin, up.Feedback, err)
+		}
+		for _, f := range up.Feedback {
+			if f.CanPush != want[f.Author] {
+				t.Errorf("admin %v: %s CanPush %v, want %v", admin, f.Author, f.CanPush, want[f.Author])
+			}
+		}
+		permissions, assignees := 0, 0
+		for _, r := range s.Requests() {
+			permissions += strings.Count(r.Path, "/permission")
+			assignees += strings.Count(r.Path, "/assignees")
+		}
+		if admin && (permissions != 4 || assignees != 0) || !admin && (permissions != 1 || assignees != 1) {
+			t.Errorf("admin %v: %d permission and %d assignee requests", admin, permissions, assignees)
+		}
+		s.AddComment("acme/r", pr.Number, "zed", "later") // unknown to the cache
+		if later, _, err := c.Poll(ctx, pr.Number, "", cur); err != nil || len(later.Feedback) != 1 || later.Feedback[0].CanPush {
+			t.Errorf("admin %v: a new author: %+v, %v", admin, later.Feedback, err)
+		}
+	}
+}

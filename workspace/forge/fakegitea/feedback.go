@@ -3,6 +3,7 @@ package fakegitea
 import (
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -196,6 +197,8 @@ func (s *Server) routeFeedback(r *repo, parts []string, hr *http.Request, body [
 		return s.combinedStatus(r, parts[1], hr), true
 	case len(parts) == 3 && parts[0] == "collaborators" && parts[2] == "permission" && get:
 		return s.permission(r, parts[1]), true
+	case len(parts) == 1 && parts[0] == "assignees" && get:
+		return s.assignees(r), true
 	}
 	return reply{}, false
 }
@@ -208,13 +211,41 @@ func (s *Server) withPull(r *repo, index string, f func(int) reply) reply {
 	return f(n)
 }
 
+// permission is GET …/collaborators/{user}/permission, which Gitea
+// answers only to a site or repository admin, or about oneself.
 func (s *Server) permission(r *repo, login string) reply {
+	if !r.admin && !strings.EqualFold(login, s.login) {
+		return s.message(http.StatusForbidden, "Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own")
+	}
 	perm, ok := s.perms[login]
 	switch {
 	case strings.HasPrefix(r.fullName, login+"/"):
 		perm = "owner"
+	case strings.EqualFold(login, s.login):
+		perm = map[bool]string{true: "admin", false: map[bool]string{true: "write", false: "read"}[r.push]}[r.admin]
 	case !ok || perm == "none":
 		return s.message(http.StatusNotFound, fmt.Sprintf("user does not exist [uid: 0, name: %s]", login))
 	}
 	return reply{status: http.StatusOK, body: map[string]any{"permission": perm, "role_name": perm, "user": s.userJSON(login)}}
+}
+
+// assignees is GET …/assignees: every user with write access (the owner,
+// when a user, included), not paged.
+func (s *Server) assignees(r *repo) reply {
+	owner, _, _ := strings.Cut(r.fullName, "/")
+	out := []any{s.userJSON(owner)}
+	if r.push {
+		out = append(out, s.userJSON(s.login))
+	}
+	var logins []string
+	for login, perm := range s.perms {
+		if perm == "write" || perm == "admin" || perm == "owner" {
+			logins = append(logins, login)
+		}
+	}
+	sort.Strings(logins)
+	for _, login := range logins {
+		out = append(out, s.userJSON(login))
+	}
+	return reply{status: http.StatusOK, body: out}
 }

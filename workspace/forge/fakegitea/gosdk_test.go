@@ -113,6 +113,21 @@ func TestGiteaSDKReadsTheFake(t *testing.T) {
 	}
 
 	s.SetPermission("mia", "write")
+	if _, resp, err := c.CollaboratorPermission("acme", "r", "mia"); err == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("another's permission, asked by a non-admin: %v, want 403", err)
+	}
+	if perm, _, err := c.CollaboratorPermission("acme", "r", s.Login()); err != nil || perm.Permission != sdk.AccessModeWrite {
+		t.Errorf("one's own permission: %+v, %v", perm, err)
+	}
+	assignees, _, err := c.GetAssignees("acme", "r")
+	var names []string
+	for _, u := range assignees {
+		names = append(names, u.UserName)
+	}
+	if err != nil || strings.Join(names, ",") != "acme,"+s.Login()+",mia" {
+		t.Errorf("assignees %v, %v; want the owner, the token's user and mia (write), not alice (read)", names, err)
+	}
+	s.SetAdmin("acme/r")
 	for login, want := range map[string]sdk.AccessMode{"mia": sdk.AccessModeWrite, "alice": sdk.AccessModeRead, "acme": sdk.AccessModeOwner} {
 		if perm, _, err := c.CollaboratorPermission("acme", "r", login); err != nil || perm.Permission != want {
 			t.Errorf("%s's permission: %+v, %v, want %s", login, perm, err, want)

@@ -21,6 +21,7 @@ type repo struct {
 	fullName string
 	gitDir   string // the bare repository behind it
 	push     bool
+	admin    bool // the token's user administers it (SetAdmin)
 	pulls    []*Pull
 	fb       feedback
 	runs     []*run // Gitea Actions
@@ -45,6 +46,14 @@ func (s *Server) AddRepo(fullName, gitDir string, push bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.repos[fullName] = &repo{fullName: fullName, gitDir: gitDir, push: push, fb: newFeedback()}
+}
+
+// SetAdmin makes the token's user an admin of fullName: only then does
+// Gitea tell it other users' permissions.
+func (s *Server) SetAdmin(fullName string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.repos[fullName].admin, s.repos[fullName].push = true, true
 }
 
 // Pulls is a copy of owner/name's pull requests, in the order opened.
@@ -93,7 +102,7 @@ func (s *Server) repoJSON(r *repo) map[string]any {
 	return map[string]any{"id": 1, "name": name, "full_name": r.fullName, "owner": s.userJSON(owner),
 		"html_url": s.srv.URL + "/" + r.fullName, "clone_url": s.srv.URL + "/" + r.fullName + ".git",
 		"default_branch": "main", "has_pull_requests": true, "archived": false,
-		"permissions": map[string]bool{"admin": false, "push": r.push, "pull": true}}
+		"permissions": map[string]bool{"admin": r.admin, "push": r.push, "pull": true}}
 }
 
 func (s *Server) pullJSON(r *repo, p *Pull) map[string]any {
