@@ -14,10 +14,10 @@ import (
 // gtPoll is one Poll's state: the cursor being advanced, what was found,
 // and the SDK client whose requests are counted.
 type gtPoll struct {
-	g        *gitea
-	c        *sdk.Client
-	cur      Cursor
-	number   int
+	g         *gitea
+	c         *sdk.Client
+	cur       Cursor
+	number    int
 	up        Update
 	requests  atomic.Int64
 	assignees map[string]bool // lower-case logins, read once a poll when needed
