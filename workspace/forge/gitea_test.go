@@ -96,6 +96,18 @@ func TestGiteaFollowsAPullRequest(t *testing.T) {
 	if err != nil || len(quiet.Feedback)+len(quiet.Failed) != 0 || quiet.Requests > 5 {
 		t.Fatalf("quiet poll: %+v, %v; want nothing new in at most 5 requests", quiet, err)
 	}
+	// A new client (as after a restart) polls from the cursor alone: the
+	// server's version and h9's user are not asked again.
+	before := len(s.Requests())
+	fresh, cur, err := giteaClient(t, s, "acme/r", "gt_good").Poll(ctx, n, sha, cur)
+	for _, r := range s.Requests()[before:] {
+		if strings.HasSuffix(r.Path, "/version") || strings.HasSuffix(r.Path, "/user") {
+			t.Errorf("a poll from a cursor asked %s again", r.Path)
+		}
+	}
+	if err != nil || len(fresh.Feedback)+len(fresh.Failed) != 0 || fresh.Requests != 3 {
+		t.Fatalf("a new client's quiet poll: %+v, %v; want 3 requests", fresh, err)
+	}
 	// A reply in alice's conversation, a new comment and a re-run that
 	// fails again are each seen once.
 	s.AddInline("acme/r", n, "mia", "", 0, "", "agreed", thread)
