@@ -59,7 +59,9 @@ func (p *gtPoll) review(r *sdk.PullReview) error {
 			return err
 		}
 	}
-	p.cur.Seen["rc:"+id] = strconv.Itoa(len(comments))
+	// The count Gitea gave, not the comments it listed: outdated ones may
+	// be counted and not listed, and must not make every poll read again.
+	p.cur.Seen["rc:"+id] = strconv.Itoa(r.CodeCommentsCount)
 	return nil
 }
 
