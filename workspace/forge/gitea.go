@@ -54,7 +54,7 @@ func (g *gitea) client(ctx context.Context, hc *http.Client) (*sdk.Client, error
 		}
 		got, resp, err := probe.ServerVersion()
 		if err != nil {
-			return nil, g.err("reading the server's version", resp, err)
+			return nil, g.versionErr(resp, err)
 		}
 		v = got
 		g.learnVersion(v)
@@ -67,6 +67,16 @@ func (g *gitea) client(ctx context.Context, hc *http.Client) (*sdk.Client, error
 		return nil, &Error{Kind: Gitea, Doing: "reaching " + g.root, Words: scrub(err.Error(), g.token)}
 	}
 	return c, nil
+}
+
+// versionErr says that forge.api answered no Gitea version: the URL is
+// likely not a Gitea's API (a rate limit stays a RateLimited).
+func (g *gitea) versionErr(resp *sdk.Response, err error) error {
+	e := g.err("reading the server's version", resp, err)
+	if fe, ok := e.(*Error); ok {
+		fe.Words = scrub(fmt.Sprintf("%v (is %s the API of a Gitea or Forgejo server?)", err, g.p.API), g.token)
+	}
+	return e
 }
 
 // learnVersion keeps the server's version v ("" changes nothing).

@@ -360,3 +360,18 @@ func TestGiteaAuthorsRights(t *testing.T) {
 		}
 	}
 }
+
+// An api URL that is no Gitea's says so, whatever the token.
+func TestGiteaNotAGitea(t *testing.T) {
+	other := fakegitea.New("gt_good")
+	t.Cleanup(other.Close)
+	p := forge.Project{Kind: forge.Gitea, Path: "acme/r", API: other.WebURL() + "/nothing/api/v1/", TokenEnv: "H9_GITEA_TOKEN"}
+	c, err := forge.New(p, "gt_good", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.CheckAccess(context.Background())
+	if !errors.Is(err, forge.ErrAPI) || !strings.Contains(err.Error(), "is "+p.API+" the API of a Gitea") {
+		t.Errorf("not a Gitea: %v", err)
+	}
+}
