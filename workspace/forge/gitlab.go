@@ -24,7 +24,6 @@ type gitLab struct {
 	p     Project
 	token string
 	gl    *gitlab.Client
-	hc    *http.Client
 	now   func() time.Time
 
 	mu     sync.Mutex
@@ -50,7 +49,7 @@ func newGitLab(p Project, token string, hc *http.Client) (Client, error) {
 	if err != nil {
 		return nil, &Error{Kind: GitLab, Doing: "making the client", Words: scrub(err.Error(), token)}
 	}
-	return &gitLab{p: p, token: token, gl: gl, hc: hc, now: time.Now, access: map[int64]accessSeen{}}, nil
+	return &gitLab{p: p, token: token, gl: gl, now: time.Now, access: map[int64]accessSeen{}}, nil
 }
 
 func (g *gitLab) Kind() Kind { return GitLab }

@@ -3,7 +3,7 @@ package forge
 import (
 	"context"
 	"fmt"
-	"io"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,7 +12,7 @@ import (
 )
 
 // pipeline gives the failed jobs of the merge request's head pipeline,
-// when that pipeline ran on headSHA (the commit h9 pushed), each once with
+// when that pipeline ran for headSHA (the commit h9 pushed), each once with
 // the tail of its trace. A pipeline already read in its present status
 // costs nothing: the merge request carries head_pipeline.
 func (p *glPoll) pipeline(ctx context.Context, headSHA string) error {
@@ -20,7 +20,11 @@ func (p *glPoll) pipeline(ctx context.Context, headSHA string) error {
 	if headSHA == "" {
 		headSHA = p.mr.SHA
 	}
-	if pl == nil || pl.SHA != headSHA {
+	// A merged results pipeline runs on a merge commit of the head and
+	// the target (ref refs/merge-requests/<iid>/merge): it is the head's
+	// while the merge request's head is.
+	mergedResults := pl != nil && strings.HasPrefix(pl.Ref, fmt.Sprintf("refs/merge-requests/%d/", p.number)) && p.mr.SHA == headSHA
+	if pl == nil || pl.SHA != headSHA && !mergedResults {
 		return nil
 	}
 	key := fmt.Sprintf("%d:%s", pl.ID, pl.Status)
@@ -68,16 +72,17 @@ func (p *glPoll) failedJobs(ctx context.Context, pipeline int64) error {
 }
 
 // trace is the tail of a job's log without terminal colours and GitLab's
-// section markers; "" when GitLab does not serve it (erased, no right).
-// Only a rate limit is an error.
+// section markers, read through a tailWriter (a trace can be hundreds of
+// megabytes); "" when GitLab does not serve it (erased, no right). Only
+// a rate limit is an error.
 func (p *glPoll) trace(ctx context.Context, job int64) (string, error) {
-	var log []byte
+	tw := newTailWriter(LogLines)
 	err := p.call(ctx, "reading a job's log", func(o gitlab.RequestOptionFunc) (*gitlab.Response, error) {
-		r, resp, err := p.g.gl.Jobs.GetTraceFile(p.g.p.Path, job, o)
-		if err == nil {
-			log, _ = io.ReadAll(io.LimitReader(r, 32<<20))
+		req, err := p.g.gl.NewRequest(http.MethodGet, fmt.Sprintf("projects/%s/jobs/%d/trace", gitlab.PathEscape(p.g.p.Path), job), nil, []gitlab.RequestOptionFunc{o})
+		if err != nil {
+			return nil, err
 		}
-		return resp, err
+		return p.g.gl.Do(req, tw)
 	})
 	if _, limited := err.(*RateLimited); limited {
 		return "", err
@@ -85,7 +90,7 @@ func (p *glPoll) trace(ctx context.Context, job int64) (string, error) {
 	if err != nil {
 		return "", nil
 	}
-	return tail(cleanTrace(string(log)), LogLines), nil
+	return tail(cleanTrace(tw.String()), LogLines), nil
 }
 
 var (
@@ -102,89 +107,4 @@ func cleanTrace(s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-// hunkLines is how much of the diff above a commented line a hunk keeps.
-const hunkLines = 20
-
-// hunk is the diff hunk of path up to the commented line (on the old side
-// for a removed line), as GitHub's diff_hunk is; the merge request's diffs
-// are read once per poll, on the first inline note. A diff GitLab does not
-// serve gives "", only a rate limit is an error.
-func (p *glPoll) hunk(ctx context.Context, path string, line int, old bool) (string, error) {
-	if p.diffs == nil {
-		if err := p.readDiffs(ctx); err != nil {
-			return "", err
-		}
-	}
-	for _, d := range p.diffs {
-		if d.NewPath == path || old && d.OldPath == path {
-			return hunkAt(d.Diff, line, old), nil
-		}
-	}
-	return "", nil
-}
-
-func (p *glPoll) readDiffs(ctx context.Context) error {
-	p.diffs = []*gitlab.MergeRequestDiff{}
-	for page := int64(1); page != 0; {
-		var next int64
-		err := p.call(ctx, "reading the merge request's diffs", func(o gitlab.RequestOptionFunc) (*gitlab.Response, error) {
-			l, resp, err := p.g.gl.MergeRequests.ListMergeRequestDiffs(p.g.p.Path, p.number,
-				&gitlab.ListMergeRequestDiffsOptions{ListOptions: gitlab.ListOptions{Page: page, PerPage: perPage}}, o)
-			if resp != nil {
-				next = resp.NextPage
-			}
-			p.diffs = append(p.diffs, l...)
-			return resp, err
-		})
-		if _, limited := err.(*RateLimited); limited {
-			return err
-		}
-		if err != nil {
-			return nil // an older GitLab without /diffs: inline notes come without hunks
-		}
-		page = next
-	}
-	return nil
-}
-
-var hunkHeaderRE = regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
-
-// hunkAt is the hunk header and the lines of diff above and at line.
-func hunkAt(diff string, line int, old bool) string {
-	var header string
-	var body []string
-	oldN, newN := 0, 0
-	for _, l := range strings.Split(diff, "\n") {
-		if m := hunkHeaderRE.FindStringSubmatch(l); m != nil {
-			header, body = l, nil
-			oldN, _ = strconv.Atoi(m[1])
-			newN, _ = strconv.Atoi(m[2])
-			continue
-		}
-		if header == "" || l == "" || l[0] == '\\' {
-			continue
-		}
-		body = append(body, l)
-		hit := false
-		switch l[0] {
-		case '+':
-			hit = !old && newN == line
-			newN++
-		case '-':
-			hit = old && oldN == line
-			oldN++
-		default:
-			hit = !old && newN == line || old && oldN == line
-			oldN, newN = oldN+1, newN+1
-		}
-		if hit {
-			if len(body) > hunkLines {
-				body = body[len(body)-hunkLines:]
-			}
-			return header + "\n" + strings.Join(body, "\n")
-		}
-	}
-	return ""
 }

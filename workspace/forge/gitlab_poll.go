@@ -93,7 +93,7 @@ type glNote struct {
 // notes reads every page of the discussions (a reply lands in an old
 // discussion, so no page can be skipped) and gives each new note that a
 // person wrote, oldest first; GitLab's system notes ("added 1 commit")
-// are not feedback.
+// are not feedback, but for a review's "requested changes".
 func (p *glPoll) notes(ctx context.Context) error {
 	var found []glNote
 	for page := int64(1); page != 0; {
@@ -113,7 +113,7 @@ func (p *glPoll) notes(ctx context.Context) error {
 		}
 		for _, d := range list {
 			for _, n := range d.Notes {
-				if !n.System {
+				if !n.System || requestsChanges(n) {
 					found = append(found, glNote{Note: n, discussion: d.ID})
 				}
 			}
@@ -136,13 +136,25 @@ func (p *glPoll) notes(ctx context.Context) error {
 	return nil
 }
 
+// requestsChanges is the system note GitLab writes when a reviewer
+// submits a review that requests changes: the one system note that is
+// feedback (the review's summary, if any, is a note of its own).
+func requestsChanges(n *gitlab.Note) bool {
+	return n.System && strings.HasPrefix(strings.TrimSpace(n.Body), "requested changes")
+}
+
 // feedback is a note as Feedback: a DiffNote is Inline with its path,
-// line and hunk; any other note is Conversation.
+// line and hunk; a review requesting changes is Review; any other note is
+// Conversation.
 func (p *glPoll) feedback(ctx context.Context, n glNote) (Feedback, error) {
 	f := Feedback{ID: strconv.FormatInt(n.ID, 10), Kind: Conversation, Author: n.Author.Username, Body: n.Body,
 		URL: fmt.Sprintf("%s#note_%d", p.mr.WebURL, n.ID), Thread: n.discussion}
 	if n.CreatedAt != nil {
 		f.Created = *n.CreatedAt
+	}
+	if requestsChanges(n.Note) {
+		f.Kind = Review
+		return f, nil
 	}
 	if pos := n.Position; (n.Type == gitlab.DiffNote || n.Type == gitlab.LegacyDiffNote) && pos != nil {
 		f.Kind, f.Path, f.Line = Inline, pos.NewPath, int(pos.NewLine)

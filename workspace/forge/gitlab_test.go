@@ -3,7 +3,9 @@ package forge_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/h9-app/h9/workspace/forge"
@@ -68,7 +70,8 @@ func TestGitLabCheckAccessSaysWhatIsMissing(t *testing.T) {
 }
 
 // A poll reads every page of discussions (a reply lands in an old
-// thread), skips GitLab's system notes, asks each author's access once,
+// thread), skips GitLab's system notes but a review's "requested
+// changes", asks each author's access once,
 // gives the hunk of the commented line from the merge request's diffs,
 // and costs two requests when nothing happened.
 func TestGitLabPollReadsDiscussions(t *testing.T) {
@@ -83,7 +86,7 @@ func TestGitLabPollReadsDiscussions(t *testing.T) {
 	for i := range 120 {
 		gl.AddNote("acme/team/r", mr.Number, "alice", fmt.Sprintf("note %d", i))
 	}
-	gl.AddSystemNote("acme/team/r", mr.Number, "added 1 commit")
+	gl.AddSystemNote("acme/team/r", mr.Number, "alice", "added 1 commit")
 	up, cur, err := c.Poll(ctx, mr.Number, sha, forge.Cursor{})
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +106,12 @@ func TestGitLabPollReadsDiscussions(t *testing.T) {
 	up, cur, err = c.Poll(ctx, mr.Number, sha, cur)
 	if err != nil || len(up.Feedback) != 1 || up.Feedback[0].Body != "and the test too" || up.Feedback[0].Thread != thread || up.Feedback[0].Kind != forge.Inline {
 		t.Fatalf("the reply in an old thread: %+v, %v", up.Feedback, err)
+	}
+	gl.AddReview("acme/team/r", mr.Number, "bob", "needs tests") // bob is no member
+	up, cur, err = c.Poll(ctx, mr.Number, sha, cur)
+	if err != nil || len(up.Feedback) != 2 || up.Feedback[0].Kind != forge.Conversation || up.Feedback[0].Body != "needs tests" ||
+		up.Feedback[1].Kind != forge.Review || up.Feedback[1].Author != "bob" || up.Feedback[0].CanPush || up.Feedback[1].CanPush {
+		t.Fatalf("a review requesting changes: %+v, %v", up.Feedback, err)
 	}
 	quiet, _, err := c.Poll(ctx, mr.Number, sha, cur)
 	if err != nil || len(quiet.Feedback) != 0 || quiet.Requests != 3 {
@@ -149,5 +158,71 @@ func TestGitLabPollFailedJobs(t *testing.T) {
 	up, _, err = c.Poll(ctx, mr.Number, sha, cur)
 	if err != nil || len(up.Failed) != 1 || up.Failed[0].Log != "again" {
 		t.Errorf("the re-run: %+v, %v", up.Failed, err)
+	}
+}
+
+// raceTransport runs before once, ahead of the first POST it carries.
+type raceTransport struct {
+	before func()
+	once   *sync.Once
+}
+
+func (r raceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost {
+		r.once.Do(r.before)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// Another replica opens the merge request between h9's look and its
+// create: GitLab's 409 leads to the one that is open, brought up to date.
+func TestGitLabOpenRequestRacesAnotherReplica(t *testing.T) {
+	ctx := context.Background()
+	gl, other, _ := gitLab(t, fakegitlab.Developer)
+	p := forge.Project{Kind: forge.GitLab, Path: "acme/team/r", API: gl.URL(), TokenEnv: "H9_GITLAB_TOKEN"}
+	hc := &http.Client{Transport: raceTransport{once: &sync.Once{}, before: func() {
+		if _, err := other.OpenRequest(ctx, forgetest.Branch, "main", "t", "the other replica's body"); err != nil {
+			t.Error(err)
+		}
+	}}}
+	c, err := forge.New(p, glToken, hc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.OpenRequest(ctx, forgetest.Branch, "main", "t", "mine")
+	mrs := gl.MergeRequests("acme/team/r")
+	if err != nil || !r.Reused || r.Number != 1 || len(mrs) != 1 || mrs[0].Description != "mine" {
+		t.Errorf("after the race: %+v, %v; merge requests %+v", r, err, mrs)
+	}
+	var conflicts int
+	for _, req := range gl.Requests() {
+		if req.Status == http.StatusConflict {
+			conflicts++
+		}
+	}
+	if conflicts != 1 {
+		t.Errorf("%d 409s, want the race to have happened once", conflicts)
+	}
+}
+
+// A merged results pipeline runs on a merge commit, not on h9's: its
+// failed jobs are still the head's while the merge request's head is h9's
+// commit.
+func TestGitLabMergedResultsPipeline(t *testing.T) {
+	ctx := context.Background()
+	gl, c, sha := gitLab(t, fakegitlab.Developer)
+	mr, err := c.OpenRequest(ctx, forgetest.Branch, "main", "t", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := gl.AddMergedResultsPipeline("acme/team/r", mr.Number, "1111111111111111111111111111111111111111", "failed")
+	gl.AddJob("acme/team/r", pl, "test", "failed", "FAIL: TestX")
+	up, _, err := c.Poll(ctx, mr.Number, sha, forge.Cursor{})
+	if err != nil || len(up.Failed) != 1 || up.Failed[0].Log != "FAIL: TestX" {
+		t.Errorf("merged results: %+v, %v", up.Failed, err)
+	}
+	up, _, err = c.Poll(ctx, mr.Number, "2222222222222222222222222222222222222222", forge.Cursor{})
+	if err != nil || len(up.Failed) != 0 {
+		t.Errorf("h9 pushed another head since: %+v, %v", up.Failed, err)
 	}
 }

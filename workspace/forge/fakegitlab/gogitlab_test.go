@@ -76,7 +76,7 @@ func TestGitLabClientDrivesTheFake(t *testing.T) {
 	for range 5 {
 		s.AddNote("acme/team/r", 1, "alice", "n")
 	}
-	s.AddSystemNote("acme/team/r", 1, "added 1 commit")
+	s.AddSystemNote("acme/team/r", 1, "alice", "added 1 commit")
 	var notes []*gitlab.Note
 	lopt := &gitlab.ListMergeRequestNotesOptions{ListOptions: gitlab.ListOptions{PerPage: 2}}
 	for {

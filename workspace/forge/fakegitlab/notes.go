@@ -54,11 +54,23 @@ func (s *Server) AddNote(projectPath string, iid int, author, body string) (id i
 	return id
 }
 
-// AddSystemNote adds a note GitLab itself writes ("added 1 commit").
-func (s *Server) AddSystemNote(projectPath string, iid int, body string) {
+// AddSystemNote adds a note GitLab itself writes ("added 1 commit") for
+// what author did.
+func (s *Server) AddSystemNote(projectPath string, iid int, author, body string) {
 	s.with(projectPath, func(p *project) {
-		s.attach(p.mrs[iid-1], &Note{ID: s.id(), Author: s.login, Body: body, System: true, Created: time.Now().UTC()}, "", true)
+		s.userNamed(author)
+		s.attach(p.mrs[iid-1], &Note{ID: s.id(), Author: author, Body: body, System: true, Created: time.Now().UTC()}, "", true)
 	})
+}
+
+// AddReview submits a review by author that requests changes: its
+// summary (if any) as a note, then GitLab's system note "requested
+// changes".
+func (s *Server) AddReview(projectPath string, iid int, author, summary string) {
+	if summary != "" {
+		s.AddNote(projectPath, iid, author, summary)
+	}
+	s.AddSystemNote(projectPath, iid, author, "requested changes")
 }
 
 // Notes is a copy of every note on merge request iid, in order.
@@ -144,9 +156,7 @@ func (s *Server) replyIn(p *project, mr *MergeRequest, to, text string) reply {
 	}
 	for _, d := range mr.discussions {
 		if d.id == to {
-			if d.individual {
-				return message(http.StatusBadRequest, "400 Bad request - Note is a standalone note")
-			}
+			d.individual = false // a reply makes a lone note a thread, as on GitLab
 			n := &Note{ID: s.id(), Author: s.login, Body: text, Created: time.Now().UTC()}
 			s.attach(mr, n, to, false)
 			return reply{status: http.StatusCreated, body: s.noteJSON(p, mr, n)}

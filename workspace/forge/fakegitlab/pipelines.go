@@ -10,6 +10,7 @@ import (
 type pipeline struct {
 	id     int64
 	sha    string
+	ref    string // "" for a branch pipeline, refs/merge-requests/<iid>/merge for merged results
 	status string // created, running, success, failed, canceled
 	jobs   []*job
 }
@@ -35,6 +36,18 @@ func (s *Server) AddPipeline(projectPath, sha, status string) (id int64) {
 	return id
 }
 
+// AddMergedResultsPipeline starts a merged results pipeline for merge
+// request iid: on a merge commit of its head and target (mergeSHA), ref
+// refs/merge-requests/<iid>/merge; it is the merge request's head
+// pipeline while it is the newest.
+func (s *Server) AddMergedResultsPipeline(projectPath string, iid int, mergeSHA, status string) (id int64) {
+	s.with(projectPath, func(p *project) {
+		id = s.id()
+		p.pipelines = append(p.pipelines, &pipeline{id: id, sha: mergeSHA, ref: fmt.Sprintf("refs/merge-requests/%d/merge", iid), status: status})
+	})
+	return id
+}
+
 // AddJob adds a job to pipeline id; a failed job's trace is log ("" when
 // GitLab has erased it).
 func (s *Server) AddJob(projectPath string, pipelineID int64, name, status, log string) (id int64) {
@@ -54,7 +67,7 @@ func (s *Server) AddJob(projectPath string, pipelineID int64, name, status, log 
 }
 
 func (s *Server) pipelineJSON(p *project, pl *pipeline) map[string]any {
-	return map[string]any{"id": pl.id, "iid": pl.id, "project_id": p.id, "sha": pl.sha, "ref": "", "status": pl.status, "source": "push",
+	return map[string]any{"id": pl.id, "iid": pl.id, "project_id": p.id, "sha": pl.sha, "ref": pl.ref, "status": pl.status, "source": "push",
 		"web_url": fmt.Sprintf("%s/%s/-/pipelines/%d", s.srv.URL, p.path, pl.id)}
 }
 

@@ -217,13 +217,14 @@ func (s *Server) basicMRJSON(p *project, mr *MergeRequest) map[string]any {
 }
 
 // mrJSON is the single merge request, with its head pipeline: the newest
-// pipeline on the source branch's commit.
+// pipeline on the source branch's commit, or of its merged results.
 func (s *Server) mrJSON(p *project, mr *MergeRequest) map[string]any {
 	out := s.basicMRJSON(p, mr)
 	out["head_pipeline"] = nil
 	sha := out["sha"].(string)
+	mergeRef := fmt.Sprintf("refs/merge-requests/%d/merge", mr.IID)
 	for i := len(p.pipelines) - 1; i >= 0; i-- {
-		if pl := p.pipelines[i]; pl.sha == sha {
+		if pl := p.pipelines[i]; pl.sha == sha && pl.ref == "" || pl.ref == mergeRef {
 			out["head_pipeline"] = s.pipelineJSON(p, pl)
 			break
 		}

@@ -46,6 +46,7 @@ type Server struct {
 	scopes   []string            // the token's scopes (GET /personal_access_tokens/self)
 	limited  *reply              // the next authenticated call's answer (RateLimit)
 	requests []Request
+	gitUsers []string
 }
 
 type user struct {
@@ -158,6 +159,9 @@ func notFound() reply {
 func ok(body any) reply { return reply{status: http.StatusOK, body: body} }
 
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
+	if !strings.HasPrefix(hr.URL.Path, "/api/") && s.serveGit(w, hr) {
+		return
+	}
 	body, _ := readBody(hr)
 	tok := hr.Header.Get("PRIVATE-TOKEN")
 	if b, found := strings.CutPrefix(hr.Header.Get("Authorization"), "Bearer "); found {
@@ -283,12 +287,10 @@ func page(hr *http.Request, all []any) reply {
 	h := http.Header{"X-Page": {strconv.Itoa(n)}, "X-Per-Page": {strconv.Itoa(per)}, "X-Total": {strconv.Itoa(len(all))},
 		"X-Total-Pages": {strconv.Itoa(last)}, "X-Next-Page": {""}, "X-Prev-Page": {""}}
 	link := func(p int, rel string) string {
-		u := url.URL{Scheme: "http", Host: hr.Host, Opaque: hr.URL.EscapedPath()}
 		v := hr.URL.Query()
 		v.Set("page", strconv.Itoa(p))
 		v.Set("per_page", strconv.Itoa(per))
-		u.RawQuery = v.Encode()
-		return "<http://" + hr.Host + u.Opaque + "?" + u.RawQuery + `>; rel="` + rel + `"`
+		return "<http://" + hr.Host + hr.URL.EscapedPath() + "?" + v.Encode() + `>; rel="` + rel + `"`
 	}
 	links := []string{}
 	if n < last {

@@ -182,6 +182,18 @@ func replyAndComment(t *testing.T, f Fake) {
 	}
 }
 
+func unknownRequest(t *testing.T, f Fake) {
+	bare, sha := Bare(t)
+	fg := f.Start(t, bare, true)
+	c := Client(t, fg, fg.Token())
+	n := open(t, c).Number
+	cur := forge.Cursor{Seen: map[string]string{"me": fg.Login()}}
+	_, after, err := c.Poll(context.Background(), n+41, sha, cur)
+	if !errors.Is(err, forge.ErrAPI) || status(err) != 404 || fmt.Sprint(after) != fmt.Sprint(cur) {
+		t.Errorf("polling a request that does not exist: %v (cursor %v), want a 404 and the cursor unmoved", err, after)
+	}
+}
+
 func mergedAndClosed(t *testing.T, f Fake) {
 	ctx := context.Background()
 	bare, sha := Bare(t)

@@ -3,8 +3,9 @@
 // must open one request however often it is asked, check the token's
 // rights, find each kind of feedback once with its author's right and
 // h9's own flagged, bring failing checks with their log's tail, see
-// merged and closed with by whom, make its replies and comments visible,
-// turn a rate limit into *forge.RateLimited, and keep a quiet poll cheap.
+// merged and closed with by whom, answer a request that does not exist
+// with a 404, make its replies and comments visible, turn a rate limit
+// into *forge.RateLimited, and keep a quiet poll cheap.
 //
 // A forge plugs in with an adapter of its fake implementing Fake (see
 // the _test files here) and one test calling Run.
@@ -39,8 +40,8 @@ type Forge interface {
 	// Developer, Gitea write) or takes it away (read, Reporter).
 	Grant(login string, write bool)
 	AddInline(n int, author, path string, line int, body string)
-	// AddReview adds a review requesting changes with body; false when
-	// the forge has no such thing (GitLab: its review notes are notes).
+	// AddReview adds a review requesting changes (with body where the
+	// forge keeps it on the review); false when the forge has no reviews.
 	AddReview(n int, author, body string) bool
 	AddComment(n int, author, body string)
 	// AddFailingCheck fails a check or job name on sha, its log log.
@@ -71,6 +72,7 @@ func Run(t *testing.T, f Fake) {
 	t.Run("CheckAccess", func(t *testing.T) { checkAccess(t, f) })
 	t.Run("PollFindsEachFeedbackOnce", func(t *testing.T) { pollOnce(t, f) })
 	t.Run("ReplyAndCommentAreSeen", func(t *testing.T) { replyAndComment(t, f) })
+	t.Run("UnknownRequest", func(t *testing.T) { unknownRequest(t, f) })
 	t.Run("MergedAndClosed", func(t *testing.T) { mergedAndClosed(t, f) })
 	t.Run("RateLimited", func(t *testing.T) { rateLimited(t, f) })
 }
