@@ -1,9 +1,11 @@
 package forge
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,8 +17,10 @@ import (
 // requests changes or has a body is feedback once; a review whose
 // comment count grew since the last poll has its comments read (in
 // Gitea every inline comment, and every reply in its conversation,
-// belongs to a review).
+// belongs to a review). The comments are taken oldest first, whatever
+// order the reviews came in, so a conversation is named by its first.
 func (p *gtPoll) reviews() error {
+	var comments []*sdk.PullReviewComment
 	for page := 1; ; page++ {
 		list, resp, err := p.c.ListPullReviews(p.g.owner, p.g.name, int64(p.number), sdk.ListPullReviewsOptions{
 			ListOptions: sdk.ListOptions{Page: page, PageSize: giteaPage}})
@@ -24,45 +28,52 @@ func (p *gtPoll) reviews() error {
 			return p.g.err("reading the pull request's reviews", resp, err)
 		}
 		for _, r := range list {
-			if err := p.review(r); err != nil {
+			got, err := p.review(r)
+			if err != nil {
 				return err
 			}
+			comments = append(comments, got...)
 		}
 		if resp == nil || resp.NextPage == 0 || len(list) == 0 {
-			return nil
+			break
 		}
 	}
-}
-
-func (p *gtPoll) review(r *sdk.PullReview) error {
-	if r.State == sdk.ReviewStatePending || r.State == sdk.ReviewStateRequestReview || r.Dismissed {
-		return nil
-	}
-	id := strconv.FormatInt(r.ID, 10)
-	says := r.State == sdk.ReviewStateRequestChanges || strings.TrimSpace(r.Body) != ""
-	if says && p.cur.once("review:"+id) {
-		f := Feedback{ID: id, Kind: Review, Author: login(r.Reviewer), Body: r.Body, URL: r.HTMLURL, Created: r.Submitted, Thread: id}
-		if err := p.add(f); err != nil {
-			return err
-		}
-	}
-	seen, _ := strconv.Atoi(p.cur.Seen["rc:"+id])
-	if r.CodeCommentsCount <= seen {
-		return nil
-	}
-	comments, resp, err := p.c.ListPullReviewComments(p.g.owner, p.g.name, int64(p.number), r.ID)
-	if err != nil {
-		return p.g.err("reading a review's comments", resp, err)
-	}
+	slices.SortFunc(comments, func(a, b *sdk.PullReviewComment) int { return cmp.Compare(a.ID, b.ID) })
 	for _, c := range comments {
 		if err := p.inline(c); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// review adds r when it says something, and returns its comments when
+// their count grew. A dismissed review says nothing any more, but a reply
+// may still join its conversations.
+func (p *gtPoll) review(r *sdk.PullReview) ([]*sdk.PullReviewComment, error) {
+	if r.State == sdk.ReviewStatePending || r.State == sdk.ReviewStateRequestReview {
+		return nil, nil
+	}
+	id := strconv.FormatInt(r.ID, 10)
+	says := !r.Dismissed && (r.State == sdk.ReviewStateRequestChanges || strings.TrimSpace(r.Body) != "")
+	if says && p.cur.once("review:"+id) {
+		f := Feedback{ID: id, Kind: Review, Author: login(r.Reviewer), Body: r.Body, URL: r.HTMLURL, Created: r.Submitted, Thread: id}
+		if err := p.add(f); err != nil {
+			return nil, err
+		}
+	}
+	seen, _ := strconv.Atoi(p.cur.Seen["rc:"+id])
+	if r.CodeCommentsCount <= seen {
+		return nil, nil
+	}
+	comments, resp, err := p.c.ListPullReviewComments(p.g.owner, p.g.name, int64(p.number), r.ID)
+	if err != nil {
+		return nil, p.g.err("reading a review's comments", resp, err)
+	}
 	// The count Gitea gave, not the comments it listed: outdated ones may
 	// be counted and not listed, and must not make every poll read again.
 	p.cur.Seen["rc:"+id] = strconv.Itoa(r.CodeCommentsCount)
-	return nil
+	return comments, nil
 }
 
 // inline is one review comment, new once.

@@ -375,3 +375,30 @@ func TestGiteaNotAGitea(t *testing.T) {
 		t.Errorf("not a Gitea: %v", err)
 	}
 }
+
+// A change request with an inline comment is reported once; once it is
+// dismissed it is not reported again, but a reply in its conversation is.
+func TestGiteaDismissedReviewConversation(t *testing.T) {
+	ctx := context.Background()
+	bare, _ := bareWithBranch(t)
+	s := fakegitea.New("gt_good")
+	t.Cleanup(s.Close)
+	s.AddRepo("acme/r", bare, true)
+	c := giteaClient(t, s, "acme/r", "gt_good")
+	pr, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetPermission("mia", "write")
+	review, code := s.AddInlineReview("acme/r", pr.Number, "mia", "REQUEST_CHANGES", "see inline", "a.go", 5, "@@", "off by one")
+	up, cur, err := c.Poll(ctx, pr.Number, "", forge.Cursor{})
+	if err != nil || len(up.Feedback) != 2 {
+		t.Fatalf("first poll: %+v, %v; want the review and its comment", up.Feedback, err)
+	}
+	s.DismissReview("acme/r", pr.Number, review)
+	s.AddInline("acme/r", pr.Number, "mia", "", 0, "", "still off by one", code)
+	up, _, err = c.Poll(ctx, pr.Number, "", cur)
+	if err != nil || len(up.Feedback) != 1 || up.Feedback[0].Kind != forge.Inline || up.Feedback[0].Thread != fmt.Sprint(code) {
+		t.Errorf("after dismissal: %+v, %v; want only the reply, in comment %d's conversation", up.Feedback, err, code)
+	}
+}

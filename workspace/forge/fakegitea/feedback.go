@@ -22,6 +22,7 @@ func newFeedback() feedback {
 
 type review struct {
 	id        int64
+	dismissed bool
 	author    string
 	state     string // APPROVED, PENDING, COMMENT, REQUEST_CHANGES, REQUEST_REVIEW
 	body      string
@@ -87,6 +88,27 @@ func (s *Server) AddReview(fullName string, number int, author, state, body stri
 	defer s.mu.Unlock()
 	s.know(author)
 	return s.addReview(s.repos[fullName], number, author, state, body).id
+}
+
+// AddInlineReview adds a submitted review with state and body holding one
+// comment on path:line; it returns the review's and the comment's ids.
+func (s *Server) AddInlineReview(fullName string, number int, author, state, body, path string, line int, hunk, comment string) (review, code int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.know(author)
+	rv := s.addReview(s.repos[fullName], number, author, state, body)
+	return rv.id, s.addCode(rv, author, path, line, false, hunk, comment).ID
+}
+
+// DismissReview dismisses review id, as a maintainer does.
+func (s *Server) DismissReview(fullName string, number int, id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rv := range s.repos[fullName].fb.reviews[number] {
+		if rv.id == id {
+			rv.dismissed = true
+		}
+	}
 }
 
 // AddComment adds a conversation comment and returns its id.

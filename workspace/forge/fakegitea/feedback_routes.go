@@ -9,7 +9,7 @@ import (
 
 func (s *Server) reviewJSON(r *repo, n int, rv *review) map[string]any {
 	return map[string]any{"id": rv.id, "user": s.userJSON(rv.author), "team": nil, "state": rv.state, "body": rv.body,
-		"commit_id": "", "stale": false, "official": false, "dismissed": false, "comments_count": len(rv.code),
+		"commit_id": "", "stale": false, "official": false, "dismissed": rv.dismissed, "comments_count": len(rv.code),
 		"submitted_at": rv.submitted, "updated_at": rv.submitted,
 		"html_url":         fmt.Sprintf("%s/%s/pulls/%d#issuecomment-%d", s.srv.URL, r.fullName, n, rv.id),
 		"pull_request_url": fmt.Sprintf("%s/%s/pulls/%d", s.srv.URL, r.fullName, n)}
