@@ -402,3 +402,36 @@ func TestGiteaDismissedReviewConversation(t *testing.T) {
 		t.Errorf("after dismissal: %+v, %v; want only the reply, in comment %d's conversation", up.Feedback, err, code)
 	}
 }
+
+// Forgejo names its own version (with the Gitea version it speaks): the
+// client opens, follows, and answers there as on an older Gitea.
+func TestGiteaOnForgejo(t *testing.T) {
+	ctx := context.Background()
+	bare, sha := bareWithBranch(t)
+	s := fakegitea.New("fj_good")
+	t.Cleanup(s.Close)
+	s.SetVersion("11.0.3+gitea-1.22.0")
+	s.AddRepo("acme/r", bare, true)
+	c := giteaClient(t, s, "acme/r", "fj_good")
+	if err := c.CheckAccess(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetPermission("alice", "write")
+	s.AddInline("acme/r", pr.Number, "alice", "a.go", 2, "@@", "why?", 0)
+	s.AddActionsJob("acme/r", sha, "ci", "test", "failure", "a log Forgejo does not serve here\n")
+	up, cur, err := c.Poll(ctx, pr.Number, sha, forge.Cursor{})
+	if err != nil || len(up.Feedback) != 1 || len(up.Failed) != 1 || up.Failed[0].Log != "Failing after 12s" {
+		t.Fatalf("poll on Forgejo: %+v, %v", up, err)
+	}
+	if err := c.Reply(ctx, pr.Number, up.Feedback[0], "Because."); err != nil {
+		t.Fatal(err)
+	}
+	up, _, err = c.Poll(ctx, pr.Number, sha, cur)
+	if err != nil || len(up.Feedback) != 1 || !up.Feedback[0].Mine || up.Feedback[0].Path != "a.go" || up.Feedback[0].Line != 2 {
+		t.Errorf("the reply on Forgejo: %+v, %v", up.Feedback, err)
+	}
+}

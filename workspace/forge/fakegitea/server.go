@@ -116,10 +116,16 @@ func (s *Server) now() time.Time {
 	return s.clock
 }
 
-// hasActionsAPI: the runs, jobs and job logs endpoints came with 1.26.
+// hasActionsAPI: the runs, jobs and job logs endpoints came with Gitea
+// 1.26; a Forgejo ("11.0.3+gitea-1.22.0") is judged by the Gitea version
+// it names.
 func (s *Server) hasActionsAPI() bool {
+	v := s.version
+	if _, compat, forgejo := strings.Cut(v, "+gitea-"); forgejo {
+		v = compat
+	}
 	var major, minor int
-	fmt.Sscanf(s.version, "%d.%d", &major, &minor)
+	fmt.Sscanf(v, "%d.%d", &major, &minor)
 	return major > 1 || major == 1 && minor >= 26
 }
 
