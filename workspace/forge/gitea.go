@@ -106,20 +106,20 @@ func (g *gitea) err(doing string, resp *sdk.Response, err error) error {
 	return &Error{Kind: Gitea, Doing: doing, Words: scrub(err.Error(), g.token)}
 }
 
-// OpenRequest finds the open pull request from head onto base (Gitea
-// allows one) and brings its body up to date, or opens it; a 409 (opened
+// OpenRequest finds the open pull request from head (onto any base) and
+// brings its body up to date, or opens it onto base; a 409 (opened
 // meanwhile by another click or replica) leads to the one that is.
 func (g *gitea) OpenRequest(ctx context.Context, head, base, title, body string) (Request, error) {
 	c, err := g.client(ctx, g.hc)
 	if err != nil {
 		return Request{}, err
 	}
-	if r, err := g.findRequest(c, head, base, body); err != nil || r.Number != 0 {
+	if r, err := g.findRequest(c, head, body); err != nil || r.Number != 0 {
 		return r, err
 	}
 	pr, resp, err := c.CreatePullRequest(g.owner, g.name, sdk.CreatePullRequestOption{Head: head, Base: base, Title: title, Body: body})
 	if err != nil && resp != nil && resp.StatusCode == http.StatusConflict {
-		r, err := g.findRequest(c, head, base, body)
+		r, err := g.findRequest(c, head, body)
 		if err == nil && r.Number == 0 {
 			err = &Error{Kind: Gitea, Doing: "opening the pull request", Status: http.StatusConflict,
 				Words: fmt.Sprintf("Gitea says a pull request from %s already exists, but lists no open one", head)}
@@ -137,8 +137,8 @@ func (g *gitea) OpenRequest(ctx context.Context, head, base, title, body string)
 }
 
 // findRequest pages through the open pull requests for the one from head
-// onto base in this repository.
-func (g *gitea) findRequest(c *sdk.Client, head, base, body string) (Request, error) {
+// in this repository.
+func (g *gitea) findRequest(c *sdk.Client, head, body string) (Request, error) {
 	for page := 1; ; page++ {
 		prs, resp, err := c.ListRepoPullRequests(g.owner, g.name, sdk.ListPullRequestsOptions{
 			ListOptions: sdk.ListOptions{Page: page, PageSize: giteaPage}, State: sdk.StateOpen})
@@ -146,7 +146,9 @@ func (g *gitea) findRequest(c *sdk.Client, head, base, body string) (Request, er
 			return Request{}, g.err("looking for the branch's pull request", resp, err)
 		}
 		for _, pr := range prs {
-			if pr.Head == nil || pr.Base == nil || pr.Head.Ref != head || pr.Base.Ref != base || pr.Head.RepoID != pr.Base.RepoID {
+			// Any base: a pull request whose base someone changed is
+			// still the branch's one, never opened twice.
+			if pr.Head == nil || pr.Base == nil || pr.Head.Ref != head || pr.Head.RepoID != pr.Base.RepoID {
 				continue
 			}
 			if pr.Body != body {
