@@ -1,8 +1,12 @@
 package forge
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 
@@ -13,7 +17,7 @@ import (
 // context; a failed or errored one is a failing check once, with the
 // last lines of its Gitea Actions job's log where the server serves it
 // (Gitea 1.26 and later), else its description, and its link.
-func (p *gtPoll) statuses(sha string) error {
+func (p *gtPoll) statuses(ctx context.Context, sha string) error {
 	combined, resp, err := p.c.GetCombinedStatus(p.g.owner, p.g.name, sha)
 	if err != nil {
 		return p.g.err("reading the commit's statuses", resp, err)
@@ -29,7 +33,7 @@ func (p *gtPoll) statuses(sha string) error {
 				continue
 			}
 			ch := Check{ID: id, Name: st.Context, State: string(st.State), URL: st.TargetURL, Log: tail(st.Description, LogLines)}
-			if err := p.jobLog(sha, &ch); err != nil {
+			if err := p.jobLog(ctx, sha, &ch); err != nil {
 				return err
 			}
 			p.cur.Seen[id] = "1"
@@ -48,7 +52,7 @@ var actionsJobRE = regexp.MustCompile(`/actions/runs/(\d+)/jobs/(\d+)/?$`)
 // jobs; ch stays as it is when the status is no Actions job's or the
 // server has no such API (before 1.26, Forgejo). Only a rate limit is an
 // error: the poll is tried again later.
-func (p *gtPoll) jobLog(sha string, ch *Check) error {
+func (p *gtPoll) jobLog(ctx context.Context, sha string, ch *Check) error {
 	m := actionsJobRE.FindStringSubmatch(ch.URL)
 	if m == nil {
 		return nil
@@ -68,11 +72,14 @@ func (p *gtPoll) jobLog(sha string, ch *Check) error {
 			return p.onlyRateLimit("reading the run's jobs", resp, err)
 		}
 		job := jobs.Jobs[index]
-		log, resp, err := p.c.GetRepoActionJobLogs(p.g.owner, p.g.name, job.ID)
-		if err != nil {
-			return p.onlyRateLimit("reading the job's log", resp, err)
+		log, err := p.logTail(ctx, job.ID)
+		var rl *RateLimited
+		if errors.As(err, &rl) {
+			return err
 		}
-		ch.Name, ch.Log = job.Name, tail(string(log), LogLines)
+		if err == nil {
+			ch.Name, ch.Log = job.Name, log
+		}
 		return nil
 	}
 	return nil
@@ -89,4 +96,31 @@ func (p *gtPoll) onlyRateLimit(doing string, resp *sdk.Response, err error) erro
 		return e
 	}
 	return nil
+}
+
+// logTail streams job's log (GET …/actions/jobs/{id}/logs) through a
+// tailWriter: a CI log of any size is read through, never held whole.
+func (p *gtPoll) logTail(ctx context.Context, job int64) (string, error) {
+	u := fmt.Sprintf("%srepos/%s/%s/actions/jobs/%d/logs", p.g.p.API, url.PathEscape(p.g.owner), url.PathEscape(p.g.name), job)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "token "+p.g.token)
+	resp, err := p.hc.Do(req)
+	if err != nil {
+		return "", &Error{Kind: Gitea, Doing: "reading the job's log", Words: scrub(err.Error(), p.g.token)}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		if until, ok := retryAfter(resp.Header, resp.StatusCode, p.g.now()); ok {
+			return "", &RateLimited{Kind: Gitea, Until: until}
+		}
+		return "", &Error{Kind: Gitea, Doing: "reading the job's log", Status: resp.StatusCode, Words: http.StatusText(resp.StatusCode)}
+	}
+	tw := newTailWriter(LogLines)
+	if _, err := io.Copy(tw, resp.Body); err != nil {
+		return "", &Error{Kind: Gitea, Doing: "reading the job's log", Words: scrub(err.Error(), p.g.token)}
+	}
+	return tw.String(), nil
 }

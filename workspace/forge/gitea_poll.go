@@ -16,6 +16,7 @@ import (
 type gtPoll struct {
 	g         *gitea
 	c         *sdk.Client
+	hc        *http.Client // counts its requests
 	cur       Cursor
 	number    int
 	up        Update
@@ -41,7 +42,8 @@ func (g *gitea) Poll(ctx context.Context, number int, headSHA string, cur Cursor
 }
 
 func (p *gtPoll) run(ctx context.Context, headSHA string) error {
-	c, err := p.g.client(ctx, p.counted())
+	p.hc = p.counted()
+	c, err := p.g.client(ctx, p.hc)
 	if err != nil {
 		return err
 	}
@@ -58,7 +60,7 @@ func (p *gtPoll) run(ctx context.Context, headSHA string) error {
 		}
 	}
 	if p.readChecks(headSHA) {
-		if err := p.statuses(headSHA); err != nil {
+		if err := p.statuses(ctx, headSHA); err != nil {
 			return err
 		}
 		p.cur.Seen["checked"] = headSHA
