@@ -72,6 +72,14 @@ func TestBinaryGiteaRepositorySession(t *testing.T) {
 	if strings.Contains(e.logs.String(), binGiteaToken) {
 		t.Error("the Gitea token is in the logs")
 	}
+	filepath.Walk(e.dataDir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			if data, _ := os.ReadFile(p); strings.Contains(string(data), binGiteaToken) {
+				t.Errorf("the Gitea token is written in %s", p)
+			}
+		}
+		return nil
+	})
 }
 
 func gitInBare(t *testing.T, gitDir string, args ...string) string {
