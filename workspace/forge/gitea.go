@@ -2,6 +2,7 @@ package forge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -53,14 +54,17 @@ func (g *gitea) client(ctx context.Context, hc *http.Client) (*sdk.Client, error
 			return nil, &Error{Kind: Gitea, Doing: "reaching " + g.root, Words: scrub(err.Error(), g.token)}
 		}
 		got, resp, err := probe.ServerVersion()
-		if err != nil {
-			return nil, g.versionErr(resp, err)
+		switch {
+		case err != nil && resp != nil && resp.StatusCode == http.StatusNotFound:
+			got = unknownVersion // a proxy or a server that hides it: go on without
+		case err != nil:
+			return nil, g.err("reading the server's version", resp, err)
 		}
 		v = got
 		g.learnVersion(v)
 	}
 	c, err := sdk.NewClient(g.root, append(opts, sdk.SetGiteaVersion(v))...)
-	if err != nil { // a version the SDK cannot parse: skip its checks
+	if err != nil || v == unknownVersion { // a version the SDK cannot parse, or none: skip its checks
 		c, err = sdk.NewClient(g.root, append(opts, sdk.SetGiteaVersion(""))...)
 	}
 	if err != nil {
@@ -69,14 +73,17 @@ func (g *gitea) client(ctx context.Context, hc *http.Client) (*sdk.Client, error
 	return c, nil
 }
 
-// versionErr says that forge.api answered no Gitea version: the URL is
-// likely not a Gitea's API (a rate limit stays a RateLimited).
-func (g *gitea) versionErr(resp *sdk.Response, err error) error {
-	e := g.err("reading the server's version", resp, err)
-	if fe, ok := e.(*Error); ok {
-		fe.Words = scrub(fmt.Sprintf("%v (is %s the API of a Gitea or Forgejo server?)", err, g.p.API), g.token)
+// unknownVersion stands for a server that serves no version.
+const unknownVersion = "unknown"
+
+// notGitea adds to a 404 from a server that serves no version either
+// that forge.api is likely no Gitea's API.
+func (g *gitea) notGitea(err error) error {
+	var fe *Error
+	if g.serverVersion() == unknownVersion && errors.As(err, &fe) && fe.Status == http.StatusNotFound {
+		fe.Words += fmt.Sprintf("; %s serves no version either: is it the API of a Gitea or Forgejo server?", g.p.API)
 	}
-	return e
+	return err
 }
 
 // learnVersion keeps the server's version v ("" changes nothing).

@@ -21,7 +21,7 @@ func (g *gitea) CheckAccess(ctx context.Context) error {
 	}
 	repo, resp, err := c.GetRepo(g.owner, g.name)
 	if err != nil {
-		return g.err("reading "+g.p.Path, resp, err)
+		return g.notGitea(g.err("reading "+g.p.Path, resp, err))
 	}
 	lacks := func(words string) error {
 		return &Error{Kind: Gitea, Doing: "checking the token's rights", Words: words}

@@ -371,7 +371,7 @@ func TestGiteaNotAGitea(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = c.CheckAccess(context.Background())
-	if !errors.Is(err, forge.ErrAPI) || !strings.Contains(err.Error(), "is "+p.API+" the API of a Gitea") {
+	if !errors.Is(err, forge.ErrAPI) || !strings.Contains(err.Error(), p.API+" serves no version either: is it the API of a Gitea") {
 		t.Errorf("not a Gitea: %v", err)
 	}
 }
@@ -433,5 +433,41 @@ func TestGiteaOnForgejo(t *testing.T) {
 	up, _, err = c.Poll(ctx, pr.Number, sha, cur)
 	if err != nil || len(up.Feedback) != 1 || !up.Feedback[0].Mine || up.Feedback[0].Path != "a.go" || up.Feedback[0].Line != 2 {
 		t.Errorf("the reply on Forgejo: %+v, %v", up.Feedback, err)
+	}
+}
+
+// A server that hides its version (a proxy in front of it) is used
+// without the SDK's version checks, and asked for it once.
+func TestGiteaWithoutVersion(t *testing.T) {
+	ctx := context.Background()
+	bare, sha := bareWithBranch(t)
+	s := fakegitea.New("gt_good")
+	t.Cleanup(s.Close)
+	s.SetVersion("")
+	s.AddRepo("acme/r", bare, true)
+	c := giteaClient(t, s, "acme/r", "gt_good")
+	if err := c.CheckAccess(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AddStatus("acme/r", sha, "ci", "failure", "broke", "")
+	up, cur, err := c.Poll(ctx, pr.Number, sha, forge.Cursor{})
+	if err != nil || len(up.Failed) != 1 {
+		t.Fatalf("poll: %+v, %v", up, err)
+	}
+	if _, _, err := giteaClient(t, s, "acme/r", "gt_good").Poll(ctx, pr.Number, sha, cur); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for _, r := range s.Requests() {
+		if strings.HasSuffix(r.Path, "/version") {
+			asked++
+		}
+	}
+	if asked != 1 {
+		t.Errorf("the version was asked %d times, want once (then kept, in the cursor too)", asked)
 	}
 }

@@ -24,7 +24,8 @@ type job struct {
 }
 
 // SetVersion is what GET /version answers from now on (Actions job logs
-// need 1.26.0 or later in the SDK).
+// need 1.26.0 or later in the SDK); "" makes it a 404, as behind a proxy
+// that hides it.
 func (s *Server) SetVersion(v string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

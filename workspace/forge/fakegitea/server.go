@@ -177,7 +177,7 @@ func (s *Server) route(hr *http.Request, body []byte) reply {
 	if !ok {
 		return s.message(http.StatusNotFound, "not found")
 	}
-	if path == "version" && hr.Method == http.MethodGet { // served without a token
+	if path == "version" && hr.Method == http.MethodGet && s.version != "" { // served without a token
 		return reply{status: http.StatusOK, body: map[string]string{"version": s.version}}
 	}
 	if auth := hr.Header.Get("Authorization"); auth != "token "+s.token && auth != "Bearer "+s.token {
