@@ -2,7 +2,9 @@ package forge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -63,9 +65,14 @@ func (g *gitea) probeScope(ctx context.Context, path, scope string) error {
 		return &Error{Kind: Gitea, Doing: "checking the token's scopes", Words: scrub(err.Error(), g.token)}
 	}
 	defer resp.Body.Close()
+	if until, limited := retryAfter(resp.Header, resp.StatusCode, g.now()); limited {
+		return &RateLimited{Kind: Gitea, Until: until}
+	}
 	if resp.StatusCode == http.StatusForbidden {
+		var answer struct{ Message string }
+		json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&answer)
 		return &Error{Kind: Gitea, Doing: "checking the token's scopes", Status: resp.StatusCode,
-			Words: fmt.Sprintf("the token in %s lacks the scope %s (h9 needs write:repository, write:issue and read:user)", g.p.TokenEnv, scope)}
+			Words: scrub(fmt.Sprintf("the token in %s lacks the scope %s (h9 needs write:repository, write:issue and read:user): %s", g.p.TokenEnv, scope, answer.Message), g.token)}
 	}
 	return nil
 }
