@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -469,5 +470,33 @@ func TestGiteaWithoutVersion(t *testing.T) {
 	}
 	if asked != 1 {
 		t.Errorf("the version was asked %d times, want once (then kept, in the cursor too)", asked)
+	}
+}
+
+// The branch's pull request is found on a later page of open pull
+// requests (Gitea gives at most 50 a page), never opened twice.
+func TestGiteaFindsThePullRequestOnALaterPage(t *testing.T) {
+	ctx := context.Background()
+	bare, sha := bareWithBranch(t)
+	s := fakegitea.New("gt_good")
+	t.Cleanup(s.Close)
+	s.AddRepo("acme/r", bare, true)
+	c := giteaClient(t, s, "acme/r", "gt_good")
+	first, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 60 {
+		branch := fmt.Sprintf("other/%d", i)
+		if out, err := exec.Command("git", "--git-dir="+bare, "update-ref", "refs/heads/"+branch, sha).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if _, err := c.OpenRequest(ctx, branch, "main", "t", "b"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b2")
+	if err != nil || !again.Reused || again.Number != first.Number || len(s.Pulls("acme/r")) != 61 {
+		t.Errorf("reopen among 61: %+v, %v, %d pull requests", again, err, len(s.Pulls("acme/r")))
 	}
 }

@@ -105,10 +105,12 @@ func (s *Server) repoJSON(r *repo) map[string]any {
 		"permissions": map[string]bool{"admin": r.admin, "push": r.push, "pull": true}}
 }
 
-func (s *Server) pullJSON(r *repo, p *Pull) map[string]any {
+// pullJSON is p as Gitea shows it; heads are the repository's branches
+// (heads(r)) with their commits.
+func (s *Server) pullJSON(r *repo, p *Pull, heads map[string]string) map[string]any {
 	owner, _, _ := strings.Cut(r.fullName, "/")
 	branch := func(ref string) map[string]any {
-		return map[string]any{"label": ref, "ref": ref, "sha": branchSHA(r.gitDir, ref), "repo_id": 1, "repo": s.repoJSON(r)}
+		return map[string]any{"label": ref, "ref": ref, "sha": heads[ref], "repo_id": 1, "repo": s.repoJSON(r)}
 	}
 	return map[string]any{
 		"id": 1000 + p.Number, "number": p.Number, "state": p.State, "title": p.Title, "body": p.Body,
@@ -127,6 +129,19 @@ func timeOrNil(set bool, t time.Time) any {
 		return nil
 	}
 	return t
+}
+
+// heads is every branch of the bare repository with its commit, read at
+// once (a list of pull requests asks git one time).
+func heads(gitDir string) map[string]string {
+	out, _ := exec.Command("git", "--git-dir="+gitDir, "for-each-ref", "--format=%(refname:lstrip=2) %(objectname)", "refs/heads").Output()
+	m := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if name, sha, ok := strings.Cut(line, " "); ok {
+			m[name] = sha
+		}
+	}
+	return m
 }
 
 // branchSHA is the branch's commit in the bare repository, "" if none.
@@ -159,7 +174,7 @@ func (s *Server) routePulls(r *repo, parts []string, hr *http.Request, body []by
 	}
 	switch hr.Method {
 	case http.MethodGet:
-		return reply{status: http.StatusOK, body: s.pullJSON(r, p)}, true
+		return reply{status: http.StatusOK, body: s.pullJSON(r, p, heads(r.gitDir))}, true
 	case http.MethodPatch:
 		return s.edit(r, p, body), true
 	}
@@ -174,9 +189,10 @@ func (s *Server) list(r *repo, hr *http.Request) reply {
 		state = "open"
 	}
 	var out []any
+	refs := heads(r.gitDir)
 	for i := len(r.pulls) - 1; i >= 0; i-- {
 		if p := r.pulls[i]; state == "all" || p.State == state {
-			out = append(out, s.pullJSON(r, p))
+			out = append(out, s.pullJSON(r, p, refs))
 		}
 	}
 	return s.page(hr, out)
@@ -217,7 +233,7 @@ func (s *Server) create(r *repo, body []byte) reply {
 	}
 	p := &Pull{Number: len(r.pulls) + 1, Title: np.Title, Body: np.Body, Head: np.Head, Base: np.Base, State: "open"}
 	r.pulls = append(r.pulls, p)
-	return reply{status: http.StatusCreated, body: s.pullJSON(r, p)}
+	return reply{status: http.StatusCreated, body: s.pullJSON(r, p, heads(r.gitDir))}
 }
 
 // edit is PATCH /repos/{o}/{r}/pulls/{index}: the fields given change.
@@ -238,7 +254,7 @@ func (s *Server) edit(r *repo, p *Pull, body []byte) reply {
 	if patch.Body != nil {
 		p.Body = *patch.Body
 	}
-	return reply{status: http.StatusCreated, body: s.pullJSON(r, p)} // Gitea answers an edit with 201
+	return reply{status: http.StatusCreated, body: s.pullJSON(r, p, heads(r.gitDir))} // Gitea answers an edit with 201
 }
 
 // page is one page of items by the request's page and limit, with
