@@ -9,17 +9,13 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 )
 
-// CheckAccess asks who the token is (accepted?), reads the project
-// (exists? merge requests on?) and the token user's access level there
+// CheckAccess reads the project (the token accepted? the project there?
+// merge requests on?) and the token user's access level on it
 // (Developer or above pushes and opens merge requests), then the token's
 // scopes where GitLab says them (api is needed).
 func (g *gitLab) CheckAccess(ctx context.Context) error {
-	me, err := g.me(ctx)
-	if err != nil {
-		return err
-	}
 	var proj *gitlab.Project
-	err = g.call(ctx, "reading "+g.p.Path, func(o gitlab.RequestOptionFunc) (resp *gitlab.Response, err error) {
+	err := g.call(ctx, "reading "+g.p.Path, func(o gitlab.RequestOptionFunc) (resp *gitlab.Response, err error) {
 		proj, resp, err = g.gl.Projects.GetProject(g.p.Path, nil, o)
 		return resp, err
 	})
@@ -29,12 +25,43 @@ func (g *gitLab) CheckAccess(ctx context.Context) error {
 	if proj.MergeRequestsAccessLevel == gitlab.DisabledAccessControl {
 		return &Error{Kind: GitLab, Doing: "checking " + g.p.Path, Words: fmt.Sprintf("merge requests are turned off on %s (Settings → General → Visibility)", g.p.Path)}
 	}
-	if level := projectAccess(proj); level < developer && !me.IsAdmin {
-		return &Error{Kind: GitLab, Doing: "checking the token's rights", Words: fmt.Sprintf(
-			"the token in %s is @%s with %s access to %s: it needs Developer or above to push and open merge requests",
-			g.p.TokenEnv, me.Username, accessName(level), g.p.Path)}
+	if level := projectAccess(proj); level < developer {
+		if err := g.checkMembership(ctx, level); err != nil {
+			return err
+		}
 	}
 	return g.checkScopes(ctx)
+}
+
+// checkMembership asks the token user's effective membership when the
+// project's permissions show less than Developer: access through a group
+// the project is shared with shows only there. An administrator may
+// anyway.
+func (g *gitLab) checkMembership(ctx context.Context, level gitlab.AccessLevelValue) error {
+	me, err := g.me(ctx)
+	if err != nil || me.IsAdmin {
+		return err
+	}
+	var m *gitlab.ProjectMember
+	err = g.call(ctx, "reading the token user's membership", func(o gitlab.RequestOptionFunc) (resp *gitlab.Response, err error) {
+		m, resp, err = g.gl.ProjectMembers.GetInheritedProjectMember(g.p.Path, me.ID, o)
+		return resp, err
+	})
+	if e, isErr := err.(*Error); isErr && e.Status == http.StatusNotFound {
+		err = nil // not a member
+	}
+	if err != nil {
+		return err
+	}
+	if m != nil {
+		level = max(level, m.AccessLevel)
+	}
+	if level >= developer {
+		return nil
+	}
+	return &Error{Kind: GitLab, Doing: "checking the token's rights", Words: fmt.Sprintf(
+		"the token in %s is @%s with %s access to %s: it needs Developer or above to push and open merge requests",
+		g.p.TokenEnv, me.Username, accessName(level), g.p.Path)}
 }
 
 // projectAccess is the higher of the project's and its group's access

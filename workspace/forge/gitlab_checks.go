@@ -32,7 +32,7 @@ func (p *glPoll) pipeline(ctx context.Context, headSHA string) error {
 		return nil
 	}
 	if pl.Status == "failed" {
-		if err := p.failedJobs(ctx, pl.ID); err != nil {
+		if err := p.failedJobs(ctx, pl); err != nil {
 			return err
 		}
 	}
@@ -40,18 +40,25 @@ func (p *glPoll) pipeline(ctx context.Context, headSHA string) error {
 	return nil
 }
 
-func (p *glPoll) failedJobs(ctx context.Context, pipeline int64) error {
+// failedJobs gives each failed job not allowed to fail; a pipeline that
+// failed with none (a downstream pipeline failed it, or its
+// configuration) is one check itself, so the failure is never silent.
+func (p *glPoll) failedJobs(ctx context.Context, pl *gitlab.Pipeline) error {
 	var jobs []*gitlab.Job
 	err := p.call(ctx, "reading the pipeline's failed jobs", func(o gitlab.RequestOptionFunc) (resp *gitlab.Response, err error) {
-		jobs, resp, err = p.g.gl.Jobs.ListPipelineJobs(p.g.p.Path, pipeline, &gitlab.ListJobsOptions{
+		jobs, resp, err = p.g.gl.Jobs.ListPipelineJobs(p.g.p.Path, pl.ID, &gitlab.ListJobsOptions{
 			Scope: &[]gitlab.BuildStateValue{gitlab.Failed}, ListOptions: gitlab.ListOptions{PerPage: perPage}}, o)
 		return resp, err
 	})
 	if err != nil {
 		return err
 	}
+	counted := false
 	for _, job := range jobs {
-		if job.Status != "failed" || job.AllowFailure || !p.cur.once("job:"+strconv.FormatInt(job.ID, 10)) {
+		if job.Status != "failed" || job.AllowFailure {
+			continue
+		}
+		if counted = true; !p.cur.once("job:" + strconv.FormatInt(job.ID, 10)) {
 			continue
 		}
 		c := Check{ID: "job/" + strconv.FormatInt(job.ID, 10), Name: job.Name, State: "failed", URL: job.WebURL}
@@ -67,6 +74,13 @@ func (p *glPoll) failedJobs(ctx context.Context, pipeline int64) error {
 		}
 		c.Log = log
 		p.up.Failed = append(p.up.Failed, c)
+	}
+	if !counted && p.cur.once("pipeline:"+strconv.FormatInt(pl.ID, 10)) {
+		log := "GitLab lists no failed job in it: a downstream pipeline or the CI configuration failed it"
+		if pl.YamlErrors != "" {
+			log = "the CI configuration is invalid: " + pl.YamlErrors
+		}
+		p.up.Failed = append(p.up.Failed, Check{ID: "pipeline/" + strconv.FormatInt(pl.ID, 10), Name: "pipeline", State: "failed", URL: pl.WebURL, Log: log})
 	}
 	return nil
 }

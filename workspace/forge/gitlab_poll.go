@@ -42,7 +42,9 @@ func (p *glPoll) call(ctx context.Context, doing string, fn func(gitlab.RequestO
 	return p.g.call(ctx, doing, fn)
 }
 
-// state reads the merge request: opened, merged (by merge_user) or closed (by closed_by), and its head commit.
+// state reads the merge request: opened, merged (by merge_user, or
+// merged_by before GitLab 14.7) or closed (by closed_by), and its head
+// commit.
 func (p *glPoll) state(ctx context.Context) error {
 	err := p.call(ctx, "reading the merge request", func(o gitlab.RequestOptionFunc) (resp *gitlab.Response, err error) {
 		p.mr, resp, err = p.g.gl.MergeRequests.GetMergeRequest(p.g.p.Path, p.number, nil, o)
@@ -55,9 +57,7 @@ func (p *glPoll) state(ctx context.Context) error {
 	switch p.mr.State {
 	case "merged":
 		state = StateMerged
-		if u := p.mr.MergeUser; u != nil { // merged_by before GitLab 14.7, deprecated since
-			by = u.Username
-		}
+		by = mergedBy(p.mr)
 	case "closed":
 		state = StateClosed
 		if u := p.mr.ClosedBy; u != nil {
@@ -67,6 +67,18 @@ func (p *glPoll) state(ctx context.Context) error {
 	p.cur.Seen["state"], p.cur.Seen["by"], p.cur.Seen["head"] = state, by, p.mr.SHA
 	p.up.State = RequestState{State: state, By: by, HeadSHA: p.mr.SHA}
 	return nil
+}
+
+// mergedBy is merge_user, or merged_by from a GitLab before 14.7.
+func mergedBy(mr *gitlab.MergeRequest) string {
+	if u := mr.MergeUser; u != nil {
+		return u.Username
+	}
+	//lint:ignore SA1019 a GitLab before 14.7 sends only merged_by
+	if u := mr.MergedBy; u != nil {
+		return u.Username
+	}
+	return ""
 }
 
 // me is the token's own username, asked once and kept in the cursor:

@@ -62,6 +62,17 @@ func TestGitLabCheckAccessSaysWhatIsMissing(t *testing.T) {
 	if err := c.CheckAccess(ctx); err == nil || !strings.Contains(err.Error(), "@h9-bot with Reporter access to acme/team/r: it needs Developer or above") {
 		t.Errorf("a Reporter: %v", err)
 	}
+	shared, c, _ := gitLab(t, fakegitlab.Reporter)
+	shared.ShareWithGroup("acme/team/r", "h9-bot", fakegitlab.Maintainer)
+	if err := c.CheckAccess(ctx); err != nil {
+		t.Errorf("a Maintainer through a group the project is shared with: %v", err)
+	}
+	readOnly, c, _ := gitLab(t, fakegitlab.Developer)
+	readOnly.SetScopes("read_api")
+	if _, err := c.OpenRequest(ctx, forgetest.Branch, "main", "t", "b"); err == nil ||
+		!strings.Contains(err.Error(), "403 insufficient_scope: The request requires higher privileges than provided by the access token.") {
+		t.Errorf("opening with a read_api token: %v", err)
+	}
 	gl, _, _ := gitLab(t, fakegitlab.Developer)
 	unknown, _ := forge.New(forge.Project{Kind: forge.GitLab, Path: "acme/none", API: gl.URL(), TokenEnv: "H9_GITLAB_TOKEN"}, glToken, nil)
 	if err := unknown.CheckAccess(ctx); err == nil || !strings.Contains(err.Error(), ": 404 Project Not Found (acme/none does not exist") || strings.Contains(err.Error(), glToken) {
@@ -122,7 +133,8 @@ func TestGitLabPollReadsDiscussions(t *testing.T) {
 // Failed jobs of the head pipeline, once each: allowed failures and
 // other commits' pipelines are not checks to fix; an erased trace says
 // so; terminal colours and section markers are gone from the log; a
-// re-run that fails again brings its new job.
+// re-run that fails again brings its new job; a pipeline failed with no
+// failed job of its own is one check.
 func TestGitLabPollFailedJobs(t *testing.T) {
 	ctx := context.Background()
 	gl, c, sha := gitLab(t, fakegitlab.Developer)
@@ -155,9 +167,15 @@ func TestGitLabPollFailedJobs(t *testing.T) {
 	}
 	rerun := gl.AddPipeline("acme/team/r", sha, "failed")
 	gl.AddJob("acme/team/r", rerun, "build", "failed", "again")
-	up, _, err = c.Poll(ctx, mr.Number, sha, cur)
+	up, cur, err = c.Poll(ctx, mr.Number, sha, cur)
 	if err != nil || len(up.Failed) != 1 || up.Failed[0].Log != "again" {
 		t.Errorf("the re-run: %+v, %v", up.Failed, err)
+	}
+	downstream := gl.AddPipeline("acme/team/r", sha, "failed") // failed by a child pipeline: no failed job of its own
+	gl.AddJob("acme/team/r", downstream, "lint", "success", "ok")
+	up, _, err = c.Poll(ctx, mr.Number, sha, cur)
+	if err != nil || len(up.Failed) != 1 || up.Failed[0].Name != "pipeline" || !strings.Contains(up.Failed[0].Log, "downstream") || !strings.Contains(up.Failed[0].URL, "/-/pipelines/") {
+		t.Errorf("a pipeline failed without a failed job: %+v, %v", up.Failed, err)
 	}
 }
 

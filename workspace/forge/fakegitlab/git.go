@@ -24,7 +24,9 @@ func (s *Server) GitUsers() []string {
 // serveGit answers git's smart HTTP for /group/…/name.git/… through git
 // http-backend on the project's bare repository: 401 with a Basic
 // challenge without the token, 404 for a project the token's user cannot
-// see; ok is false for a path that is no project's repository.
+// see, 403 for a push below Developer or without the api or
+// write_repository scope; ok is false for a path that is no project's
+// repository.
 func (s *Server) serveGit(w http.ResponseWriter, hr *http.Request) (ok bool) {
 	path, rest, found := strings.Cut(strings.TrimPrefix(hr.URL.Path, "/"), ".git/")
 	if !found {
@@ -34,7 +36,9 @@ func (s *Server) serveGit(w http.ResponseWriter, hr *http.Request) (ok bool) {
 	s.mu.Lock()
 	p := s.projects[path]
 	var gitDir string
-	visible := p != nil && p.accessOf(s.userNamed(s.login)) > NoAccess
+	push := strings.Contains(rest, "git-receive-pack") || hr.URL.Query().Get("service") == "git-receive-pack"
+	visible := p != nil && p.effectiveAccess(s.userNamed(s.login)) > NoAccess
+	mayPush := visible && p.effectiveAccess(s.userNamed(s.login)) >= Developer && (s.hasScope("api") || s.hasScope("write_repository"))
 	if p != nil {
 		gitDir = p.gitDir
 	}
@@ -51,6 +55,9 @@ func (s *Server) serveGit(w http.ResponseWriter, hr *http.Request) (ok bool) {
 		return true
 	case !visible:
 		http.Error(w, "The project you were looking for could not be found.", http.StatusNotFound)
+		return true
+	case push && !mayPush:
+		http.Error(w, "You are not allowed to push code to this project.", http.StatusForbidden)
 		return true
 	}
 	execPath, err := exec.Command("git", "--exec-path").Output()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -168,5 +169,31 @@ func TestFakeAnswersErrorsLikeGitLab(t *testing.T) {
 	}
 	if u, _, err := oauth.Users.CurrentUser(); err != nil || u.Username != s.Login() {
 		t.Errorf("Bearer: %+v, %v", u, err)
+	}
+}
+
+// Git over HTTP as GitLab serves it: the token as the password; a
+// Reporter may clone, not push.
+func TestFakeServesGit(t *testing.T) {
+	s := New("glpat-tok")
+	defer s.Close()
+	s.AddProject("acme/team/r", bare(t), Reporter)
+	authed := strings.Replace(s.GitURL("acme/team/r"), "http://", "http://oauth2:glpat-tok@", 1)
+	work := t.TempDir()
+	if out, err := exec.Command("git", "clone", "-q", authed, work).CombinedOutput(); err != nil {
+		t.Fatalf("clone: %v\n%s", err, out)
+	}
+	out, err := exec.Command("git", "-C", work, "push", "-q", "origin", "HEAD:refs/heads/new").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "403") {
+		t.Errorf("a Reporter's push: %v\n%s", err, out)
+	}
+	wrong := strings.Replace(s.GitURL("acme/team/r"), "http://", "http://oauth2:nope@", 1)
+	ls := exec.Command("git", "-c", "credential.helper=", "ls-remote", wrong)
+	ls.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	if out, err := ls.CombinedOutput(); err == nil || !strings.Contains(string(out), "Authentication failed") {
+		t.Errorf("a wrong token: %v\n%s", err, out)
+	}
+	if users := s.GitUsers(); len(users) == 0 || users[0] != "oauth2" {
+		t.Errorf("git users %v", users)
 	}
 }

@@ -14,16 +14,23 @@ type project struct {
 	path        string
 	gitDir      string         // the bare repository behind it
 	access      map[string]int // username → access level, over the user's own
+	shared      map[string]int // username → access through a group the project is shared with
 	mrsDisabled bool
 	mrs         []*MergeRequest
 	pipelines   []*pipeline
 }
 
+// accessOf is u's membership as the project's permissions show it.
 func (p *project) accessOf(u *user) int {
 	if l, ok := p.access[u.username]; ok {
 		return l
 	}
 	return u.access
+}
+
+// effectiveAccess adds what a group share gives, as members/all counts it.
+func (p *project) effectiveAccess(u *user) int {
+	return max(p.accessOf(u), p.shared[u.username])
 }
 
 // MergeRequest is a merge request the fake holds.
@@ -43,6 +50,18 @@ func (s *Server) AddProject(path, gitDir string, access int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.projects[path] = &project{id: s.id(), path: path, gitDir: gitDir, access: map[string]int{s.login: access}}
+}
+
+// ShareWithGroup gives username level on path through a group the
+// project is shared with: members/all counts it, the project's
+// permissions do not show it.
+func (s *Server) ShareWithGroup(path, username string, level int) {
+	s.with(path, func(p *project) {
+		if p.shared == nil {
+			p.shared = map[string]int{}
+		}
+		p.shared[s.userNamed(username).username] = level
+	})
 }
 
 // DisableMergeRequests turns the merge requests feature off on path.
@@ -94,7 +113,7 @@ func (s *Server) routeProject(p *project, parts []string, hr *http.Request, body
 	case len(parts) == 1 && parts[0] == "merge_requests" && get:
 		return s.listMRs(p, hr)
 	case len(parts) == 1 && parts[0] == "merge_requests" && post:
-		if p.accessOf(me) < Developer || p.mrsDisabled {
+		if p.effectiveAccess(me) < Developer || p.mrsDisabled {
 			return message(http.StatusForbidden, "403 Forbidden")
 		}
 		return s.createMR(p, params(hr, body))
@@ -114,7 +133,7 @@ func (s *Server) routeProject(p *project, parts []string, hr *http.Request, body
 		case len(parts) == 2 && get:
 			return ok(s.mrJSON(p, mr))
 		case len(parts) == 2 && put:
-			if p.accessOf(me) < Developer {
+			if p.effectiveAccess(me) < Developer {
 				return message(http.StatusForbidden, "403 Forbidden")
 			}
 			return s.updateMR(p, mr, params(hr, body))
@@ -171,7 +190,7 @@ func (s *Server) createMR(p *project, in map[string]string) reply {
 	}
 	var problems []string
 	if src == dst {
-		problems = append(problems, "You can't use same project/branch for source and target")
+		problems = append(problems, "You can not use same project/branch for source and target")
 	}
 	for _, b := range []string{src, dst} {
 		if branchSHA(p.gitDir, b) == "" {
@@ -234,8 +253,8 @@ func (s *Server) mrJSON(p *project, mr *MergeRequest) map[string]any {
 
 func (s *Server) member(p *project, id string) reply {
 	for _, u := range s.users {
-		if strconv.FormatInt(u.id, 10) == id && p.accessOf(u) > NoAccess {
-			return ok(map[string]any{"id": u.id, "username": u.username, "name": u.username, "state": "active", "access_level": p.accessOf(u)})
+		if strconv.FormatInt(u.id, 10) == id && p.effectiveAccess(u) > NoAccess {
+			return ok(map[string]any{"id": u.id, "username": u.username, "name": u.username, "state": "active", "access_level": p.effectiveAccess(u)})
 		}
 	}
 	return message(http.StatusNotFound, "404 Not found")
