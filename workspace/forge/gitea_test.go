@@ -500,3 +500,35 @@ func TestGiteaFindsThePullRequestOnALaterPage(t *testing.T) {
 		t.Errorf("reopen among 61: %+v, %v, %d pull requests", again, err, len(s.Pulls("acme/r")))
 	}
 }
+
+// One client serves a repository's sessions at once (gitrepo keeps one
+// per repository): concurrent polls and comments share nothing but the
+// version they learn.
+func TestGiteaClientIsSafeForConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	bare, sha := bareWithBranch(t)
+	s := fakegitea.New("gt_good")
+	t.Cleanup(s.Close)
+	s.AddRepo("acme/r", bare, true)
+	c := giteaClient(t, s, "acme/r", "gt_good")
+	pr, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for i := range 4 {
+		go func() {
+			_, _, err := c.Poll(ctx, pr.Number, sha, forge.Cursor{})
+			errs <- err
+		}()
+		go func() { errs <- c.Comment(ctx, pr.Number, fmt.Sprintf("comment %d", i)) }()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := len(s.Comments("acme/r", pr.Number)); n != 4 {
+		t.Errorf("%d comments, want 4", n)
+	}
+}
