@@ -126,12 +126,12 @@ func (g *gitea) OpenRequest(ctx context.Context, head, base, title, body string)
 	}
 	pr, resp, err := c.CreatePullRequest(g.owner, g.name, sdk.CreatePullRequestOption{Head: head, Base: base, Title: title, Body: body})
 	if err != nil && resp != nil && resp.StatusCode == http.StatusConflict {
-		r, err := g.findRequest(c, head, body)
-		if err == nil && r.Number == 0 {
-			err = &Error{Kind: Gitea, Doing: "opening the pull request", Status: http.StatusConflict,
-				Words: fmt.Sprintf("Gitea says a pull request from %s already exists, but lists no open one", head)}
+		r, ferr := g.findRequest(c, head, body)
+		if ferr == nil && r.Number == 0 {
+			ferr = &Error{Kind: Gitea, Doing: "opening the pull request", Status: http.StatusConflict,
+				Words: scrub(fmt.Sprintf("%v (and no open pull request from %s is listed)", err, head), g.token)}
 		}
-		return r, err
+		return r, ferr
 	}
 	if err != nil && resp != nil && resp.StatusCode == http.StatusNotFound {
 		return Request{}, &Error{Kind: Gitea, Doing: "opening the pull request", Status: http.StatusNotFound,
