@@ -532,3 +532,30 @@ func TestGiteaClientIsSafeForConcurrentUse(t *testing.T) {
 		t.Errorf("%d comments, want 4", n)
 	}
 }
+
+// Two clicks (or replicas) at once open one pull request: the loser of
+// the race meets Gitea's 409 and answers with the winner's.
+func TestGiteaOpensOncePerRace(t *testing.T) {
+	ctx := context.Background()
+	bare, _ := bareWithBranch(t)
+	s := fakegitea.New("gt_good")
+	t.Cleanup(s.Close)
+	s.AddRepo("acme/r", bare, true)
+	got := make(chan forge.Request, 4)
+	for range 4 {
+		go func() {
+			r, err := giteaClient(t, s, "acme/r", "gt_good").OpenRequest(ctx, "h9/x", "main", "t", "b")
+			if err != nil {
+				t.Error(err)
+			}
+			got <- r
+		}()
+	}
+	numbers := map[int]bool{}
+	for range 4 {
+		numbers[(<-got).Number] = true
+	}
+	if len(s.Pulls("acme/r")) != 1 || len(numbers) != 1 {
+		t.Errorf("%d pull requests, numbers %v: want one", len(s.Pulls("acme/r")), numbers)
+	}
+}
