@@ -25,6 +25,7 @@ var layers = []struct {
 	{"textcut", 0},
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
+	{"workspace/forge/fakegitea", 1}, // a fake: tests only
 	{"workspace/forge/fakegitlab", 1},
 	{"workspace/forge/forgetest", 2},
 	{"workspace/egress", 1},

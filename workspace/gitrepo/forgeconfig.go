@@ -79,6 +79,8 @@ func (r Repo) checkForge() (Repo, error) {
 		return r, fmt.Errorf("forge.api is required for gitea (like https://git.example.com/api/v1/)")
 	case c.API != "" && !validAPI(c.API):
 		return r, fmt.Errorf("forge.api %q must be an http(s) URL ending in /", c.API)
+	case kind == forge.Gitea && !strings.HasSuffix(c.API, "/api/v1/"):
+		return r, fmt.Errorf("forge.api %q for gitea must end in /api/v1/ (like https://git.example.com/api/v1/)", c.API)
 	case c.TokenEnv != "" && !envNameRE.MatchString(c.TokenEnv):
 		return r, fmt.Errorf("forge.token_env %q is not an environment variable name", c.TokenEnv)
 	}
