@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/bot/slackapi"
 )
 
 // checklist is one session's checklist message with coalesced edits: at
@@ -15,7 +16,7 @@ import (
 // Safe for concurrent use (the run's events and the actor both set it).
 type checklist struct {
 	ctx      context.Context // the session's: its edits stop when its lease is lost
-	api      *slackAPI
+	api      *slackapi.Client
 	log      *slog.Logger
 	channel  string
 	thread   string
@@ -175,10 +176,10 @@ func (c *checklist) flush() {
 // post is tried again on the next change.
 func (c *checklist) send(ts string, m render.Message) {
 	if ts != "" {
-		_ = c.api.update(c.ctx, c.log, c.channel, ts, m)
+		_ = c.api.Update(c.ctx, c.log, c.channel, ts, m)
 		return
 	}
-	posted, err := c.api.post(c.ctx, c.log, c.channel, c.thread, m)
+	posted, err := c.api.PostMessage(c.ctx, c.log, c.channel, c.thread, m)
 	if c.firstDone != nil {
 		c.firstOnce.Do(func() { close(c.firstDone) })
 	}

@@ -2,9 +2,9 @@ package bot
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/h9-app/h9/agent/store"
+	"github.com/h9-app/h9/bot/slackapi"
 )
 
 // Leases is how replicas of h9 share sessions: a replica works on a
@@ -25,29 +25,8 @@ type Leases interface {
 	OnLeaseLost(f func(store.Lease))
 }
 
-// leaseCheck rides on the context of a session's Slack calls: the lease
-// they are made under, and how to tell whether it still holds.
-type leaseCheck struct {
-	lease store.Lease
-	valid func(store.Lease) bool
-}
-
-type leaseKey struct{}
-
-// withLease marks ctx's Slack calls as made under l.
+// withLease marks ctx's Slack calls as made under l: once valid(l) is
+// false they are refused unsent (bot/slackapi's lease gate).
 func withLease(ctx context.Context, l store.Lease, valid func(store.Lease) bool) context.Context {
-	return context.WithValue(ctx, leaseKey{}, leaseCheck{lease: l, valid: valid})
-}
-
-// leaseGate refuses a Web API request made under a lease this replica no
-// longer holds, at the last moment before it leaves the process: a
-// replica paused past its lease posts nothing once it resumes, whatever
-// its goroutines were about to send.
-type leaseGate struct{ next http.RoundTripper }
-
-func (g leaseGate) RoundTrip(r *http.Request) (*http.Response, error) {
-	if c, ok := r.Context().Value(leaseKey{}).(leaseCheck); ok && !c.valid(c.lease) {
-		return nil, errLeaseLost
-	}
-	return g.next.RoundTrip(r)
+	return slackapi.WithLease(ctx, func() bool { return valid(l) })
 }
