@@ -52,11 +52,11 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b, err := bot.New(botConfig(cfg, st, engine, repos, ws, log, metrics))
+	b, err := bot.New(net.intoBot(botConfig(cfg, st, engine, repos, ws, log, metrics)))
 	if err != nil {
 		return fmt.Errorf("bot: %w", err)
 	}
-	net.serve(b.SessionRepo)
+	net.serve(b)
 	srv, err := serveHTTP(cfg, metrics, b, st, log.With("component", "http"))
 	if err != nil {
 		return err

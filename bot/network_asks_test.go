@@ -1,0 +1,210 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/egress"
+)
+
+// needBwrap skips only on a developer machine without bubblewrap; in CI
+// it fails.
+func needBwrap(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set but bwrap is missing: %v", err)
+		}
+		t.Skipf("bwrap not installed (apt-get install bubblewrap): %v", err)
+	}
+}
+
+// netRig is h9's egress proxy wired to the env's bot as cmd/h9 wires it:
+// a base allow list, plus what the bot says the thread allowed.
+type netRig struct {
+	gw  *egress.Gateway
+	bot atomic.Pointer[Bot]
+}
+
+// allowEntry is the proxy as the bot sees it (cmd/h9's gatewayAllow).
+type allowEntry struct{ gw *egress.Gateway }
+
+func (a allowEntry) Allow(sessionID, entry string) error {
+	e, err := egress.ParseEntry(entry)
+	if err == nil {
+		a.gw.Allow(sessionID, e)
+	}
+	return err
+}
+
+// loopbackDNS resolves every *.test name to 127.0.0.1: the one boundary
+// replaced, so the test's hosts are its local servers.
+type loopbackDNS struct{}
+
+func (loopbackDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if strings.HasSuffix(host, ".test") {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+func newNetRig(t *testing.T, base ...string) *netRig {
+	t.Helper()
+	basePol, err := egress.NewPolicy(base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &netRig{}
+	policy := func(sid string) (egress.Policy, error) {
+		_, allowed, err := r.bot.Load().SessionNetwork(context.Background(), sid)
+		if err != nil {
+			return egress.Policy{}, err
+		}
+		more, err := egress.NewPolicy(allowed, nil)
+		return basePol.With(more.Entries()...), err
+	}
+	refused := func(a egress.Attempt) { r.bot.Load().NetworkRefused(a.SessionID, a.Command, a.HostPort) }
+	if r.gw, err = egress.New(egress.Config{Policy: policy, Refused: refused, Resolver: loopbackDNS{}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.gw.Close() })
+	return r
+}
+
+// newNetEnv is a bot whose workspaces run in the real sandbox, their
+// only way out the rig's proxy.
+func newNetEnv(t *testing.T, r *netRig, cfgFn ...func(*Config)) *env {
+	t.Helper()
+	needBwrap(t)
+	cfgFn = append(cfgFn, func(c *Config) { c.Network = allowEntry{r.gw} })
+	e := prepareEnv(t, t.TempDir(), cfgFn...)
+	e.workspaces = func(c *workspace.Config) { c.Sandbox, c.Network = "bwrap", r.gw }
+	e.start()
+	r.bot.Store(e.bot)
+	return e
+}
+
+// helloServer is a local server the sandbox reaches by the name host
+// (through the proxy: the namespace's own loopback is not the host's).
+func helloServer(t *testing.T, host string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "hello-through-proxy") }))
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	return host + ":" + port
+}
+
+// A command refused two hosts (one of them twice): the thread hears of
+// each once, with the command's words and the buttons; Allow for this
+// session lets the next run's command through, and its request says so;
+// Deny keeps the host out and says who denied; a stranger's click and a
+// second decision change nothing; a restart tells nothing again.
+func TestRefusedHostToldOnceThenAllowedOrDenied(t *testing.T) {
+	// 127.0.0.1 names the address the test names resolve to; the names
+	// themselves are not allowed.
+	r := newNetRig(t, "allowed.test", "127.0.0.1")
+	e := newNetEnv(t, r)
+	good, bad := helloServer(t, "good.test"), helloServer(t, "bad.test")
+	curl := func(hp string) string { return "curl -sS -m 20 http://" + hp + "/" }
+	e.model.Enqueue(
+		fakemodel.ToolCall("bash", fmt.Sprintf(`{"command":"%s; %s; %s"}`, curl(good), curl(good), curl(bad))),
+		fakemodel.Text("Both refused."),
+	)
+	thread := e.startSession("run", "fetch two things")
+	e.waitMessage(thread, "Both refused.", 1)
+	e.waitMessage(thread, render.ActionNetAllowSession, 2)
+	goodAsk, badAsk := e.networkAsk(thread, good), e.networkAsk(thread, bad)
+	want := "` tried to reach `" + good + "`, which is not allowed"
+	if !strings.Contains(goodAsk.Text, want) || !strings.HasPrefix(goodAsk.Text, "`curl -sS") {
+		t.Errorf("ask text %q, want the command and %q", goodAsk.Text, want)
+	}
+	if b := blocksText(goodAsk); !strings.Contains(b, render.LabelNetAllowSession) || !strings.Contains(b, render.LabelNetDeny) || strings.Contains(b, render.ActionNetAllowRepo) {
+		t.Errorf("buttons of a session without a repository: %s", b)
+	}
+
+	e.click("U2", goodAsk.TS, render.ActionNetAllowSession)
+	e.waitEphemeral(testChannel, "U2", "Only <@"+testUser+">")
+	e.click(testUser, goodAsk.TS, render.ActionNetAllowSession)
+	e.click(testUser, badAsk.TS, render.ActionNetDeny)
+	e.waitFor("both decided", func() bool {
+		g, _ := e.slack.Message(testChannel, goodAsk.TS)
+		b, _ := e.slack.Message(testChannel, badAsk.TS)
+		return strings.Contains(g.Text, "Allowed by <@"+testUser+"> for this session") && strings.Contains(b.Text, "Denied by <@"+testUser+">")
+	})
+	for _, ts := range []string{goodAsk.TS, badAsk.TS} {
+		if m, _ := e.slack.Message(testChannel, ts); strings.Contains(string(m.Blocks), render.ActionNetDeny) {
+			t.Errorf("a decided message keeps its buttons: %s", m.Blocks)
+		}
+	}
+	sid := newSessionID(testTeam, testChannel, thread)
+	e.clickValue(testUser, badAsk.TS, render.ActionNetAllowSession, render.BlockNetworkActions, render.ButtonValue{SessionID: sid, StepID: bad})
+	e.waitEphemeral(testChannel, testUser, "already decided")
+
+	e.model.Enqueue(
+		fakemodel.ToolCall("bash", fmt.Sprintf(`{"command":"%s; %s"}`, curl(good), curl(bad))),
+		fakemodel.Text("Fetched again."),
+	)
+	calls := len(e.model.Requests())
+	e.reply(testUser, thread, "try again")
+	e.waitMessage(thread, "Fetched again.", 1)
+	if first := e.lastUserMessage(calls); !strings.Contains(first, "allowed your commands to reach `"+good+"`") || strings.Contains(first, bad) {
+		t.Errorf("the next request does not say what was allowed: %q", first)
+	}
+	if out := e.toolResult(calls + 1); !strings.Contains(out, "hello-through-proxy") || !strings.Contains(out, "h9 refused "+bad) {
+		t.Errorf("after Allow and Deny the command saw:\n%s", out)
+	}
+	if n := len(e.botMessages(thread, "tried to reach")); n != 2 {
+		t.Errorf("%d network messages in the thread, want 2", n)
+	}
+
+	e.restart()
+	r.bot.Store(e.bot)
+	e.bot.NetworkRefused(sid, "curl", bad)
+	e.bot.NetworkRefused(sid, "curl", "other.test:80")
+	e.networkAsk(thread, "other.test:80")
+	if n := len(e.botMessages(thread, "tried to reach `"+bad+"`")); n != 1 {
+		t.Errorf("after a restart %s was told %d times", bad, n)
+	}
+}
+
+// networkAsk waits for the thread's message about hostPort.
+func (e *env) networkAsk(thread, hostPort string) fakeslack.Message {
+	e.t.Helper()
+	var m fakeslack.Message
+	e.waitFor("the message about "+hostPort, func() bool {
+		got := e.botMessages(thread, "tried to reach `"+hostPort+"`")
+		if len(got) > 0 {
+			m = got[0]
+		}
+		return len(got) > 0
+	})
+	return m
+}
+
+// toolResult is the last tool message of the i-th model request.
+func (e *env) toolResult(i int) string {
+	reqs := e.model.Requests()
+	if i >= len(reqs) {
+		return ""
+	}
+	msgs := reqs[i].Messages
+	for j := len(msgs) - 1; j >= 0; j-- {
+		if msgs[j].Role == "tool" {
+			return msgs[j].Content
+		}
+	}
+	return ""
+}
