@@ -126,6 +126,9 @@ func TestRefusedHostToldOnceThenAllowedOrDenied(t *testing.T) {
 	thread := e.startSession("run", "fetch two things")
 	e.waitMessage(thread, "Both refused.", 1)
 	e.waitMessage(thread, render.ActionNetAllowSession, 2)
+	if out := e.toolResult(1); !strings.Contains(out, "h9 refused "+good) || !strings.Contains(out, "press Allow on the message h9 posts about it in the session's Slack thread") {
+		t.Errorf("the command's 403 does not say how to allow the host:\n%s", out)
+	}
 	goodAsk, badAsk := e.networkAsk(thread, good), e.networkAsk(thread, bad)
 	want := "` tried to reach `" + good + "`, which is not allowed"
 	if !strings.Contains(goodAsk.Text, want) || !strings.HasPrefix(goodAsk.Text, "`curl -sS") {
@@ -207,4 +210,51 @@ func (e *env) toolResult(i int) string {
 		}
 	}
 	return ""
+}
+
+// In a repository session an admin may allow a refused host for the
+// repository: it is stored, shown by /h9 repos, and on the allow list of
+// the repository's other sessions; the owner who is no admin is told so.
+func TestRefusedHostAllowedForTheRepository(t *testing.T) {
+	const admin = "U9"
+	e := newRepoEnv(t, "", func(c *Config) { c.Admins = []string{admin} })
+	e.model.Enqueue(fakemodel.Text("Nothing to do."))
+	thread := e.startSession("run", "[repo=backend] look around")
+	e.waitMessage(thread, "Nothing to do.", 1)
+	sid := newSessionID(testTeam, testChannel, thread)
+	const hp = "proxy.golang.org:443"
+	e.bot.NetworkRefused(sid, "go mod download", hp)
+	ask := e.networkAsk(thread, hp)
+	if !strings.HasPrefix(ask.Text, "`go mod download` tried to reach `"+hp+"`, which is not allowed") {
+		t.Errorf("ask text %q", ask.Text)
+	}
+	if b := blocksText(ask); !strings.Contains(b, "Allow for backend") {
+		t.Errorf("no repository button: %s", b)
+	}
+
+	e.click(testUser, ask.TS, render.ActionNetAllowRepo)
+	e.waitEphemeral(testChannel, testUser, "Only an h9 admin")
+	if _, allowed, _ := e.bot.SessionNetwork(e.ctx, sid); len(allowed) != 0 {
+		t.Fatalf("allowed before an admin did: %q", allowed)
+	}
+	e.click(admin, ask.TS, render.ActionNetAllowRepo)
+	e.waitFor("the decision", func() bool {
+		m, _ := e.slack.Message(testChannel, ask.TS)
+		return strings.Contains(m.Text, "Allowed by <@"+admin+"> for backend")
+	})
+	if ack := ackText(e.slash(testUser, testChannel, "repos")); !strings.Contains(ack, "allowed from threads: `"+hp+"`") {
+		t.Errorf("/h9 repos: %s", ack)
+	}
+
+	e.model.Enqueue(fakemodel.Text("Second."))
+	other := e.startSession("run", "[repo=backend] another")
+	e.waitMessage(other, "Second.", 1)
+	repo, allowed, err := e.bot.SessionNetwork(e.ctx, newSessionID(testTeam, testChannel, other))
+	if err != nil || repo != "backend" || len(allowed) != 1 || allowed[0] != hp {
+		t.Errorf("another session of backend: %q %q %v", repo, allowed, err)
+	}
+	e.restart()
+	if ack := ackText(e.slash(testUser, testChannel, "repos")); !strings.Contains(ack, hp) {
+		t.Errorf("/h9 repos after a restart: %s", ack)
+	}
 }
