@@ -167,13 +167,13 @@ func (m *move) decide(i int, user, repo string, allowed bool) {
 	if a.TS != "" {
 		m.do(effUpdate{ts: a.TS, msg: render.RenderNetworkDecided(user, a.Command, a.HostPort, repo, allowed)})
 	}
+	if allowed && !slices.Contains(n.Since, a.HostPort) {
+		n.Since = append(n.Since, a.HostPort)
+	}
+	m.do(effSave{}) // first: a command starting now reads the allow list from the store
 	if allowed {
-		if !slices.Contains(n.Since, a.HostPort) {
-			n.Since = append(n.Since, a.HostPort)
-		}
 		m.do(effAllowNow{hostPort: a.HostPort})
 	}
-	m.do(effSave{})
 }
 
 // withNetworkNews gives req the hosts allowed since the agent's last

@@ -258,3 +258,20 @@ func TestRefusedHostAllowedForTheRepository(t *testing.T) {
 		t.Errorf("/h9 repos after a restart: %s", ack)
 	}
 }
+
+// Allow for this session reaches a command that is still running: its
+// next request through the proxy gets through, without a new command.
+func TestAllowReachesTheRunningCommand(t *testing.T) {
+	r := newNetRig(t, "allowed.test", "127.0.0.1")
+	e := newNetEnv(t, r)
+	hp := helloServer(t, "late.test")
+	loop := "for i in $(seq 1 600); do curl -s -m 5 http://" + hp + "/ | grep -q hello-through-proxy && echo GOT-IT-AFTER-ALLOW && break; sleep 0.1; done"
+	e.model.Enqueue(fakemodel.ToolCall("bash", `{"command":"`+loop+`"}`), fakemodel.Text("Loop ended."))
+	thread := e.startSession("run", "wait for the host")
+	ask := e.networkAsk(thread, hp)
+	e.click(testUser, ask.TS, render.ActionNetAllowSession)
+	e.waitMessage(thread, "Loop ended.", 1)
+	if out := e.toolResult(1); !strings.Contains(out, "GOT-IT-AFTER-ALLOW") {
+		t.Errorf("the running command never got through:\n%s", out)
+	}
+}
