@@ -147,6 +147,9 @@ func (l limitListener) Accept() (net.Conn, error) {
 			conn.Close()
 			continue
 		}
+		if uc, ok := conn.(*net.UnixConn); ok {
+			conn = newPassedConn(uc) // the forwarder's, or a client's own
+		}
 		sc := &slotConn{Conn: conn, guard: &headerGuard{Conn: conn}, c: l.c}
 		if !l.c.track(sc) {
 			sc.Close()

@@ -171,10 +171,17 @@ func (c *command) tunnel(w http.ResponseWriter, r *http.Request, t target) {
 // unwrap gives the socket itself, so copies can splice (the guard has
 // nothing left to give once the header is read: buffered bytes were sent).
 func unwrap(c net.Conn) net.Conn {
-	if sc, ok := c.(*slotConn); ok && len(sc.guard.head) == 0 {
-		return sc.Conn
+	sc, ok := c.(*slotConn)
+	if !ok || len(sc.guard.head) > 0 {
+		return c
 	}
-	return c
+	if pc, ok := sc.Conn.(*passedConn); ok {
+		if pc.pending() {
+			return c
+		}
+		return pc.current()
+	}
+	return sc.Conn
 }
 
 // pipe copies both ways until one side is done, then closes both.
