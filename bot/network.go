@@ -12,18 +12,9 @@ import (
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
-// networkLookupTimeout bounds the store read behind a command's allow list.
+// networkLookupTimeout bounds the store read behind a command's allow list
+// (SessionNetwork, network_actor.go).
 const networkLookupTimeout = 10 * time.Second
-
-// SessionRepo is the name of the session's repository ("" for none), for
-// h9's egress proxy to pick the session's allow list when a command starts.
-func (b *Bot) SessionRepo(ctx context.Context, sessionID string) (string, error) {
-	s, err := b.sessionByID(ctx, sessionID)
-	if err != nil || s == nil {
-		return "", err
-	}
-	return s.repoName(), nil
-}
 
 // sessionByID reads a session from the store; nil when there is none.
 func (b *Bot) sessionByID(ctx context.Context, sessionID string) (*Session, error) {

@@ -117,6 +117,8 @@ func (b *Bot) addRepoAllowed(ctx context.Context, repo, entry string) error {
 // repository's stored entries and the session's own, for the egress proxy
 // when a command starts; repo is the session's repository ("" for none).
 func (b *Bot) SessionNetwork(ctx context.Context, sessionID string) (repo string, allowed []string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, networkLookupTimeout)
+	defer cancel()
 	s, err := b.sessionByID(ctx, sessionID)
 	if err != nil || s == nil {
 		return "", nil, err
