@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -121,6 +122,7 @@ func (c *command) forward(w http.ResponseWriter, r *http.Request, t target) {
 		},
 		Transport:     c.tr,
 		FlushInterval: -1,
+		BufferPool:    copyBuffers,
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			c.g.count(DecisionError)
 			http.Error(w, "h9 proxy: "+err.Error(), http.StatusBadGateway)
@@ -128,6 +130,15 @@ func (c *command) forward(w http.ResponseWriter, r *http.Request, t target) {
 	}
 	rp.ServeHTTP(w, r.WithContext(ctx))
 }
+
+// copyBuffers are plain HTTP forwarding's copy buffers: larger than
+// ReverseProxy's 32 KiB, so a download takes fewer system calls.
+var copyBuffers = &bufferPool{p: sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}}
+
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte  { return *(b.p.Get().(*[]byte)) }
+func (b *bufferPool) Put(s []byte) { b.p.Put(&s) }
 
 // tunnel connects to the checked address and then copies bytes both
 // ways, never looking inside (TLS stays end to end).
@@ -168,8 +179,9 @@ func (c *command) tunnel(w http.ResponseWriter, r *http.Request, t target) {
 	pipe(unwrap(client), up)
 }
 
-// unwrap gives the socket itself, so copies can splice (the guard has
-// nothing left to give once the header is read: buffered bytes were sent).
+// unwrap gives the socket itself, so copies read it directly (the guard
+// has nothing left to give once the header is read: buffered bytes were
+// sent).
 func unwrap(c net.Conn) net.Conn {
 	sc, ok := c.(*slotConn)
 	if !ok || len(sc.guard.head) > 0 {
@@ -188,11 +200,11 @@ func unwrap(c net.Conn) net.Conn {
 func pipe(a, b net.Conn) {
 	done := make(chan struct{})
 	go func() {
-		io.Copy(b, a)
+		copyConn(b, a)
 		closeWrite(b)
 		close(done)
 	}()
-	io.Copy(a, b)
+	copyConn(a, b)
 	closeWrite(a)
 	<-done
 }
