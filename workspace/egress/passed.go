@@ -13,7 +13,7 @@ import (
 // The in-sandbox forwarder does not copy bytes: it hands the proxy each
 // client's TCP socket over the unix socket (one zero byte carrying the
 // descriptor, SCM_RIGHTS), and the proxy serves that socket itself. Bytes
-// then take one hop, server to proxy to client, spliced TCP to TCP, as
+// then take one hop, server to proxy to client, TCP to TCP (copy.go), as
 // through any proxy (BENCHMARKS.md, issue 21). A client that speaks HTTP
 // on the unix socket directly is served as before.
 
