@@ -113,7 +113,7 @@ func (e evNetworkClick) apply(m *move) {
 	s := m.s
 	i := s.Network.ask(e.hostPort)
 	if i < 0 {
-		m.tell(e.user, "This host was already decided, so nothing happened.")
+		m.postEphemeral(e.user, "This host was already decided, so nothing happened.")
 		return
 	}
 	switch e.action {
@@ -128,9 +128,9 @@ func (e evNetworkClick) apply(m *move) {
 	case render.ActionNetAllowRepo:
 		switch {
 		case s.Repo == nil:
-			m.tell(e.user, "This session has no repository, so nothing happened.")
+			m.postEphemeral(e.user, "This session has no repository, so nothing happened.")
 		case !e.admin:
-			m.tell(e.user, "Only an h9 admin can allow a host for a repository; you can allow it for this session.")
+			m.postEphemeral(e.user, "Only an h9 admin can allow a host for a repository; you can allow it for this session.")
 		default:
 			m.do(effAllowForRepo{user: e.user, repo: s.Repo.Name, hostPort: e.hostPort})
 		}
@@ -148,7 +148,7 @@ func (e evRepoAllowed) apply(m *move) {
 	i := m.s.Network.ask(e.hostPort)
 	if e.err != nil {
 		m.logError("saving a repository's allowed host", "repo", e.repo, "host", e.hostPort, "err", e.err)
-		m.tell(e.user, "h9 could not save "+e.hostPort+" to "+e.repo+"'s allow list, so nothing changed; try again.")
+		m.postEphemeral(e.user, "h9 could not save "+e.hostPort+" to "+e.repo+"'s allow list, so nothing changed; try again.")
 		return
 	}
 	if i >= 0 {
