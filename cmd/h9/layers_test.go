@@ -22,6 +22,7 @@ var layers = []struct {
 	rank   int
 }{
 	{"planning", 0},
+	{"textcut", 0},
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
 	{"workspace/egress", 1},
