@@ -25,7 +25,7 @@ var layers = []struct {
 	{"textcut", 0},
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
-	{"workspace/egress", 1},
+	{"workspace/egress", 0},
 	{"workspace", 1},
 	{"workspace/gitrepo", 2},
 	{"agent/store", 1},
