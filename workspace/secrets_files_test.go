@@ -35,3 +35,21 @@ func TestFileToolsScrubSetupSecrets(t *testing.T) {
 		}
 	}
 }
+
+// A value cut across writes is still scrubbed; what could start one is
+// held back until Flush.
+func TestScrubWriterAcrossWrites(t *testing.T) {
+	var out strings.Builder
+	w := NewScrubWriter(&out, []Secret{{Name: "T", Value: "secret-value-123"}, {Name: "U", Value: "other-9876543"}})
+	for _, p := range []string{"a secr", "et-value-1", "23 and other-98", "76543 then secret-v"} {
+		if _, err := w.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "a [REDACTED:T] and [REDACTED:U] then secret-v"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
