@@ -25,6 +25,9 @@ var layers = []struct {
 	{"textcut", 0},
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
+	{"workspace/forge/fakegitea", 1}, // a fake: tests only
+	{"workspace/forge/fakegitlab", 1},
+	{"workspace/forge/forgetest", 2},
 	{"workspace/egress", 0},
 	{"workspace", 1},
 	{"workspace/gitrepo", 2},
