@@ -56,3 +56,17 @@ func networkRows() []row {
 			check:   func(t *testing.T, s Session) { wantAllowed(t, s, nil, []string{refusedHP}) }}, asked, withRepo(true)),
 	)
 }
+
+// The hosts allowed since go with the next execution run's request, once;
+// a plan run has no network and leaves them for the next one.
+func TestNetworkNewsGoesWithTheNextExecutionRun(t *testing.T) {
+	news := func(s *Session) { s.Network = &SessionNetwork{Since: []string{refusedHP}} }
+	next, effs := transition(sess(stateIdle, news), evReply{user: "U1", text: "go on", ts: "1.7"})
+	if next.Request.Network == nil || !slices.Equal(next.Request.Network.Allowed, []string{refusedHP}) || len(next.Network.Since) != 0 {
+		t.Errorf("request %+v, since %v (effects %v)", next.Request, next.Network.Since, effs)
+	}
+	planned, _ := transition(sess(stateIdle, news, planMode), evReply{user: "U1", text: "revise", ts: "1.7"})
+	if planned.Request.Network != nil || len(planned.Network.Since) != 1 {
+		t.Errorf("a plan run took the news: %+v, since %v", planned.Request, planned.Network.Since)
+	}
+}

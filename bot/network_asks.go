@@ -5,6 +5,7 @@ import (
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/planning"
 )
 
 // A host the session's allow list refused is told to the thread once per
@@ -177,9 +178,10 @@ func (m *move) decide(i int, user, repo string, allowed bool) {
 }
 
 // withNetworkNews gives req the hosts allowed since the agent's last
-// request, once (a run that only proceeds sends no new prompt).
+// request, once: not to a run that only proceeds (it sends no new prompt)
+// nor to a plan run (it has no network); the next execution run hears.
 func (s *Session) withNetworkNews(req agent.Request) agent.Request {
-	if s.Network == nil || len(s.Network.Since) == 0 || req.Intent == agent.IntentProceed {
+	if s.Network == nil || len(s.Network.Since) == 0 || req.Intent == agent.IntentProceed || s.Mode == planning.PlanModePlan {
 		return req
 	}
 	req.Network = &agent.NetworkNews{Allowed: s.Network.Since}
