@@ -16,6 +16,9 @@ import (
 	"github.com/h9-app/h9/workspace/egress"
 )
 
+// pacedRate is the paced variants' server speed, bytes a second.
+const pacedRate = 500_000_000
+
 // BenchmarkSandboxDownload200MB is the whole way out, side by side in one
 // run, with curl as the client:
 //   - direct: curl on the host straight to a loopback server;
@@ -25,7 +28,9 @@ import (
 //     the proxy (passSocket, as the forwarder does now);
 //   - sandbox-tunnel, sandbox-forward: curl in the real sandbox, through
 //     the forwarder and the proxy, in a CONNECT tunnel (as https goes) or
-//     as plain HTTP forwarding.
+//     as plain HTTP forwarding;
+//   - paced-direct, paced-sandbox-tunnel: direct and sandbox-tunnel from a
+//     server paced to pacedRate.
 //
 // curl-MB/s is curl's own average speed (a sandbox's start-up is not
 // counted); cpu-ms is the CPU time of the whole download (server, proxy,
@@ -37,7 +42,7 @@ func BenchmarkSandboxDownload200MB(b *testing.B) {
 	if err != nil {
 		b.Skip("curl not installed (apt-get install curl)")
 	}
-	url := "http://" + zeroServer(b, size) + "/blob"
+	url := "http://" + zeroServer(b, size, 0) + "/blob"
 	pol, err := egress.NewPolicy([]string{"127.0.0.1"}, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -55,6 +60,7 @@ func BenchmarkSandboxDownload200MB(b *testing.B) {
 		}
 	}
 	b.Run("direct", func(b *testing.B) { benchCurl(b, size, hostCurl()) })
+	paced := strings.Fields("-sS -o /dev/null -w %{size_download}:%{speed_download} http://" + zeroServer(b, size, pacedRate) + "/blob")
 	for _, v := range []struct {
 		name string
 		hand func(c *net.TCPConn, up *net.UnixConn)
@@ -67,15 +73,24 @@ func BenchmarkSandboxDownload200MB(b *testing.B) {
 	w := openWS(b, newManagerWith(b, Config{Sandbox: "bwrap", Network: gw}), "bench")
 	// The namespace's loopback is its own: -x sends 127.0.0.1 through the
 	// proxy, to the host's; -p makes it a CONNECT tunnel.
-	for _, v := range []struct{ name, flags string }{{"sandbox-tunnel", "-p "}, {"sandbox-forward", ""}} {
-		cmd := "curl --noproxy '' -x $HTTP_PROXY " + v.flags + strings.Join(speed, " ")
-		b.Run(v.name, func(b *testing.B) {
-			benchCurl(b, size, func() (string, error) {
-				res, err := w.Bash(context.Background(), cmd, BashOptions{})
-				return strings.TrimSpace(strings.TrimSuffix(res.Output, "[exit code 0]")), err
-			})
-		})
+	sandboxCurl := func(args string) func() (string, error) {
+		cmd := "curl --noproxy '' -x $HTTP_PROXY " + args
+		return func() (string, error) {
+			res, err := w.Bash(context.Background(), cmd, BashOptions{})
+			return strings.TrimSpace(strings.TrimSuffix(res.Output, "[exit code 0]")), err
+		}
 	}
+	b.Run("sandbox-tunnel", func(b *testing.B) { benchCurl(b, size, sandboxCurl("-p "+strings.Join(speed, " "))) })
+	b.Run("sandbox-forward", func(b *testing.B) { benchCurl(b, size, sandboxCurl(strings.Join(speed, " "))) })
+	// The same at a paced 500 MB/s, a fast link's speed: the proxy's CPU
+	// is then not what limits a download.
+	b.Run("paced-direct", func(b *testing.B) {
+		benchCurl(b, size, func() (string, error) {
+			out, err := exec.Command(curl, paced...).Output()
+			return string(out), err
+		})
+	})
+	b.Run("paced-sandbox-tunnel", func(b *testing.B) { benchCurl(b, size, sandboxCurl("-p "+strings.Join(paced, " "))) })
 }
 
 // hostForwarder listens on loopback and hands each connection to a new
@@ -156,15 +171,28 @@ func cpuTime() time.Duration {
 	return t
 }
 
-// zeroServer serves size zero bytes on loopback, without allocating.
-func zeroServer(b *testing.B, size int64) string {
+// zeroServer serves size zero bytes on loopback, without allocating; a
+// rate > 0 paces it to that many bytes a second (a link, not the CPU, the
+// limit).
+func zeroServer(b *testing.B, size, rate int64) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
-		io.CopyN(w, zeroReader{}, size)
+		if rate <= 0 {
+			io.CopyN(w, zeroReader{}, size)
+			return
+		}
+		const chunk = 1 << 20
+		start := time.Now()
+		for sent := int64(0); sent < size; sent += chunk {
+			if _, err := io.CopyN(w, zeroReader{}, min(chunk, size-sent)); err != nil {
+				return
+			}
+			time.Sleep(time.Until(start.Add(time.Duration(sent+chunk) * time.Second / time.Duration(rate))))
+		}
 	})}
 	go srv.Serve(ln)
 	b.Cleanup(func() { srv.Close() })
