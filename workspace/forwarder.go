@@ -94,7 +94,11 @@ func forwardConn(c net.Conn) {
 	}
 	if err != nil {
 		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 32\r\n\r\nh9: the network proxy is gone.\r\n")
+		return
 	}
+	port := c.RemoteAddr().(*net.TCPAddr).Port
+	c.Close() // the proxy holds the socket now
+	answerWho(up, port)
 }
 
 // passSocket sends c's descriptor to the proxy; the kernel keeps the

@@ -58,6 +58,7 @@ func (g *Gateway) startCommand(s *session, pol Policy, line string) (*command, e
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(io.Discard, "", 0),
 		ConnState:         c.connState,
+		ConnContext:       withConn,
 	}
 	c.server.SetKeepAlivesEnabled(false) // one request per connection: headerGuard checks it
 	g.mu.Lock()

@@ -34,7 +34,7 @@ func (c *command) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	t, err := decide(r.Context(), c.g.cfg.Resolver, c.g.own, c.g.policyOf(c), host, port)
 	if err != nil {
-		c.refuse(w, err)
+		c.refuse(w, r, err)
 		return
 	}
 	c.g.count(DecisionAllowed)
@@ -93,7 +93,7 @@ func destination(r *http.Request) (string, int, error) {
 
 // refuse answers 403 with the reason (502 when resolution failed), and
 // tells a fixable refusal to the thread.
-func (c *command) refuse(w http.ResponseWriter, err error) {
+func (c *command) refuse(w http.ResponseWriter, r *http.Request, err error) {
 	var ref *Refused
 	if !errors.As(err, &ref) {
 		c.g.count(DecisionError)
@@ -102,7 +102,7 @@ func (c *command) refuse(w http.ResponseWriter, err error) {
 	}
 	c.g.count(DecisionRefused)
 	if ref.Fixable {
-		c.g.tell(c, ref.HostPort)
+		c.g.tell(c, ref.HostPort, func() string { return whoOf(r) })
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-H9-Refused", ref.HostPort)
