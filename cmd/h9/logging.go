@@ -55,7 +55,7 @@ func secretsOf(c Config) scrubber {
 	values = append(values, c.forgeSecrets()...)
 	sc := newScrubber(values...)
 	// The repositories' setup secrets by name, as the workspace shows
-	// them in command output (ARCHITECTURE.md, "Secrets for setup").
+	// them in command output (ARCHITECTURE.md, "Network for the agent").
 	// First, so a value that is also h9's own secret reads by its name.
 	var named scrubber
 	for n, v := range c.secrets {

@@ -12,8 +12,8 @@ import (
 // checkNoSecrets refuses a push whose commits hold a setup secret's value
 // (an .npmrc setup wrote, committed with the session's work): h9 never
 // sends a secret, to the forge no more than to Slack (ARCHITECTURE.md,
-// "Secrets for setup, and only setup"). Every commit since the base is
-// read, so a value added and removed again is found too.
+// "Network for the agent": secrets reach setup only). Every commit since
+// the base is read, so a value added and removed again is found too.
 func (r *Repos) checkNoSecrets(ctx context.Context, own, ref string) error {
 	secrets := r.allSecrets()
 	if len(secrets) == 0 {
