@@ -1,14 +1,10 @@
 package egress
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -21,19 +17,8 @@ import (
 // through any proxy (BENCHMARKS.md, issue 21). A client that speaks HTTP
 // on the unix socket directly is served as before.
 
-// PassMarker is the byte the forwarder sends with a socket; WhoAsk is the
-// proxy's question back on the same unix socket, answered with the words
-// of the process that opened the connection and a newline.
-const (
-	PassMarker = 0
-	WhoAsk     = '?'
-)
-
-// The forwarder's answer: at most maxWho bytes, within whoTimeout.
-const (
-	maxWho     = 512
-	whoTimeout = time.Second
-)
+// PassMarker is the byte the forwarder sends with a socket.
+const PassMarker = 0
 
 // passedConn is a unix connection that may turn, on its first read, into
 // the TCP socket its first message carried. Deadlines set before the turn
@@ -178,27 +163,6 @@ func (p *passedConn) Close() error {
 	return err
 }
 
-// who asks the forwarder which process opened the passed connection: its
-// words, or "" (no forwarder, no answer in time, asked before). The
-// sandbox answers, so the words are only ever shown, quoted.
-func (p *passedConn) who() string {
-	p.mu.Lock()
-	if !p.passed || p.asked || p.closed {
-		p.mu.Unlock()
-		return ""
-	}
-	p.asked = true
-	p.mu.Unlock()
-	p.unix.SetDeadline(time.Now().Add(whoTimeout))
-	if _, err := p.unix.Write([]byte{WhoAsk}); err != nil {
-		return ""
-	}
-	buf := make([]byte, maxWho)
-	n, _ := io.ReadFull(p.unix, buf)
-	words, _, _ := strings.Cut(string(buf[:n]), "\n")
-	return strings.TrimSpace(strings.ToValidUTF8(words, ""))
-}
-
 func (p *passedConn) LocalAddr() net.Addr  { return p.current().LocalAddr() }
 func (p *passedConn) RemoteAddr() net.Addr { return p.current().RemoteAddr() }
 
@@ -228,25 +192,4 @@ func (p *passedConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil
-}
-
-type connKey struct{}
-
-// withConn keeps a request's connection in its context (http.Server's
-// ConnContext), for whoOf.
-func withConn(ctx context.Context, c net.Conn) context.Context {
-	return context.WithValue(ctx, connKey{}, c)
-}
-
-// whoOf is the words of the process that sent r, "" when unknown.
-func whoOf(r *http.Request) string {
-	sc, _ := r.Context().Value(connKey{}).(*slotConn)
-	if sc == nil {
-		return ""
-	}
-	pc, _ := sc.Conn.(*passedConn)
-	if pc == nil {
-		return ""
-	}
-	return pc.who()
 }
