@@ -138,23 +138,8 @@ func TestRefusedHostToldOnceThenAllowedOrDenied(t *testing.T) {
 		t.Errorf("buttons of a session without a repository: %s", b)
 	}
 
-	e.click("U2", goodAsk.TS, render.ActionNetAllowSession)
-	e.waitEphemeral(testChannel, "U2", "Only <@"+testUser+">")
-	e.click(testUser, goodAsk.TS, render.ActionNetAllowSession)
-	e.click(testUser, badAsk.TS, render.ActionNetDeny)
-	e.waitFor("both decided", func() bool {
-		g, _ := e.slack.Message(testChannel, goodAsk.TS)
-		b, _ := e.slack.Message(testChannel, badAsk.TS)
-		return strings.Contains(g.Text, "Allowed by <@"+testUser+"> for this session") && strings.Contains(b.Text, "Denied by <@"+testUser+">")
-	})
-	for _, ts := range []string{goodAsk.TS, badAsk.TS} {
-		if m, _ := e.slack.Message(testChannel, ts); strings.Contains(string(m.Blocks), render.ActionNetDeny) {
-			t.Errorf("a decided message keeps its buttons: %s", m.Blocks)
-		}
-	}
 	sid := newSessionID(testTeam, testChannel, thread)
-	e.clickValue(testUser, badAsk.TS, render.ActionNetAllowSession, render.BlockNetworkActions, render.ButtonValue{SessionID: sid, StepID: bad})
-	e.waitEphemeral(testChannel, testUser, "already decided")
+	e.allowAndDeny(sid, goodAsk, badAsk, bad)
 
 	e.model.Enqueue(
 		fakemodel.ToolCall("bash", fmt.Sprintf(`{"command":"%s; %s"}`, curl(good), curl(bad))),
@@ -181,6 +166,29 @@ func TestRefusedHostToldOnceThenAllowedOrDenied(t *testing.T) {
 	if n := len(e.botMessages(thread, "tried to reach `"+bad+"`")); n != 1 {
 		t.Errorf("after a restart %s was told %d times", bad, n)
 	}
+}
+
+// allowAndDeny: a stranger's click is refused, the owner allows the first
+// ask and denies the second (denied is its host), both messages lose their
+// buttons, and a stale click on a decided host changes nothing.
+func (e *env) allowAndDeny(sid string, allow, deny fakeslack.Message, denied string) {
+	e.t.Helper()
+	e.click("U2", allow.TS, render.ActionNetAllowSession)
+	e.waitEphemeral(testChannel, "U2", "Only <@"+testUser+">")
+	e.click(testUser, allow.TS, render.ActionNetAllowSession)
+	e.click(testUser, deny.TS, render.ActionNetDeny)
+	e.waitFor("both decided", func() bool {
+		g, _ := e.slack.Message(testChannel, allow.TS)
+		b, _ := e.slack.Message(testChannel, deny.TS)
+		return strings.Contains(g.Text, "Allowed by <@"+testUser+"> for this session") && strings.Contains(b.Text, "Denied by <@"+testUser+">")
+	})
+	for _, ts := range []string{allow.TS, deny.TS} {
+		if m, _ := e.slack.Message(testChannel, ts); strings.Contains(string(m.Blocks), render.ActionNetDeny) {
+			e.t.Errorf("a decided message keeps its buttons: %s", m.Blocks)
+		}
+	}
+	e.clickValue(testUser, deny.TS, render.ActionNetAllowSession, render.BlockNetworkActions, render.ButtonValue{SessionID: sid, StepID: denied})
+	e.waitEphemeral(testChannel, testUser, "already decided")
 }
 
 // networkAsk waits for the thread's message about hostPort.

@@ -62,22 +62,11 @@ func TestBinaryNetworkAndSetupSecret(t *testing.T) {
 	allowedOther.Store(true)
 	e.click(ask.TS, "h9_net_allow_session")
 	e.waitMsg(thread, "Allowed by <@U1> for this session", 1)
-	again, _ := json.Marshal(map[string]string{"command": fmt.Sprintf(`curl -sS --noproxy '' http://%s/now`, o)})
-	e.model.Enqueue(fakemodel.ToolCall("bash", string(again)), fakemodel.Text("Fetched the other."))
-	if _, err := e.slack.PostUserMessage(e.ctx, "U1", "C1", thread, "and the other one"); err != nil {
-		t.Fatal(err)
-	}
-	e.waitMsg(thread, "Fetched the other.", 1)
+	e.curlInThread(thread, "http://"+o+"/now", "Fetched the other.")
 	e.waitMsg(thread, "tried to reach `"+p+"`", 1)
-
 	// After a restart the proxy is new, but the thread was told of p.
 	e.restart()
-	third3, _ := json.Marshal(map[string]string{"command": fmt.Sprintf(`curl -sS --noproxy '' http://%s/again`, p)})
-	e.model.Enqueue(fakemodel.ToolCall("bash", string(third3)), fakemodel.Text("Refused again."))
-	if _, err := e.slack.PostUserMessage(e.ctx, "U1", "C1", thread, "the third again"); err != nil {
-		t.Fatal(err)
-	}
-	e.waitMsg(thread, "Refused again.", 1)
+	e.curlInThread(thread, "http://"+p+"/again", "Refused again.")
 	environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", e.cmd.Process.Pid))
 	e.stop()
 	var seen strings.Builder
@@ -99,4 +88,16 @@ func TestBinaryNetworkAndSetupSecret(t *testing.T) {
 	if n, m := len(e.msgs(thread, "tried to reach `"+o+"`")), len(e.msgs(thread, "tried to reach `"+p+"`")); n != 1 || m != 1 {
 		t.Errorf("the thread was told of %s %d times and of %s %d times, want once each", o, n, p, m)
 	}
+}
+
+// curlInThread replies in thread so that the next run curls url and
+// answers done, and waits for that answer.
+func (e *binEnv) curlInThread(thread, url, done string) {
+	e.t.Helper()
+	args, _ := json.Marshal(map[string]string{"command": "curl -sS --noproxy '' " + url})
+	e.model.Enqueue(fakemodel.ToolCall("bash", string(args)), fakemodel.Text(done))
+	if _, err := e.slack.PostUserMessage(e.ctx, "U1", "C1", thread, "curl "+url); err != nil {
+		e.t.Fatal(err)
+	}
+	e.waitMsg(thread, done, 1)
 }
