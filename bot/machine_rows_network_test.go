@@ -40,10 +40,10 @@ func networkRows() []row {
 			}}),
 		inEvery(all, row{what: "a host told before is not told again", ev: evNetworkRefused{command: "go get", hostPort: refusedHP}}, decided),
 		inEvery(all, row{what: "Allow for this session: saved, then the proxy hears of it", ev: netClick(render.ActionNetAllowSession, false),
-			effects: []string{"log refused host decided", "update 1.5 h9_network_decided", "save", "allow " + refusedHP + " now"},
+			effects: []string{"log refused host decided", "save", "update 1.5 h9_network_decided", "allow " + refusedHP + " now"},
 			check:   func(t *testing.T, s Session) { wantAllowed(t, s, []string{refusedHP}, []string{refusedHP}) }}, asked),
 		inEvery(all, row{what: "Deny: the message says who, nothing is allowed", ev: netClick(render.ActionNetDeny, false),
-			effects: []string{"log refused host decided", "update 1.5 h9_network_decided", "save"},
+			effects: []string{"log refused host decided", "save", "update 1.5 h9_network_decided"},
 			check:   func(t *testing.T, s Session) { wantAllowed(t, s, nil, nil) }}, asked),
 		inEvery(all, row{what: "Allow for <repo> by an admin is stored first", ev: netClick(render.ActionNetAllowRepo, true),
 			effects: []string{"allow " + refusedHP + " for backend"}}, asked, withRepo(true)),
@@ -52,7 +52,7 @@ func networkRows() []row {
 		inEvery(all, row{what: "a decided host is decided", ev: netClick(render.ActionNetAllowSession, true),
 			effects: []string{"ephemeral to U1: This host was already decided, so nothing happened."}}, decided),
 		inEvery(all, row{what: "the stored repository entry ends the ask; the agent hears of it", ev: evRepoAllowed{user: "U1", repo: "backend", hostPort: refusedHP},
-			effects: []string{"log refused host decided", "update 1.5 h9_network_decided", "save", "allow " + refusedHP + " now"},
+			effects: []string{"log refused host decided", "save", "update 1.5 h9_network_decided", "allow " + refusedHP + " now"},
 			check:   func(t *testing.T, s Session) { wantAllowed(t, s, nil, []string{refusedHP}) }}, asked, withRepo(true)),
 	)
 }

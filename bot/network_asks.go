@@ -165,13 +165,15 @@ func (m *move) decide(i int, user, repo string, allowed bool) {
 	a := n.Asks[i]
 	n.Asks = slices.Delete(n.Asks, i, i+1)
 	m.log("refused host decided", "user", user, "host", a.HostPort, "allowed", allowed, "repo", repo)
-	if a.TS != "" {
-		m.do(effUpdate{ts: a.TS, msg: render.RenderNetworkDecided(user, a.Command, a.HostPort, repo, allowed)})
-	}
 	if allowed && !slices.Contains(n.Since, a.HostPort) {
 		n.Since = append(n.Since, a.HostPort)
 	}
-	m.do(effSave{}) // first: a command starting now reads the allow list from the store
+	// Saved first: once the thread says allowed, a command starting reads
+	// it from the store.
+	m.do(effSave{})
+	if a.TS != "" {
+		m.do(effUpdate{ts: a.TS, msg: render.RenderNetworkDecided(user, a.Command, a.HostPort, repo, allowed)})
+	}
 	if allowed {
 		m.do(effAllowNow{hostPort: a.HostPort})
 	}
