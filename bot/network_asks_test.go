@@ -283,3 +283,27 @@ func TestAllowReachesTheRunningCommand(t *testing.T) {
 		t.Errorf("the running command never got through:\n%s", out)
 	}
 }
+
+// An admin removes a host a thread allowed for a repository: /h9 repos no
+// longer shows it (the store no longer has it); anyone else is refused,
+// and removing it again says it was not there.
+func TestForgetAHostAllowedForTheRepository(t *testing.T) {
+	const admin = "U9"
+	e := newRepoEnv(t, "", func(c *Config) { c.Admins = []string{admin} })
+	if err := e.bot.addRepoAllowed(e.ctx, "backend", "proxy.golang.org:443"); err != nil {
+		t.Fatal(err)
+	}
+	if ack := ackText(e.slash(testUser, testChannel, "repos forget backend proxy.golang.org:443")); !strings.Contains(ack, "Only an h9 admin") {
+		t.Errorf("a non-admin's forget: %s", ack)
+	}
+	if ack := ackText(e.slash(admin, testChannel, "repos forget nope x.test")); !strings.Contains(ack, "There is no repository `nope`") {
+		t.Errorf("an unknown repository: %s", ack)
+	}
+	e.slash(admin, testChannel, "repos forget backend proxy.golang.org:443")
+	e.waitEphemeral(testChannel, admin, "Removed `proxy.golang.org:443` from backend")
+	if ack := ackText(e.slash(testUser, testChannel, "repos")); strings.Contains(ack, "proxy.golang.org") {
+		t.Errorf("/h9 repos still shows it: %s", ack)
+	}
+	e.slash(admin, testChannel, "repos forget backend proxy.golang.org:443")
+	e.waitEphemeral(testChannel, admin, "was not allowed for backend from a thread")
+}
