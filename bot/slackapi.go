@@ -40,6 +40,9 @@ type slackAPI struct {
 	// unknown_method; links are built instead of asked for.
 	noPermalinks atomic.Bool
 	metrics      SlackMetrics
+	// editing counts the checklists with an edit pending or in flight
+	// (their flush goroutines), which spaces their edits (editSpacing).
+	editing atomic.Int64
 }
 
 // slackIdleConns is how many idle keep-alive connections to Slack the bot
