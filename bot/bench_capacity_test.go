@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -166,7 +167,8 @@ func capacityModel(req openai.ChatCompletionRequest) fakemodel.Reply {
 // at once against an instant model, 10 steps each: steps per second at
 // each size, the process's CPU time per step (the fakes' included: the
 // figure the shared machine's load disturbs least) and the Web API calls
-// per session; then the live heap per running session beyond the first,
+// per session (and at 1,000 as before their checklist edits were paced);
+// then the live heap per running session beyond the first,
 // with sessions held running by a slow model. Budget: at 1,000 sessions
 // at least 90 % of the best steps per second of the three, and under
 // 256 KiB of heap per running session beyond the first.
@@ -174,10 +176,12 @@ func BenchmarkCapacityCurve(b *testing.B) {
 	sizes := []int{10, 100, 1000}
 	got := map[int]capacityResult{}
 	heap := map[int][]float64{}
+	var unpaced capacityResult // 1,000 sessions as before their edits were paced
 	for b.Loop() {
 		for _, n := range sizes {
-			got[n] = got[n].plus(capacityWindowRun(b, n))
+			got[n] = got[n].plus(capacityWindowRun(b, n, editsPerInterval))
 		}
+		unpaced = unpaced.plus(capacityRound(b, 1000, math.MaxInt64))
 		for _, n := range []int{1, 100, 1000} {
 			heap[n] = append(heap[n], heldHeap(b, n))
 		}
@@ -191,6 +195,9 @@ func BenchmarkCapacityCurve(b *testing.B) {
 		b.ReportMetric(float64(r.slackCalls)/float64(r.sessions), fmt.Sprintf("slack-calls/session@%d", n))
 	}
 	b.ReportMetric(100*got[1000].rate()/best, "%-of-best@1000")
+	b.ReportMetric(unpaced.rate(), "steps/s@1000-unpaced")
+	b.ReportMetric(float64(unpaced.cpu.Microseconds())/float64(unpaced.steps), "cpu-µs/step@1000-unpaced")
+	b.ReportMetric(float64(unpaced.slackCalls)/float64(unpaced.sessions), "slack-calls/session@1000-unpaced")
 	for _, n := range []int{100, 1000} {
 		b.ReportMetric((median(heap[n])-median(heap[1]))/float64(n-1)/1024, fmt.Sprintf("heap-KiB/session@%d", n))
 	}
@@ -216,20 +223,23 @@ func (r capacityResult) plus(o capacityResult) capacityResult {
 func (r capacityResult) rate() float64 { return float64(r.steps) / r.wall.Seconds() }
 
 // capacityWindowRun runs rounds of n sessions for capacityWindow.
-func capacityWindowRun(b *testing.B, n int) capacityResult {
+func capacityWindowRun(b *testing.B, n int, editBudget int64) capacityResult {
 	var sum capacityResult
 	for sum.wall < capacityWindow {
-		sum = sum.plus(capacityRound(b, n))
+		sum = sum.plus(capacityRound(b, n, editBudget))
 	}
 	return sum
 }
 
 // capacityRound starts n sessions at once on a bot and fakes of their own
 // (what earlier rounds left in the fake Slack's records does not slow the
-// next) against an instant model and waits for their last step.
-func capacityRound(b *testing.B, n int) capacityResult {
+// next) against an instant model and waits for their last step. Past
+// editBudget checklists editing at once their edits are spaced
+// (math.MaxInt64: never, as before issue 26).
+func capacityRound(b *testing.B, n int, editBudget int64) capacityResult {
 	b.StopTimer()
 	e := newBenchEnv(b, "", 0, capacityModel, nil)
+	e.bot.api.editBudget = editBudget // before any session: no checklist reads it yet
 	defer e.close()
 	b.StartTimer()
 	cpu0, start := processCPU(), time.Now()

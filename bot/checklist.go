@@ -141,7 +141,7 @@ func (c *checklist) flush() {
 	defer c.api.editing.Add(-1)
 	for {
 		c.mu.Lock()
-		wait := editSpacing(c.interval, c.api.editing.Load()) - time.Since(c.lastSent)
+		wait := editSpacing(c.interval, c.api.editing.Load(), c.api.editBudget) - time.Since(c.lastSent)
 		c.mu.Unlock()
 		if wait > 0 {
 			t := time.NewTimer(wait)
@@ -183,12 +183,13 @@ func (c *checklist) flush() {
 const editsPerInterval = 100
 
 // editSpacing is the least time between two edits of one checklist while
-// editing checklists have edits pending or in flight.
-func editSpacing(interval time.Duration, editing int64) time.Duration {
-	if editing <= editsPerInterval {
+// editing checklists have edits pending or in flight, at most budget of
+// them an interval (editsPerInterval).
+func editSpacing(interval time.Duration, editing, budget int64) time.Duration {
+	if editing <= budget {
 		return interval
 	}
-	return time.Duration(float64(interval) * float64(editing) / editsPerInterval)
+	return time.Duration(float64(interval) * float64(editing) / float64(budget))
 }
 
 // send edits the checklist, or posts it when an earlier post failed (a

@@ -142,7 +142,7 @@ func TestEditSpacingGrowsPastTheBudget(t *testing.T) {
 		{2 * editsPerInterval, 2 * time.Second}, {10 * editsPerInterval, 10 * time.Second},
 		{editsPerInterval + editsPerInterval/2, 1500 * time.Millisecond},
 	} {
-		if got := editSpacing(time.Second, tc.editing); got != tc.want {
+		if got := editSpacing(time.Second, tc.editing, editsPerInterval); got != tc.want {
 			t.Errorf("editSpacing(1s, %d) = %v, want %v", tc.editing, got, tc.want)
 		}
 	}
