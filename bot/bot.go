@@ -70,6 +70,7 @@ func New(cfg Config) (*Bot, error) {
 		return nil, err
 	}
 	api := slackapi.New(cfg.BotToken, cfg.AppToken, cfg.APIURL, cfg.Logger, cfg.Metrics)
+	api.EditBudget = editsPerInterval
 	b := &Bot{
 		cfg:         cfg,
 		log:         cfg.Logger,

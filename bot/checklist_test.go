@@ -23,6 +23,7 @@ func TestChecklistCoalescesBursts(t *testing.T) {
 	defer fs.Close()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	api := slackapi.New("xoxb-test", "", fs.APIURL(), log, nil)
+	api.EditBudget = editsPerInterval
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	first := render.Checklist{SessionID: "T1/C1/1.1", Task: "burst", State: string(stateRunning), Running: true}
@@ -129,4 +130,22 @@ func TestSlowFirstChecklistPostStaysOneAndFirst(t *testing.T) {
 		t.Fatalf("the thread's first bot reply is %q, want the checklist", bot[0].Text)
 	}
 	e.checklist(thread) // exactly one
+}
+
+// Up to editsPerInterval checklists editing at once each get an edit per
+// interval; past that the spacing grows with their number, so the edits
+// of all of them together stay at editsPerInterval per interval.
+func TestEditSpacingGrowsPastTheBudget(t *testing.T) {
+	for _, tc := range []struct {
+		editing int64
+		want    time.Duration
+	}{
+		{0, time.Second}, {1, time.Second}, {editsPerInterval, time.Second},
+		{2 * editsPerInterval, 2 * time.Second}, {10 * editsPerInterval, 10 * time.Second},
+		{editsPerInterval + editsPerInterval/2, 1500 * time.Millisecond},
+	} {
+		if got := editSpacing(time.Second, tc.editing, editsPerInterval); got != tc.want {
+			t.Errorf("editSpacing(1s, %d) = %v, want %v", tc.editing, got, tc.want)
+		}
+	}
 }

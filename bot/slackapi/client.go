@@ -44,6 +44,12 @@ type Client struct {
 	// unknown_method; links are built instead of asked for.
 	noPermalinks atomic.Bool
 	metrics      Metrics
+	// Editing counts the checklists with an edit pending or in flight
+	// (their flush goroutines), which spaces their edits past EditBudget
+	// of them (bot's editSpacing). The bot sets EditBudget once, before
+	// use; it keeps the count here, on the one client all sessions share.
+	Editing    atomic.Int64
+	EditBudget int64
 }
 
 // idleConns is how many idle keep-alive connections to Slack the bot
