@@ -99,7 +99,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg:     cfg,
-		store:   cfg.Store,
+		store:   timedStore{cfg.Store},
 		model:   retryModel{model: cfg.Model, tries: cfg.MaxRetries, base: cfg.RetryBaseDelay, metrics: cfg.Metrics},
 		log:     cfg.Logger,
 		metrics: cfg.Metrics,

@@ -63,6 +63,7 @@ func New(cfg Config) (*Bot, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg = withDeadlines(cfg)
 	seen, err := newDedup(cfg.Store, cfg.Logger)
 	if err != nil {
 		return nil, err
