@@ -162,7 +162,7 @@ func (a *actor) next() (message, bool) {
 			return m, true
 		}
 		a.mu.Unlock()
-		if a.idle() && a.b.reg.retire(a) {
+		if a.idle() && a.editSaved() && a.b.reg.retire(a) {
 			a.release()
 			return nil, false
 		}
@@ -249,6 +249,7 @@ func (a *actor) load() error {
 	}
 	a.apply(evLoaded{tokens: snap.Total})
 	a.check = a.newChecklist(s.ChecklistTS, a.view(snap.Todos, snap.Evidence))
+	a.finishEdit()
 	return nil
 }
 
@@ -271,6 +272,7 @@ func (a *actor) save() {
 		<-a.committed
 		a.committed = nil
 	}
+	a.noteEditDue()
 	rec, err := a.rec.record()
 	if err == nil && a.last.same(rec) {
 		return

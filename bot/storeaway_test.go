@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"strings"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/h9-app/h9/agent/fakemodel"
@@ -127,4 +129,33 @@ func TestClickDuringAnOutageIsAnswered(t *testing.T) {
 	f.model.Enqueue(worked("a:completed"), fakemodel.Text("Done after the outage."))
 	f.click(testUser, review.TS, render.ActionApproveAuto)
 	f.waitMessage(thread, "Done after the outage.", 1)
+}
+
+// A replica that stops after a session is done but before the checklist's
+// last edit has landed (here Slack holds every edit, and the stop cuts the
+// edit short) leaves the edit due in the record: the other replica adopts
+// the session and makes it, so the checklist says done, without Stop.
+func TestTheLastEditOfADeadHolderIsMadeByTheNext(t *testing.T) {
+	f := newFleetEnv(t, "a", "b")
+	f.slack.Prefer("a")
+	release := f.slack.Hang("chat.update")
+	defer release()
+	f.model.Enqueue(worked("a:completed"), fakemodel.Text("All done here."))
+	thread := f.startSession("run", "finish before the edit")
+	f.waitMessage(thread, "All done here.", 1)
+	if !f.fleetRecord(thread).EditDue {
+		t.Fatal("the record of a done session whose checklist edit is held does not say the edit is due")
+	}
+	a := f.replicas["a"]
+	a.bot.grace = 0 // cut the held edit short at once
+	a.stop()
+	release()
+	f.waitChecklist(thread, "done")
+	f.waitFor("the checklist without its Stop button", func() bool {
+		return !strings.Contains(string(f.checklist(thread).Blocks), render.ActionStop)
+	})
+	f.waitFor("the edit recorded as made", func() bool { return !f.fleetRecord(thread).EditDue })
+	if n := f.callsBy("b", "chat.update", ""); n == 0 {
+		t.Error("replica b did not make the edit")
+	}
 }

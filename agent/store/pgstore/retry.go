@@ -50,10 +50,14 @@ const connectTimeout = 10 * time.Second
 // a second, and a sub-second restart leaves freshly used ones dead).
 const suspectFor = 10 * time.Second
 
-// acquireTimeout bounds the wait for a pooled connection: every one busy
-// for this long means the database hangs, and the call fails rather than
-// queue behind it.
+// acquireTimeout bounds one attempt's wait for a pooled connection: every
+// one busy (or a new one not made) for this long means the database
+// hangs, and the attempt is given up and made again on a fresh
+// connection, while the caller's deadline lasts.
 const acquireTimeout = 15 * time.Second
+
+// errNoConn: no connection of the pool could be had within acquireTimeout.
+var errNoConn = errors.New("no database connection")
 
 // attempt is one run of a retried operation; again is set from the second.
 type attempt struct{ again bool }
@@ -98,6 +102,9 @@ func (s *Store) retry(ctx context.Context, ambiguous bool, op func(context.Conte
 // commit (notRun): nothing was sent, the server reported an error (a
 // transaction that fails is undone), or no connection was made.
 func connectionLost(err error) (notRun, lost bool) {
+	if errors.Is(err, errNoConn) {
+		return true, true
+	}
 	if pgconn.Timeout(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false, false
 	}
@@ -131,7 +138,7 @@ func (s *Store) onConn(ctx context.Context, a attempt, op func(context.Context, 
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("no database connection within %s (every one of the pool is busy, or the database does not answer): %w", acquireTimeout, err)
+			return fmt.Errorf("%w within %s (every one of the pool is busy, or the database does not answer): %w", errNoConn, acquireTimeout, err)
 		}
 		return err
 	}

@@ -127,8 +127,23 @@ func (s *Store) Close() {
 			}
 			cancel()
 		}
-		s.pool.Close()
+		closePool(s.pool)
 	})
+}
+
+// closeTimeout bounds Close's wait for the pool to close. A connection
+// whose call was cancelled closes by asking the server to cancel it
+// first, and waits up to 15 s for a server that does not answer (pgx's
+// asyncClose): a hung database must not hold h9's exit.
+const closeTimeout = 3 * time.Second
+
+func closePool(p *pgxpool.Pool) {
+	closed := make(chan struct{})
+	go func() { defer close(closed); p.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(closeTimeout):
+	}
 }
 
 // wrap names the failed operation and maps the error to a store sentinel:
