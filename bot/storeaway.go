@@ -30,7 +30,7 @@ func (a *actor) cannotSave(m message) {
 	if user == "" {
 		return
 	}
-	a.b.api.ephemeral(a.b.bg, a.log, a.key.channel, user, a.key.ts, text(cannotSaveText))
+	_ = a.b.api.postEphemeral(a.b.bg, a.log, a.key.channel, user, a.key.ts, text(cannotSaveText))
 }
 
 // postRetryPause is how long a post whose recording save failed waits

@@ -17,18 +17,18 @@ import (
 // played on a real PostgreSQL: a trigger makes the server refuse some
 // writes, as a database failing them would, until the test allows them.
 
-// refusal is a trigger refusing writes to table that match when (SQL on
+// dbRefusal is a trigger refusing writes to table that match when (SQL on
 // NEW); the sequence counts the refused writes (nextval is not undone with
 // the transaction it ran in).
-type refusal struct {
+type dbRefusal struct {
 	t     *testing.T
 	url   string
 	table string
 }
 
-func refuse(t *testing.T, url, table, when string) *refusal {
+func refuse(t *testing.T, url, table, when string) *dbRefusal {
 	t.Helper()
-	r := &refusal{t: t, url: url, table: table}
+	r := &dbRefusal{t: t, url: url, table: table}
 	r.exec(`CREATE SEQUENCE IF NOT EXISTS h9test_refused;
 		CREATE OR REPLACE FUNCTION h9test_refuse_` + table + `() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN
@@ -44,7 +44,7 @@ func refuse(t *testing.T, url, table, when string) *refusal {
 }
 
 // refused counts the writes refused so far.
-func (r *refusal) refused() int64 {
+func (r *dbRefusal) refused() int64 {
 	var n int64
 	r.query(func(c *pgx.Conn) error {
 		return c.QueryRow(context.Background(), "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM h9test_refused").Scan(&n)
@@ -53,13 +53,13 @@ func (r *refusal) refused() int64 {
 }
 
 // allow drops the trigger.
-func (r *refusal) allow() { r.exec("DROP TRIGGER h9test_refuse ON " + r.table) }
+func (r *dbRefusal) allow() { r.exec("DROP TRIGGER h9test_refuse ON " + r.table) }
 
-func (r *refusal) exec(sql string) {
+func (r *dbRefusal) exec(sql string) {
 	r.query(func(c *pgx.Conn) error { _, err := c.Exec(context.Background(), sql); return err })
 }
 
-func (r *refusal) query(f func(*pgx.Conn) error) {
+func (r *dbRefusal) query(f func(*pgx.Conn) error) {
 	r.t.Helper()
 	c, err := pgx.Connect(context.Background(), r.url)
 	if err != nil {
