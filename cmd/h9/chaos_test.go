@@ -30,7 +30,10 @@ import (
 func TestFleetBinaryChaos(t *testing.T) {
 	srv := pgtest.Own(t)
 	c := &chaos{srv: srv, t: t}
-	c.fleetBin = newFleetBinOn(t, srv.Database(t))
+	// The TTL outlasts the database's crash recovery (a few seconds), as
+	// the default 15 s does: a longer outage lapses every lease (see
+	// RELIABILITY.md's limits for a session created just before one).
+	c.fleetBin = newFleetBinOn(t, srv.Database(t), "H9_LEASE_TTL="+chaosTTL.String())
 	c.sql(leaseAuditSQL)
 	c.model.SetHandler(perTaskScript)
 	for range 3 {
@@ -49,6 +52,15 @@ func TestFleetBinaryChaos(t *testing.T) {
 		c.playShort()
 	}
 	c.slack.Fanout(1)
+	if err := c.slack.WaitFor(c.ctx, "every session done", c.allDone); err != nil {
+		c.dumpUnfinished()
+		if dump := os.Getenv("H9_TEST_DUMP"); dump != "" {
+			for name, p := range c.procs {
+				_ = os.WriteFile(dump+"."+name, []byte(p.logs.String()), 0o644)
+			}
+		}
+		t.Fatal(err)
+	}
 	for _, th := range c.threads {
 		c.waitChecklist(th, "2/2 tasks", "done")
 		c.checkThread(th, "Finished ")
@@ -60,6 +72,9 @@ func TestFleetBinaryChaos(t *testing.T) {
 	t.Logf("chaos: %d sessions, %d replicas started, faults %v, %d Slack writes, %d committed session writes, %v",
 		len(c.threads), c.incarnations, c.faults, c.slackWrites(), c.committedWrites(), time.Since(started).Round(time.Second))
 }
+
+// chaosTTL is the replicas' H9_LEASE_TTL in the chaos test.
+const chaosTTL = 5 * time.Second
 
 // chaos is the fleet under test and what was done to it.
 type chaos struct {
@@ -170,18 +185,38 @@ func (c *chaos) killReplica() {
 func (c *chaos) pauseReplica() {
 	victim := c.live[len(c.live)-1]
 	c.signal(victim, syscall.SIGSTOP)
-	time.Sleep(5 * fleetTTL / 2) // the scenario: a pause past the lease
+	time.Sleep(5 * chaosTTL / 2) // the scenario: a pause past the lease
 	c.signal(victim, syscall.SIGCONT)
 }
 
 // allDone reports whether every session's checklist says done.
 func (c *chaos) allDone() bool {
 	for _, th := range c.threads {
-		if ms := c.msgs(th, "h9_cl_title"); len(ms) != 1 || !strings.Contains(ms[0].Text, "done") {
+		if !c.done(th) {
 			return false
 		}
 	}
 	return true
+}
+
+func (c *chaos) done(thread string) bool {
+	ms := c.msgs(thread, "h9_cl_title")
+	return len(ms) == 1 && strings.Contains(ms[0].Text, "2/2 tasks") && strings.Contains(ms[0].Text, "done")
+}
+
+// dumpUnfinished logs what the threads not done show.
+func (c *chaos) dumpUnfinished() {
+	for _, th := range c.threads {
+		if c.done(th) {
+			continue
+		}
+		for _, m := range c.slack.Thread("C1", th) {
+			c.t.Logf("thread %s: ts=%s bot=%t text=%q", th, m.TS, m.BotID != "", m.Text)
+		}
+		for _, r := range c.query("SELECT convert_from(data, 'UTF8'), active::text FROM h9_sessions WHERE thread = '" + th + "'") {
+			c.t.Logf("thread %s: record active=%s %s", th, r[1], r[0])
+		}
+	}
 }
 
 func without(names []string, name string) []string {
@@ -269,12 +304,14 @@ func (c *chaos) slackWrites() int {
 // query runs a two-column query as the test.
 func (c *chaos) query(sql string) [][2]string {
 	c.t.Helper()
-	conn, err := pgx.Connect(c.ctx, c.dbURL)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // also after the fleet's waits ended
+	defer cancel()
+	conn, err := pgx.Connect(ctx, c.dbURL)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	rows, err := conn.Query(c.ctx, sql)
+	rows, err := conn.Query(ctx, sql)
 	if err != nil {
 		c.t.Fatal(err)
 	}

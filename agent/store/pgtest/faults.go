@@ -18,10 +18,12 @@ import (
 // (New) is never touched.
 
 // Own starts a server for t alone, stopped when t ends; skipped or failed
-// without PostgreSQL as New is.
+// without PostgreSQL as New is. It is durable (Options.Durable): a server
+// whose postmaster is killed must keep every commit it acknowledged, as a
+// production one does (without synchronous_commit the last ones are lost).
 func Own(t testing.TB) *Server {
 	t.Helper()
-	s, err := Start(context.Background(), Options{})
+	s, err := Start(context.Background(), Options{Durable: true})
 	switch {
 	case errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "":
 		t.Skip(err)
