@@ -234,6 +234,7 @@ func (a *actor) load() error {
 	}
 	s.rules = a.b.cfg.tokenRules()
 	a.loaded, a.rec = true, s
+	a.b.known.add(a.key)
 	a.stored(rec)
 	a.log = sessionLogger(a.b.log, s)
 	if s.ChecklistTS == "" {
@@ -259,6 +260,7 @@ func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *S
 	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now,
 		rules: a.b.cfg.tokenRules()}
 	a.log = sessionLogger(a.b.log, a.rec)
+	a.b.known.add(a.key)
 	a.b.metrics.SessionCreated()
 	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo, files: files})
 }

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"sync"
 	"time"
 )
 
@@ -13,12 +14,19 @@ import (
 const cannotSaveText = "h9 cannot save right now, try again in a moment."
 
 // cannotSave tells m's sender, if m has one, that h9 could not take it.
+// A reply is h9's only in a thread with a session: with the store not
+// answering, one in a thread this process never saw with a session is
+// chatter as far as it can tell, and is not answered (it is logged).
 func (a *actor) cannotSave(m message) {
 	user := ""
 	switch m := m.(type) {
 	case msgAction:
 		user = m.user
 	case msgReply:
+		if !a.b.known.has(a.key) {
+			a.log.Warn("a reply in a thread h9 saw no session in, while the store does not answer; not answered")
+			return
+		}
 		user = m.user
 	case msgMention:
 		user = m.user
@@ -31,6 +39,34 @@ func (a *actor) cannotSave(m message) {
 		return
 	}
 	_ = a.b.api.postEphemeral(a.b.bg, a.log, a.key.channel, user, a.key.ts, text(cannotSaveText))
+}
+
+// knownThreads are the threads this process saw holding a session, so
+// that a reply during an outage is answered only where h9 works. Bounded:
+// when full it starts again (a forgotten thread's reply is then only
+// logged).
+type knownThreads struct {
+	mu sync.Mutex
+	m  map[threadKey]struct{}
+}
+
+// maxKnownThreads bounds knownThreads (about 100 bytes each).
+const maxKnownThreads = 10000
+
+func (k *knownThreads) add(t threadKey) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil || len(k.m) >= maxKnownThreads {
+		k.m = map[threadKey]struct{}{}
+	}
+	k.m[t] = struct{}{}
+}
+
+func (k *knownThreads) has(t threadKey) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.m[t]
+	return ok
 }
 
 // postRetryPause is how long a post whose recording save failed waits

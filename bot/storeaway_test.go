@@ -112,9 +112,9 @@ func TestNothingPostedBeforeItsSaveCommitted(t *testing.T) {
 	}
 }
 
-// A click while the database cannot take the session's lease is answered
-// at once with "h9 cannot save right now…", never acked and dropped; once
-// the database answers, the same click works.
+// A click, and a reply, while the database cannot take the session's
+// lease are answered at once with "h9 cannot save right now…", never acked
+// and dropped; once the database answers, the same click works.
 func TestClickDuringAnOutageIsAnswered(t *testing.T) {
 	f := newFleetEnv(t, "a")
 	thread, review := f.planned("review during an outage", "a:pending")
@@ -125,6 +125,16 @@ func TestClickDuringAnOutageIsAnswered(t *testing.T) {
 	if leases.refused() == 0 {
 		t.Fatal("the click never asked for the lease")
 	}
+	f.reply(testUser, thread, "a reply during the outage")
+	f.waitFor("the reply answered too", func() bool {
+		n := 0
+		for _, m := range f.slack.Ephemerals(testChannel, testUser) {
+			if strings.Contains(m.Text, "h9 cannot save right now") {
+				n++
+			}
+		}
+		return n == 2
+	})
 	leases.allow()
 	f.model.Enqueue(worked("a:completed"), fakemodel.Text("Done after the outage."))
 	f.click(testUser, review.TS, render.ActionApproveAuto)
