@@ -10,7 +10,7 @@ import (
 	"github.com/h9-app/h9/agent/mcp"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // ToolSource offers tools from outside h9 (MCP servers: *mcp.Manager)
@@ -21,6 +21,9 @@ import (
 // run ends.
 type ToolSource interface {
 	Tools(ctx context.Context, scope mcp.Scope) mcp.Set
+	// EndSession releases what the source holds for the session (its
+	// stdio servers' processes) now: the session was cancelled.
+	EndSession(sessionID string)
 }
 
 // externalTools turns a source's tools into the agent's own, leaving out any
@@ -49,7 +52,7 @@ func externalTool(x mcp.Tool) *tool {
 			if res.IsError {
 				return toolResult{Output: "Error: " + res.Output, IsError: true}
 			}
-			return ok(res.Output)
+			return toolResult{Output: res.Output, Images: res.Images}
 		},
 		Preview: func(_ *toolEnv, args string) (string, error) {
 			if x.Preview != nil {
@@ -78,7 +81,7 @@ func isBuiltin(name string) bool {
 // its calls and its definitions (after the built-in ones, which stay the
 // shared, pre-encoded list when there are none).
 func (ts *toolset) withExternal(ext []*tool, approve Approver) {
-	var defs []openai.Tool
+	var defs []goopenai.Tool
 	for _, t := range ext {
 		if !toolInMode(t, ts.mode) {
 			continue

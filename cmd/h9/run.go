@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/bot"
 	"github.com/h9-app/h9/workspace"
 )
@@ -128,8 +129,8 @@ func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logg
 }
 
 // newModel is the model endpoint as configured; idle bounds each wait for it.
-func newModel(cfg Config, idle time.Duration) (*agent.OpenAIModel, error) {
-	m, err := agent.NewOpenAIModel(agent.ModelConfig{
+func newModel(cfg Config, idle time.Duration) (*openai.Client, error) {
+	m, err := openai.New(openai.Config{
 		BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Stream: cfg.ModelStream, IdleTimeout: idle,
 	})
 	if err != nil {

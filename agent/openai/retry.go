@@ -1,0 +1,152 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+const (
+	DefaultRetryBase = 500 * time.Millisecond
+	maxBackoff       = 30 * time.Second
+	// maxRetryAfter bounds how long a server may make a run wait per try.
+	maxRetryAfter = 2 * time.Minute
+	// emptyAnswerTries: an empty answer is asked for again once, then
+	// reported; a model that answers nothing twice will not be talked out
+	// of it by a third try.
+	emptyAnswerTries = 2
+)
+
+// retryModel checks every answer (checkAnswer) and retries what is worth
+// it — rate limits, server errors, idle timeouts, dropped and refused
+// connections, an empty answer once — with exponential backoff and full
+// jitter, never sooner than the server's Retry-After. Quota, credentials,
+// set-up errors and other refusals are reported at once.
+type retryModel struct {
+	model   Model
+	tries   int
+	base    time.Duration
+	metrics Metrics // hears every try
+}
+
+// WithRetries is m with its answers checked and its failures retried, up
+// to tries tries in all, backing off from base; metrics hears every try.
+func WithRetries(m Model, tries int, base time.Duration, metrics Metrics) Model {
+	return retryModel{model: m, tries: tries, base: base, metrics: metrics}
+}
+
+// modelError is the final failure; DescribeError words it.
+type modelError struct {
+	tries int
+	err   error
+}
+
+func (e *modelError) Error() string   { return fmt.Sprintf("after %d tries: %v", e.tries, e.err) }
+func (e *modelError) Unwrap() []error { return []error{ErrModel, e.err} }
+
+// Whatever it returns, the answer's Discarded holds the usage of the
+// answers it refused on the way: they cost tokens all the same.
+func (m retryModel) Complete(ctx context.Context, req Request) (Answer, error) {
+	empties := 0
+	var spent Usage
+	for try := 1; ; try++ {
+		ans, err := m.try(ctx, req)
+		if err == nil {
+			ans.Discarded = spent
+			return ans, nil
+		}
+		spent.add(ans.Usage)
+		failed := Answer{Discarded: spent}
+		if ctx.Err() != nil {
+			return failed, ctx.Err()
+		}
+		f := classify(err)
+		if f == failEmpty {
+			empties++
+		}
+		if !f.retryable() || try >= m.tries || empties >= emptyAnswerTries {
+			return failed, &modelError{tries: try, err: err}
+		}
+		if err := sleep(ctx, m.delay(try, retryHeader(err))); err != nil {
+			return failed, err
+		}
+	}
+}
+
+// try sends req once and checks the answer; the try is counted.
+func (m retryModel) try(ctx context.Context, req Request) (Answer, error) {
+	start := time.Now()
+	ans, err := m.model.Complete(ctx, req)
+	if err == nil {
+		err = checkAnswer(&ans, len(req.Messages))
+	}
+	m.metrics.ModelRequest(time.Since(start), failureKind(ctx, err))
+	return ans, err
+}
+
+// delay is the wait before try+1: backoff with full jitter, at least Retry-After.
+func (m retryModel) delay(try int, h http.Header) time.Duration {
+	backoff := min(m.base<<(try-1), maxBackoff)
+	d := time.Duration(rand.Int64N(int64(backoff) + 1))
+	if ra, ok := retryAfter(h); ok {
+		d = max(d, min(ra, maxRetryAfter))
+	}
+	return d
+}
+
+func retryHeader(err error) http.Header {
+	var ee *EndpointError
+	if errors.As(err, &ee) {
+		return ee.Header
+	}
+	return nil
+}
+
+// retryAfter reads OpenAI's retry-after-ms, then the standard Retry-After
+// (seconds or an HTTP date).
+func retryAfter(h http.Header) (time.Duration, bool) {
+	if h == nil {
+		return 0, false
+	}
+	if v := h.Get("retry-after-ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0), true
+	}
+	return 0, false
+}
+
+// HTTPStatus is the HTTP status of an endpoint's error answer, 0 if err
+// is none (a connection failure, an undecodable answer).
+func HTTPStatus(err error) int {
+	var ee *EndpointError
+	if errors.As(err, &ee) {
+		return ee.Status
+	}
+	return 0
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,260 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// readStream reads a chat completion sent as server-sent events: comment
+// lines (": OPENROUTER PROCESSING") are skipped, an event's data lines are
+// joined, each event is one chunk, "[DONE]" ends the stream. A stream that
+// ends before a finish reason or [DONE] was cut: a dropped connection.
+func readStream(r io.Reader) (Answer, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	var (
+		a    assembler
+		data []byte
+		line []byte
+	)
+	for {
+		var err error
+		line, err = readLine(br, line[:0])
+		if err != nil && err != io.EOF {
+			return Answer{}, &droppedError{err: err}
+		}
+		if ended, derr := a.line(line, &data); derr != nil || ended {
+			return a.answer(), derr
+		}
+		if err == io.EOF {
+			return a.end(&data)
+		}
+	}
+}
+
+// end finishes a stream at EOF: the last event may lack its blank line,
+// but one that does not decode, or no finish reason at all, means the
+// stream was cut.
+func (a *assembler) end(data *[]byte) (Answer, error) {
+	_, err := a.line(nil, data)
+	var ee *EndpointError
+	switch {
+	case errors.As(err, &ee):
+		return Answer{}, err
+	case err != nil || a.finish == "":
+		return Answer{}, &droppedError{err: fmt.Errorf("the stream ended before the answer did: %w", io.ErrUnexpectedEOF)}
+	}
+	return a.answer(), nil
+}
+
+// readLine reads one line without its line ending into buf.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			buf = bytes.TrimRight(buf, "\r\n")
+			return buf, err
+		}
+	}
+}
+
+// line takes one SSE line; a blank one dispatches the event gathered in
+// data. ended is true after [DONE].
+func (a *assembler) line(line []byte, data *[]byte) (ended bool, err error) {
+	if len(line) == 0 {
+		if len(*data) == 0 {
+			return false, nil
+		}
+		ended, err = a.event(*data)
+		*data = (*data)[:0]
+		return ended, err
+	}
+	if line[0] == ':' {
+		return false, nil
+	}
+	field, value, _ := bytes.Cut(line, []byte(":"))
+	if string(field) != "data" {
+		return false, nil // event:, id:, retry: say nothing h9 needs
+	}
+	value = bytes.TrimPrefix(value, []byte(" "))
+	if len(*data) > 0 {
+		*data = append(*data, '\n')
+	}
+	*data = append(*data, value...)
+	return false, nil
+}
+
+// event decodes one chunk into the answer.
+func (a *assembler) event(data []byte) (ended bool, err error) {
+	if string(bytes.TrimSpace(data)) == "[DONE]" {
+		if a.finish == "" {
+			a.finish = "stop" // some servers send [DONE] without a finish reason
+		}
+		return true, nil
+	}
+	// The decoder fills the last chunk's choices again rather than new ones;
+	// they are zeroed first, since it sets only the fields a chunk has.
+	chunk := &a.scratch
+	choices := chunk.Choices[:cap(chunk.Choices)]
+	clear(choices)
+	*chunk = wireResponse{Choices: choices[:0]}
+	if err := json.Unmarshal(data, chunk); err != nil {
+		return false, fmt.Errorf("decoding a streamed chunk: %w", err)
+	}
+	if chunk.Object == "error" {
+		return false, decodeErrorBody(0, data, nil)
+	}
+	if pe := providerError(chunk.Error); pe != nil {
+		if len(chunk.Choices) == 0 {
+			return false, pe // a provider failing mid-stream (LiteLLM, vLLM)
+		}
+		a.provider = pe // OpenRouter's, with finish_reason "error"
+	}
+	a.addChunk(chunk)
+	return false, nil
+}
+
+// assembler builds one Answer from a completion or from a stream's chunks.
+// Tool calls arrive in pieces keyed by index; endpoints that send no index
+// send each call whole, with its id.
+type assembler struct {
+	content, refusal, reasoning strings.Builder
+	calls                       []ToolCall
+	keys                        []int // the stream index of each call
+	finish                      string
+	usage                       *wireUsage
+	provider                    *EndpointError
+	scratch                     wireResponse // decoded into, chunk after chunk
+}
+
+// addWhole takes a completion's first choice.
+func (a *assembler) addWhole(w *wireResponse) {
+	a.usage = w.Usage
+	c := &w.Choices[0]
+	a.addMessage(&c.Message, true)
+	a.finishWith(c)
+	if a.provider == nil {
+		a.provider = providerError(w.Error)
+	}
+}
+
+func (a *assembler) addChunk(w *wireResponse) {
+	switch {
+	case w.Usage != nil:
+		a.usage = w.Usage
+	case w.XGroq != nil && w.XGroq.Usage != nil:
+		a.usage = w.XGroq.Usage
+	}
+	for i := range w.Choices {
+		c := &w.Choices[i]
+		if c.Index != 0 {
+			continue // h9 asks for one choice
+		}
+		a.addMessage(&c.Delta, false)
+		a.addMessage(&c.Message, true) // a proxy or two send whole messages in chunks
+		a.finishWith(c)
+	}
+}
+
+func (a *assembler) finishWith(c *wireChoice) {
+	if c.FinishReason != "" {
+		a.finish = c.FinishReason
+	}
+	if pe := providerError(c.Error); pe != nil {
+		a.provider = pe
+	}
+}
+
+// addMessage takes a message or a delta; a whole message's calls are
+// each a call of their own, a delta's are pieces to merge.
+func (a *assembler) addMessage(m *wireMessage, whole bool) {
+	a.content.WriteString(string(m.Content))
+	a.refusal.WriteString(m.Refusal)
+	a.reasoning.WriteString(m.ReasoningContent)
+	for i := range m.ToolCalls {
+		if whole {
+			a.calls = append(a.calls, ToolCall{Type: toolTypeFunction})
+			a.keys = append(a.keys, -1-i)
+		}
+		a.addCall(i, &m.ToolCalls[i], whole)
+	}
+}
+
+// addCall merges one tool-call piece into the call it belongs to (into
+// the last call, for a whole message's).
+func (a *assembler) addCall(pos int, d *wireToolCall, whole bool) {
+	i := -1
+	switch {
+	case whole:
+		i = len(a.calls) - 1
+	case d.Index != nil:
+		i = indexOf(a.keys, *d.Index)
+		pos = *d.Index
+		if i >= 0 && d.ID != "" && a.calls[i].ID != "" && a.calls[i].ID != d.ID {
+			i = -1 // a server that numbers every call 0 still gives each its own id
+		}
+	case d.ID != "":
+		i = a.callWithID(d.ID)
+		pos = len(a.calls) + 1000 // a key no indexed piece can have
+	case len(a.calls) > 0:
+		i = len(a.calls) - 1
+	}
+	if i < 0 {
+		a.calls = append(a.calls, ToolCall{Type: toolTypeFunction})
+		a.keys = append(a.keys, pos)
+		i = len(a.calls) - 1
+	}
+	c := &a.calls[i]
+	if c.ID == "" {
+		c.ID = d.ID
+	}
+	if c.Function.Name == "" {
+		c.Function.Name = d.Function.Name
+	}
+	c.Function.Arguments += string(d.Function.Arguments)
+	if len(d.ExtraContent) > 0 && string(d.ExtraContent) != "null" {
+		c.ExtraContent = append(json.RawMessage(nil), d.ExtraContent...)
+	}
+}
+
+func (a *assembler) callWithID(id string) int {
+	for i, c := range a.calls {
+		if c.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// indexOf is the last call with stream index k.
+func indexOf(keys []int, k int) int {
+	for i := len(keys) - 1; i >= 0; i-- {
+		if keys[i] == k {
+			return i
+		}
+	}
+	return -1
+}
+
+func (a *assembler) answer() Answer {
+	ans := Answer{
+		Message: Message{
+			Role: RoleAssistant, Content: a.content.String(), ToolCalls: a.calls, Reasoning: a.reasoning.String(),
+		},
+		FinishReason:  a.finish,
+		Refusal:       a.refusal.String(),
+		ProviderError: a.provider,
+	}
+	if u := a.usage; u != nil {
+		ans.Usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	}
+	return ans
+}

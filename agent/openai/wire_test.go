@@ -1,0 +1,137 @@
+package openai
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	goopenai "github.com/sashabaranov/go-openai"
+)
+
+// A history stored by the previous version (go-openai's JSON, including
+// the empty assistant message it could store) reads as Messages and is
+// sent in a form endpoints accept.
+func TestStoredGoOpenAIHistoryReadsAndSends(t *testing.T) {
+	old := []goopenai.ChatCompletionMessage{
+		{Role: "user", Content: "list the files"},
+		{Role: "assistant", ReasoningContent: "ls will do", ToolCalls: []goopenai.ToolCall{{ID: "call_1", Type: "function", Function: goopenai.FunctionCall{Name: "bash", Arguments: `{"command":"ls"}`}}}},
+		{Role: "tool", ToolCallID: "call_1", Content: "a.txt"},
+		{Role: "assistant", ReasoningContent: "done thinking"}, // the empty answer older versions stored
+		{Role: "user", Content: "and now?"},
+		{Role: "user", Content: "hello?"}, // a failed run's prompt, then the next
+	}
+	var msgs []Message
+	for _, m := range old {
+		data, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Message
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, got)
+	}
+	want := []Message{
+		{Role: "user", Content: "list the files"},
+		{Role: "assistant", Reasoning: "ls will do", ToolCalls: []ToolCall{{ID: "call_1", Type: "function", Function: FunctionCall{Name: "bash", Arguments: `{"command":"ls"}`}}}},
+		{Role: "tool", ToolCallID: "call_1", Content: "a.txt"},
+		{Role: "user", Content: "and now?\n\nhello?"},
+	}
+	if diff := cmp.Diff(want, wireMessages(msgs)); diff != "" {
+		t.Errorf("sent history (-want +got):\n%s", diff)
+	}
+}
+
+func TestWireMessagesLeavesAValidHistoryAlone(t *testing.T) {
+	msgs := []Message{
+		{Role: RoleSystem, Content: "sys"}, userMessage("hi"),
+		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a"}, {ID: "b"}}},
+		toolMessage("a", "1"), toolMessage("b", "2"),
+		{Role: RoleAssistant, Content: "done"},
+	}
+	got := wireMessages(msgs)
+	if &got[0] != &msgs[0] {
+		t.Error("a valid history was copied")
+	}
+}
+
+func TestWireMessagesAnswersUnansweredCalls(t *testing.T) {
+	msgs := []Message{userMessage("hi"), {Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a"}, {ID: "b"}}}, toolMessage("a", "1"), userMessage("next")}
+	got := wireMessages(msgs)
+	if len(got) != 5 || got[3].ToolCallID != "b" || got[3].Content != NotRun || got[4].Content != "next" {
+		t.Errorf("got %+v", got)
+	}
+}
+
+// A failed run's prompt that the next run repeats (Retry re-sends the
+// failed request) goes once; a different one is joined to it.
+func TestWireMessagesSendsARepeatedPromptOnce(t *testing.T) {
+	msgs := []Message{
+		userMessage("the task"), {Role: RoleAssistant}, userMessage("the task"), // an old empty answer between
+		userMessage("more"), userMessage("more"),
+	}
+	want := []Message{userMessage("the task\n\nmore")}
+	if diff := cmp.Diff(want, wireMessages(msgs)); diff != "" {
+		t.Errorf("sent history (-want +got):\n%s", diff)
+	}
+}
+
+// Content is left out only beside tool calls; everywhere else it is sent,
+// even empty, since endpoints refuse a null.
+func TestMessageJSON(t *testing.T) {
+	tests := []struct {
+		msg  Message
+		want string
+	}{
+		{Message{Role: "assistant", ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "bash", Arguments: "{}"}}}},
+			`{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"bash","arguments":"{}"}}]}`},
+		{Message{Role: "tool", ToolCallID: "c"}, `{"role":"tool","content":"","tool_call_id":"c"}`},
+		{Message{Role: "assistant", ToolCalls: []ToolCall{{ID: "c", Type: "function", ExtraContent: json.RawMessage(`{"google":{"thought_signature":"x"}}`)}}},
+			`{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"","arguments":""},"extra_content":{"google":{"thought_signature":"x"}}}]}`},
+	}
+	for _, tt := range tests {
+		data, err := json.Marshal(tt.msg)
+		if err != nil || string(data) != tt.want {
+			t.Errorf("Marshal = %s, %v\nwant %s", data, err, tt.want)
+		}
+	}
+}
+
+func TestRejectedField(t *testing.T) {
+	tests := []struct {
+		msg   string
+		field optionalField
+		found bool
+	}{
+		{`{"detail":[{"type":"extra_forbidden","loc":["body","stream_options","include_usage"],"msg":"Extra inputs are not permitted"}]}`, fieldStreamOptions, true},
+		{`{"detail":[{"type":"extra_forbidden","loc":["body","user"],"msg":"Extra inputs are not permitted"}]}`, fieldUser, true},
+		{"Unrecognized request argument supplied: stream_options", fieldStreamOptions, true},
+		{"Unrecognized request argument supplied: user", fieldUser, true},
+		{`{"detail":[{"type":"extra_forbidden","loc":["body","messages",2,"assistant","reasoning_content"],"msg":"Extra inputs are not permitted"}]}`, fieldReasoning, true},
+		{`{"detail":[{"type":"extra_forbidden","loc":["body","messages",0,"user","name"],"msg":"Extra inputs are not permitted"}]}`, 0, false},
+		{"Invalid value for 'content': expected a string, got null.", 0, false},
+		{"the user message is too long", 0, false},
+	}
+	for _, tt := range tests {
+		f, found := rejectedField(tt.msg)
+		if f != tt.field || found != tt.found {
+			t.Errorf("rejectedField(%q) = %v, %v; want %v, %v", tt.msg, f, found, tt.field, tt.found)
+		}
+	}
+}
+
+func TestUniqueCallIDs(t *testing.T) {
+	calls := []ToolCall{{ID: "x"}, {ID: "x"}, {}, {ID: "h90007000"}}
+	uniqueCallIDs(calls, 7)
+	seen := map[string]bool{}
+	for _, c := range calls {
+		if seen[c.ID] || c.ID == "" || c.Type != "function" {
+			t.Errorf("ids %+v", calls)
+		}
+		seen[c.ID] = true
+	}
+	if calls[0].ID != "x" || len(calls[1].ID) != 9 {
+		t.Errorf("ids %+v: the first keeps its id, a made-up one is nine characters", calls)
+	}
+}
