@@ -162,7 +162,7 @@ func (a *actor) next() (message, bool) {
 			return m, true
 		}
 		a.mu.Unlock()
-		if a.idle() && a.b.reg.retire(a) {
+		if a.idle() && a.editSaved() && a.b.reg.retire(a) {
 			a.release()
 			return nil, false
 		}
@@ -234,6 +234,7 @@ func (a *actor) load() error {
 	}
 	s.rules = a.b.cfg.tokenRules()
 	a.loaded, a.rec = true, s
+	a.b.known.add(a.key)
 	a.stored(rec)
 	a.log = sessionLogger(a.b.log, s)
 	if s.ChecklistTS == "" {
@@ -249,6 +250,7 @@ func (a *actor) load() error {
 	}
 	a.apply(evLoaded{tokens: snap.Total})
 	a.check = a.newChecklist(s.ChecklistTS, a.view(snap.Todos, snap.Evidence))
+	a.finishEdit()
 	return nil
 }
 
@@ -258,6 +260,7 @@ func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *S
 	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now,
 		rules: a.b.cfg.tokenRules()}
 	a.log = sessionLogger(a.b.log, a.rec)
+	a.b.known.add(a.key)
 	a.b.metrics.SessionCreated()
 	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo, files: files})
 }
@@ -271,6 +274,7 @@ func (a *actor) save() {
 		<-a.committed
 		a.committed = nil
 	}
+	a.noteEditDue()
 	rec, err := a.rec.record()
 	if err == nil && a.last.same(rec) {
 		return

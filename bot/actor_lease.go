@@ -36,7 +36,8 @@ func (a *actor) takeLease(m message) bool {
 		}
 		return false
 	case err != nil:
-		a.log.Error("taking the session's lease; message dropped", "err", err)
+		a.log.Error("taking the session's lease; its sender is told to try again", "err", err)
+		a.cannotSave(m)
 		return false
 	}
 	a.mu.Lock()

@@ -34,6 +34,7 @@ type Bot struct {
 
 	idents identities   // users.info names and emails, for Co-authored-by
 	files  *http.Client // downloads of files shared in threads
+	known  knownThreads // threads seen holding a session (storeaway.go)
 
 	unsandboxed bool
 	runSlots    chan struct{} // nil = unbounded
@@ -63,6 +64,7 @@ func New(cfg Config) (*Bot, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg = withDeadlines(cfg)
 	seen, err := newDedup(cfg.Store, cfg.Logger)
 	if err != nil {
 		return nil, err

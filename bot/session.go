@@ -43,6 +43,11 @@ type Session struct {
 	ReviewTS    string `json:"review_ts"`
 	Revision    int    `json:"revision"` // plan revision; a review button must carry the current one
 
+	// EditDue: when this record was saved the checklist did not yet show
+	// its state (an edit coalescing, or cut short): the next holder makes
+	// the edit (edit_due.go).
+	EditDue bool `json:"edit_due,omitempty"`
+
 	Approval *PendingApproval `json:"approval,omitempty"`
 	StepSeq  int              `json:"step_seq"`
 
@@ -95,8 +100,10 @@ type QueuedReply struct {
 }
 
 // active reports whether a restart must act on the session: a run in
-// flight, or a post it may not have made.
-func (s *Session) active() bool { return s.State.inFlight() || len(s.Posts) > 0 || s.Outcome != nil }
+// flight, a post it may not have made, or a checklist edit.
+func (s *Session) active() bool {
+	return s.State.inFlight() || len(s.Posts) > 0 || s.Outcome != nil || s.EditDue
+}
 
 // clone copies s deeply enough that changing the copy leaves s as it was.
 func (s Session) clone() Session {
