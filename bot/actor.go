@@ -111,6 +111,7 @@ type actor struct {
 	run       *runHandle  // the run in flight, nil when none
 	prep      *prepHandle // the checkout and setup in flight, nil when none
 	side      int         // pushes and uploads in flight (sideOp)
+	forging   bool        // a forge call of following is in flight (follow_actor.go)
 	took      []string    // ts of the latest replies taken (tookReply)
 	seq       int
 	waiter    chan bool       // the run's approver, waiting for a click
@@ -299,6 +300,7 @@ func (l lastSave) same(rec store.SessionRecord) bool {
 // stored notes a save (or a load): the pending posts it holds are durable.
 func (a *actor) stored(rec store.SessionRecord) {
 	a.last = lastSave{data: rec.Data, active: rec.Meta.Active}
+	a.b.follows.note(a.key, a.rec.Follow)
 	if a.durable == nil {
 		a.durable = map[string]bool{}
 	}

@@ -66,6 +66,9 @@ type Session struct {
 	BudgetRaises int    `json:"budget_raises,omitempty"`
 	BudgetTS     string `json:"budget_ts,omitempty"`
 
+	// Follow is the request h9 opened and follows (follow.go); nil: none.
+	Follow *Follow `json:"follow,omitempty"`
+
 	// rules is the operator's token settings, set by the actor when it
 	// loads or makes the session; not stored.
 	rules tokenRules
@@ -88,7 +91,10 @@ type QueuedReply struct {
 
 // active reports whether a restart must act on the session: a run in
 // flight, or a post it may not have made.
-func (s *Session) active() bool { return s.State.inFlight() || len(s.Posts) > 0 || s.Outcome != nil }
+// A followed request is active too: a restart must go on following it.
+func (s *Session) active() bool {
+	return s.State.inFlight() || len(s.Posts) > 0 || s.Outcome != nil || s.Follow.following()
+}
 
 // clone copies s deeply enough that changing the copy leaves s as it was.
 func (s Session) clone() Session {
@@ -102,6 +108,7 @@ func (s Session) clone() Session {
 		r := *s.Repo
 		s.Repo = &r
 	}
+	s.Follow = s.Follow.clone()
 	return s
 }
 

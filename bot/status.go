@@ -76,6 +76,10 @@ func (b *Bot) statusRow(rec *Session) (render.StatusRow, agent.Usage) {
 		line := rec.Repo.line()
 		row.Repo = &line
 	}
+	row.Request = rec.Follow.status()
+	if row.Request == "" && rec.Repo != nil && rec.Repo.PullRequest != "" {
+		row.Request = rec.Repo.PullRequest + ", not followed"
+	}
 	return row, tokens
 }
 

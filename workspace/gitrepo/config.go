@@ -18,6 +18,7 @@ type Repo struct {
 	Setup    string   `yaml:"setup"`    // run once in each new workspace, sandboxed, with network
 	Channels []string `yaml:"channels"` // channels where this repo is the default
 	GitHub   string   `yaml:"github"`   // owner/name for pull requests; "" = from a github.com URL
+	FollowUp string   `yaml:"follow_up"` // after the request: ask (""), auto or off (followup.go)
 }
 
 // NoRepo is the name that means "no repository" (/h9 repo none, repo=none).
@@ -104,6 +105,8 @@ func (r Repo) check() (Repo, error) {
 		return bad("branch %q is not a valid branch name", r.Branch)
 	case r.GitHub != "" && !githubRE.MatchString(r.GitHub):
 		return bad("github %q is not owner/name", r.GitHub)
+	case !validFollowUp(r.FollowUp):
+		return bad("follow_up %q is not ask, auto or off", r.FollowUp)
 	}
 	for _, c := range r.Channels {
 		if !channelRE.MatchString(c) {
