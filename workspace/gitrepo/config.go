@@ -12,12 +12,12 @@ import (
 
 // Repo is one configured repository (H9_REPOS, H9_REPOS_FILE).
 type Repo struct {
-	Name     string   `yaml:"name"`     // unique; what users type in repo=…
-	URL      string   `yaml:"url"`      // anything git clone accepts
-	Branch   string   `yaml:"branch"`   // base branch; "" = the remote's HEAD
-	Setup    string   `yaml:"setup"`    // run once in each new workspace, sandboxed, with network
-	Channels []string `yaml:"channels"` // channels where this repo is the default
-	GitHub   string   `yaml:"github"`   // owner/name for pull requests; "" = from a github.com URL
+	Name     string   `yaml:"name"`      // unique; what users type in repo=…
+	URL      string   `yaml:"url"`       // anything git clone accepts
+	Branch   string   `yaml:"branch"`    // base branch; "" = the remote's HEAD
+	Setup    string   `yaml:"setup"`     // run once in each new workspace, sandboxed, with network
+	Channels []string `yaml:"channels"`  // channels where this repo is the default
+	GitHub   string   `yaml:"github"`    // owner/name for pull requests; "" = from a github.com URL
 	FollowUp string   `yaml:"follow_up"` // after the request: ask (""), auto or off (followup.go)
 }
 
