@@ -14,7 +14,7 @@ type Approver func(ctx context.Context, req ApprovalRequest) (approved bool, err
 // ApprovalRequest describes the call awaiting a decision.
 type ApprovalRequest struct {
 	SessionID string
-	Tool      string // write_file, edit_file or bash
+	Tool      string // write_file, edit_file, bash or an MCP tool (<server>__<tool>)
 	Summary   string // the path or the command
 	Preview   string // capped diff for file tools, the full command for bash
 }

@@ -99,7 +99,7 @@ func BenchmarkStepEvidence(b *testing.B) {
 // BenchmarkTrackingAlone is what BenchmarkStepEvidence's tracked step does
 // more, without the step around it: recording the call, the work rule on
 // the todo_write, the evidence snapshot and the state's encoding, against
-// the seed's rules and the state without the log.
+// the Planning module's rules and the state without the log.
 func BenchmarkTrackingAlone(b *testing.B) {
 	lists := make([][]planning.TodoItem, 30)
 	for i := range lists {

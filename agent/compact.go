@@ -16,7 +16,7 @@ const (
 	// keepRecentMessages are kept verbatim after the summary (moved back so
 	// that a tool result is never separated from its call).
 	keepRecentMessages = 8
-	// summaryMarker opens the summary message (the seed's marker).
+	// summaryMarker opens the summary message (the Planning module's marker).
 	summaryMarker = "[Conversation Summary]"
 	// activeTasksHeading introduces the injected todos.
 	activeTasksHeading = "\n\n## Active Tasks\n"

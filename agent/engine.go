@@ -39,6 +39,10 @@ type Config struct {
 	RetryBaseDelay time.Duration      // first backoff before jitter; 0 = 500ms
 	Logger         *slog.Logger       // nil = discard
 	Metrics        Metrics            // nil = counts nothing
+	// Vision is whether shared images go to the model as image parts:
+	// VisionAuto ("" too) until the endpoint refuses them, VisionOn, VisionOff.
+	Vision Vision
+	Tools  ToolSource // external tools (MCP); nil = the built-in ones only
 }
 
 // Engine runs sessions. It is safe for concurrent use: different sessions
@@ -56,6 +60,10 @@ type Engine struct {
 
 	mu   sync.Mutex
 	live map[string]*liveSession // sessions with a Run in progress
+
+	// noImages: under VisionAuto the endpoint refused image parts; none
+	// is sent again for the life of the process.
+	noImages atomic.Bool
 }
 
 // liveSession is the state of a running session that other calls may need.

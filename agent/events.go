@@ -34,6 +34,10 @@ const (
 	EventDone
 	// EventError: last event of a failed run; Text is for users, Err for logs.
 	EventError
+	// EventImagesRefused: the endpoint refused image parts; the request
+	// went again without them, and no image is sent for the life of the
+	// process. Text says so, for the thread.
+	EventImagesRefused
 )
 
 func (k EventKind) String() string {
@@ -58,6 +62,8 @@ func (k EventKind) String() string {
 		return "done"
 	case EventError:
 		return "error"
+	case EventImagesRefused:
+		return "images_refused"
 	}
 	return fmt.Sprintf("EventKind(%d)", int(k))
 }

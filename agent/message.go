@@ -26,6 +26,10 @@ type Message struct {
 	// only with tool calls (DeepSeek's thinking mode requires it there, and
 	// older reasoning endpoints reject it anywhere else).
 	Reasoning string `json:"reasoning_content,omitempty"`
+	// Images are data URLs sent with a user message's text as image parts
+	// (vision.go). They are never stored: the history keeps the text,
+	// which names the files' paths.
+	Images []string `json:"-"`
 }
 
 // ToolCall is one function call of an assistant message.
@@ -52,6 +56,9 @@ const toolTypeFunction = "function"
 // (a null or missing content anywhere else is what they reject).
 func (m Message) MarshalJSON() ([]byte, error) {
 	type plain Message // without this method
+	if len(m.Images) > 0 {
+		return marshalWithImages(m)
+	}
 	if m.Content == "" && len(m.ToolCalls) > 0 {
 		return json.Marshal(struct {
 			plain

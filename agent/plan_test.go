@@ -18,9 +18,9 @@ func TestPlanModeOffersWhitelistAndPrefixesPrompt(t *testing.T) {
 		wantTools []string
 		prefixed  bool
 	}{
-		{planning.PlanModePlan, []string{"bash", "read_file", "todo_write", "use_skill"}, true},
-		{planning.PlanModeDefault, []string{"bash", "edit_file", "read_file", "todo_write", "use_skill", "write_file"}, false},
-		{planning.PlanModeAutoEdit, []string{"bash", "edit_file", "read_file", "todo_write", "use_skill", "write_file"}, false},
+		{planning.PlanModePlan, []string{"bash", "read_file", "share_file", "todo_write", "use_skill"}, true},
+		{planning.PlanModeDefault, []string{"bash", "edit_file", "read_file", "share_file", "todo_write", "use_skill", "write_file"}, false},
+		{planning.PlanModeAutoEdit, []string{"bash", "edit_file", "read_file", "share_file", "todo_write", "use_skill", "write_file"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode.String(), func(t *testing.T) {

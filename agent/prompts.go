@@ -8,7 +8,7 @@ import (
 	"github.com/h9-app/h9/workspace"
 )
 
-// planModePrefix is put before the user's prompt in plan mode (the seed's
+// planModePrefix is put before the user's prompt in plan mode (the Planning module's
 // prefix). It says what to do, not what is permitted: permissions are
 // enforced by the tool filter.
 const planModePrefix = "Analyse the request below and use todo_write to produce an implementation plan that can be executed directly, then summarise the plan briefly in plain text and stop.\n" +
@@ -17,7 +17,7 @@ const planModePrefix = "Analyse the request below and use todo_write to produce 
 	"To learn about the current codebase you may use read_file or bash (read-only commands: ls, cat, find, grep).\n" +
 	"Do not create files, run build/install, or make any actual change.\n\n"
 
-// ExecPrompt starts executing an approved plan (the seed's execPrompt).
+// ExecPrompt starts executing an approved plan (the Planning module's execPrompt).
 const ExecPrompt = "Execute the todo list item by item. Rules:\n" +
 	"1. Before starting an item, use todo_write to set its status to in_progress\n" +
 	"2. Use tools to do the item's actual work (create files, write code, run commands, etc.); " +
@@ -26,7 +26,7 @@ const ExecPrompt = "Execute the todo list item by item. Rules:\n" +
 	"4. Do not output progress summaries; move on to the next item immediately\n" +
 	"When everything is done, report the overall result in one sentence."
 
-// ContinuePrompt resumes execution when todos remain (the seed's
+// ContinuePrompt resumes execution when todos remain (the Planning module's
 // execContinuePrompt): shorter, without repeating the full rules.
 const ContinuePrompt = "Continue with the next pending or in_progress item in the todo list. " +
 	"First mark it in_progress with todo_write, then use tools to do the actual work (write files, run commands, etc.), " +
@@ -48,6 +48,10 @@ type promptInfo struct {
 	Sandbox      workspace.Level
 	Skills       []skill
 	AgentsMD     string // content of AGENTS.md at the workspace root, "" if none
+	// Channel is the Slack channel's instructions, "" if none.
+	Channel string
+	// Repository: the workspace is a checkout of a configured repository.
+	Repository bool
 }
 
 // systemPrompt tells the model what h9 is and where it works.
@@ -60,6 +64,7 @@ func systemPrompt(p promptInfo) string {
 	fmt.Fprintf(&b, "Mode: %s. %s\n", p.Mode, modeLine(p.Mode))
 	fmt.Fprintf(&b, "Sandbox: %s. %s\n", p.Sandbox, sandboxLine(p.Sandbox))
 	b.WriteString("Use todo_write to track multi-step work. Keep answers short; do not print secrets or environment values.\n")
+	b.WriteString(haveLines(p))
 	if len(p.Skills) > 0 {
 		b.WriteString("\nSkills (call use_skill with the name to get the instructions before doing such a task):\n")
 		for _, s := range p.Skills {
@@ -69,6 +74,11 @@ func systemPrompt(p promptInfo) string {
 	if p.AgentsMD != "" {
 		b.WriteString("\nRepository instructions from AGENTS.md at the workspace root:\n")
 		b.WriteString(p.AgentsMD)
+		b.WriteString("\n")
+	}
+	if p.Channel != "" {
+		b.WriteString("\n" + channelInstructionsHeading + "\n")
+		b.WriteString(p.Channel)
 		b.WriteString("\n")
 	}
 	return b.String()
@@ -87,6 +97,9 @@ func modeLine(m planning.PlanMode) string {
 func sandboxLine(l workspace.Level) string {
 	if l == workspace.LevelBwrap {
 		return "bash runs in a bubblewrap sandbox: no network, read-only system, writable workspace, private /tmp."
+	}
+	if l == workspace.LevelLandlock {
+		return "bash runs confined by Landlock: it may write only the workspace, its home and /tmp; no TCP network."
 	}
 	return "bash runs without a sandbox, directly on the host, inside the workspace directory; be careful."
 }

@@ -1,9 +1,12 @@
 package agent
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Intent is what a caller asks a run to do. The agent owns the words: it
-// turns an intent into the seed's prompt (prompts.go), so a caller never
+// turns an intent into the Planning module's prompt (prompts.go), so a caller never
 // chooses prompt texts.
 type Intent int
 
@@ -15,9 +18,9 @@ const (
 	// IntentReply sends the user's reply (Text): a revision of the plan in
 	// plan mode, otherwise guidance or follow-up work.
 	IntentReply
-	// IntentExecute starts executing an approved plan (the seed's execPrompt).
+	// IntentExecute starts executing an approved plan (the Planning module's execPrompt).
 	IntentExecute
-	// IntentContinue goes on with the next open todo (the seed's
+	// IntentContinue goes on with the next open todo (the Planning module's
 	// execContinuePrompt): auto-run's next run, Resume, a restart.
 	IntentContinue
 	// IntentProceed asks the model again with the history as it is, no
@@ -40,14 +43,15 @@ type Request struct {
 	Feedback *Feedback `json:"feedback,omitempty"`
 }
 
-// prompt is the user message a run of r sends, before plan mode's prefix.
-func (r Request) prompt() (string, error) {
+// prompt is the user message a run of r sends, before plan mode's prefix;
+// files are those shared with a task or reply (RunOptions.Files).
+func (r Request) prompt(files []Attachment) (string, error) {
 	switch r.Intent {
 	case IntentTask, IntentReply:
-		if r.Text == "" {
+		if r.Text == "" && len(files) == 0 {
 			return "", fmt.Errorf("%w: %s without text", ErrInvalidRequest, r.Intent)
 		}
-		return r.Text, nil
+		return strings.TrimPrefix(r.Text+attachmentNote(files), "\n\n"), nil
 	case IntentExecute:
 		return ExecPrompt, nil
 	case IntentContinue, IntentProceed:

@@ -11,7 +11,7 @@ import (
 
 // RunOptions are a run's mode and hooks.
 type RunOptions struct {
-	// Mode is the mode the run uses for its whole life (the seed's
+	// Mode is the mode the run uses for its whole life (the Planning module's
 	// snapshot at the start of a run). The caller owns each session's
 	// mode and passes it with every run; the agent does not store it.
 	Mode planning.PlanMode
@@ -34,6 +34,20 @@ type RunOptions struct {
 	// Checkpoint, when set, records a completed todo's changes (see
 	// Checkpointer).
 	Checkpoint Checkpointer
+	// Files are the files shared with a task or reply request, already in
+	// the workspace: the prompt names them, and images among them go to a
+	// model that sees images (vision.go). Other intents ignore them.
+	Files []Attachment
+	// Share uploads share_file's files into the session's thread; nil:
+	// the tool says files cannot be shared.
+	Share FileSharer
+	// ChannelInstructions are the instructions of the session's Slack
+	// channel (/h9 instructions): the system prompt gives them after
+	// AGENTS.md, marked as the channel's.
+	ChannelInstructions string
+	// Channel and Repo are where the session lives, for Config.Tools to
+	// narrow the external tools it offers ("" when none or unknown).
+	Channel, Repo string
 }
 
 // Result is the outcome of a run.
@@ -55,7 +69,7 @@ func (e *Engine) Run(ctx context.Context, sessionID string, req Request, opts Ru
 	intent, started := intentLabel(req.Intent), time.Now()
 	e.metrics.RunStarted(intent)
 	defer func() { e.metrics.RunEnded(intent, runOutcome(err), time.Since(started)) }() // after the recover below
-	prompt, err := req.prompt()
+	prompt, err := req.prompt(opts.Files)
 	if err == nil && !opts.Mode.Valid() {
 		err = fmt.Errorf("%w: %d", ErrInvalidMode, int(opts.Mode))
 	}
@@ -73,7 +87,7 @@ func (e *Engine) Run(ctx context.Context, sessionID string, req Request, opts Ru
 	if err != nil {
 		return r.result(""), r.end("", err)
 	}
-	defer r.finish() // the seed's defer: todos are saved whatever happens
+	defer r.finish() // the Planning module's defer: todos are saved whatever happens
 	defer func() {
 		if p := recover(); p != nil {
 			err = r.end("", fmt.Errorf("agent panic in session %s: %v", sessionID, p))
@@ -90,7 +104,7 @@ func (r *run) loop(ctx context.Context, intent Intent, prompt string) (string, e
 		return "", r.budgetError(ErrOverBudget) // nothing happened, so nothing to store
 	}
 	if intent != IntentProceed || !awaitsAnswer(r.msgs) {
-		r.append(userMessage(planPrompt(r.mode, prompt)))
+		r.append(r.withImages(userMessage(planPrompt(r.mode, prompt))))
 	}
 	if gate := r.opts.Gate; gate != nil {
 		if err := gate(); err != nil {

@@ -18,8 +18,10 @@ type run struct {
 	opts  RunOptions
 	mode  planning.PlanMode
 	tools *toolset
-	env   *toolEnv
-	todos *planning.TodoStore
+	// closeTools releases the external tools of the run (nil: none).
+	closeTools func()
+	env        *toolEnv
+	todos      *planning.TodoStore
 
 	// msgs[0] is the system prompt, rebuilt every run and never stored;
 	// msgs[1:saved] are in the store, msgs[saved:] are not yet.
@@ -62,7 +64,7 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 	if err != nil {
 		return r, fmt.Errorf("%w: session %s: %w", ErrWorkspace, id, err)
 	}
-	r.env = &toolEnv{sessionID: id, wsm: wsm, readOnly: r.mode == planning.PlanModePlan, todos: todos}
+	r.env = &toolEnv{sessionID: id, wsm: wsm, readOnly: r.mode == planning.PlanModePlan, todos: todos, share: opts.Share}
 	if trackWork {
 		// The log follows the stored list, whatever changed it since.
 		r.state.Work.Track(todos.Read())
@@ -83,6 +85,7 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 	r.env.skills = skills
 	sys := systemPrompt(promptInfo{
 		WorkspaceDir: dir, Mode: r.mode, Sandbox: wsm.Level(), Skills: skills, AgentsMD: readAgentsMD(dir),
+		Channel: opts.ChannelInstructions, Repository: isCheckout(dir),
 	})
 	r.msgs = make([]Message, 0, len(history)+32)
 	r.msgs = append(r.msgs, systemMessage(sys))
@@ -93,16 +96,20 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 		approve = opts.Approve
 	}
 	r.tools = newToolset(r.mode, approve)
+	r.addExternalTools(ctx, approve)
 	r.req = ModelRequest{Model: e.cfg.ModelName, Tools: r.tools.defs, User: id}
 	return r, nil
 }
 
-// finish makes sure the todos are saved (on every path, like the seed's
+// finish makes sure the todos are saved (on every path, like the Planning module's
 // defer) and closes the workspace. The run's final commit normally holds
 // them already; otherwise (a failed or missing final commit, a panic) they
 // are written here. A snapshot still pending (only after a panic) is not
 // emitted: EventError stays the run's last event.
 func (r *run) finish() {
+	if r.closeTools != nil {
+		r.closeTools()
+	}
 	if !r.todosStored || r.todosPending {
 		if err := r.saveTodos(); err != nil {
 			r.e.log.Error("saving todos at run end", "session", r.id, "err", err)

@@ -13,6 +13,9 @@ import (
 // history is shrunk once and the request sent again.
 func (r *run) ask(ctx context.Context) (Answer, error) {
 	ans, err := r.askOnce(ctx)
+	if err != nil && ctx.Err() == nil && r.dropRefusedImages(err) {
+		ans, err = r.askOnce(ctx)
+	}
 	if err != nil && ctx.Err() == nil && r.shrinkAfterOverflow(ctx, err) {
 		ans, err = r.askOnce(ctx)
 	}

@@ -56,6 +56,7 @@ func storeError(err error) error {
 func encodeMessages(msgs []Message) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(msgs))
 	for i, m := range msgs {
+		m.Images = nil // the history keeps the paths, not the bytes
 		data, err := json.Marshal(m)
 		if err != nil {
 			return nil, fmt.Errorf("%w: encoding message: %w", ErrStore, err)

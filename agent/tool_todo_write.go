@@ -16,7 +16,7 @@ type todoWriteParams struct {
 	Todos *[]planning.TodoItem `json:"todos"`
 }
 
-// todoWriteDescription is the seed's description in English, plus the
+// todoWriteDescription is the Planning module's description in English, plus the
 // batch rule and the work rule, so the model knows them before it breaks
 // them.
 const todoWriteDescription = "Maintain the task list of the current session. " +
@@ -73,7 +73,7 @@ var todoWriteTool = tool{
 }
 
 // applyWrite checks a write against every rule and records it in the
-// work log; without one (see trackWork) only the seed's rules apply.
+// work log; without one (see trackWork) only the Planning module's rules apply.
 func applyWrite(work *planning.WorkLog, prev, next []planning.TodoItem) ([]planning.TodoItem, []string, error) {
 	if work == nil {
 		accepted, err := planning.CheckWrite(prev, next)

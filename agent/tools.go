@@ -22,6 +22,7 @@ type tool struct {
 	Description string
 	Schema      json.RawMessage
 	Mutating    bool // goes through the approval hook in auto-edit mode
+	PlanSafe    bool // offered in plan mode (an external tool that only reads)
 	// UsesWorkspace: call opens (and so creates) the session's workspace
 	// before Run, so Run and Preview find it in env.ws.
 	UsesWorkspace bool
@@ -41,6 +42,7 @@ type toolEnv struct {
 	todos     *planning.TodoStore  // saved by the run, with the step's commit
 	work      *planning.WorkLog    // the work rule's log: in the run's state, stored with the todos
 	skills    []skill
+	share     FileSharer // share_file's upload; nil: none
 }
 
 // openWorkspace opens (creating it) the session's workspace into env.ws,
@@ -87,15 +89,16 @@ func fail(err error) toolResult { return toolResult{Output: "Error: " + err.Erro
 func failf(format string, a ...any) toolResult { return fail(fmt.Errorf(format, a...)) }
 
 // registry lists every tool in the order the model sees them.
-var registry = []*tool{&readFileTool, &writeFileTool, &editFileTool, &bashTool, &todoWriteTool, &useSkillTool}
+var registry = []*tool{&readFileTool, &writeFileTool, &editFileTool, &bashTool, &todoWriteTool, &useSkillTool, &shareFileTool}
 
-// planModeWhitelist is the seed's filterReadOnlyTools list: in plan mode
+// planModeWhitelist is the Planning module's filterReadOnlyTools list: in plan mode
 // write_file and edit_file do not exist for the model.
 var planModeWhitelist = map[string]bool{
 	readFileName:  true,
 	bashName:      true,
 	useSkillName:  true,
 	todoWriteName: true,
+	shareFileName: true,
 }
 
 // toolset is the tools one run may use. Plan mode is this one filter: the
@@ -126,7 +129,7 @@ func newToolset(mode planning.PlanMode, approve Approver) *toolset {
 
 // toolInMode is the plan-mode filter.
 func toolInMode(t *tool, mode planning.PlanMode) bool {
-	return mode != planning.PlanModePlan || planModeWhitelist[t.Name]
+	return mode != planning.PlanModePlan || planModeWhitelist[t.Name] || t.PlanSafe
 }
 
 // defsByMode caches each mode's definitions, with compact schemas: every

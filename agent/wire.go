@@ -49,6 +49,9 @@ func wireMessages(msgs []Message) []Message {
 				out[len(out)-1].Content += "\n\n" + m.Content
 				lastUser = m.Content
 			}
+			if len(m.Images) > 0 {
+				out[len(out)-1].Images = append(slices.Clip(out[len(out)-1].Images), m.Images...)
+			}
 			continue
 		case m.Role == RoleUser:
 			lastUser = m.Content

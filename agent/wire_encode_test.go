@@ -21,6 +21,7 @@ func TestWireEncodeIsJSONMarshal(t *testing.T) {
 		{Role: RoleAssistant, ToolCalls: []ToolCall{call}, Reasoning: "think"},
 		toolMessage("c1", "out\x00put"),
 		{Role: RoleAssistant, Content: "done"},
+		{Role: RoleUser, Content: "see <this>", Images: []string{"data:image/png;base64,iVBORw0KGgo=", "data:image/gif;base64,R0lG"}},
 	}
 	fresh := []openai.Tool{probeTool()}
 	for name, w := range map[string]wireRequest{

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
@@ -172,8 +173,11 @@ func (a *actor) next() (message, bool) {
 
 // idle: no run, setup, push or upload, no approval waiting, no checklist
 // edit pending.
+// A session following its request keeps its actor, and so its lease,
+// until h9 stops or the lease is lost (follow_poller.go).
 func (a *actor) idle() bool {
-	return a.run == nil && a.prep == nil && a.side == 0 && a.waiter == nil && (a.check == nil || !a.check.busy())
+	return a.run == nil && a.prep == nil && a.side == 0 && a.waiter == nil && (a.check == nil || !a.check.busy()) &&
+		(a.rec == nil || !a.rec.Follow.following() || a.lost || a.b.stopping.Load())
 }
 
 func (a *actor) handle(m message) {
@@ -253,13 +257,13 @@ func (a *actor) load() error {
 }
 
 // create makes the thread's session and starts it.
-func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *SessionRepo) {
+func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *SessionRepo, files []agent.Attachment) {
 	now := time.Now()
 	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now,
 		rules: a.b.cfg.tokenRules()}
 	a.log = sessionLogger(a.b.log, a.rec)
 	a.b.metrics.SessionCreated()
-	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo})
+	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo, files: files})
 }
 
 // save persists the session; a failure is logged (the session goes on in
@@ -300,7 +304,9 @@ func (l lastSave) same(rec store.SessionRecord) bool {
 // stored notes a save (or a load): the pending posts it holds are durable.
 func (a *actor) stored(rec store.SessionRecord) {
 	a.last = lastSave{data: rec.Data, active: rec.Meta.Active}
-	a.b.follows.note(a.key, a.rec.Follow)
+	if a.leased && !a.lost {
+		a.b.follows.note(a.key, a.rec.Follow) // the poller knocks only on sessions this replica holds
+	}
 	if a.durable == nil {
 		a.durable = map[string]bool{}
 	}
@@ -316,7 +322,7 @@ func (a *actor) saveForGate() {
 	rec, err := a.rec.record() // encoded now: the actor goes on changing a.rec
 	saved, committed := make(chan error, 1), make(chan struct{})
 	a.saving, a.committed = saved, committed
-	go func() {
+	a.b.tasks.spawn(func() {
 		defer close(committed)
 		if err == nil {
 			err = a.b.store.PutSession(a.b.bg, rec)
@@ -325,7 +331,7 @@ func (a *actor) saveForGate() {
 			a.log.Error("saving session", "err", err)
 		}
 		saved <- err
-	}()
+	})
 }
 
 // view is the checklist as the record says, with these todos and their
@@ -362,6 +368,9 @@ func (a *actor) refresh() {
 			c.Activity = ""
 		}
 	})
+	if !running {
+		a.check.stopClock()
+	}
 }
 
 // say posts in the session's thread and returns the post's ts ("" when it failed).

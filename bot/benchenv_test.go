@@ -81,7 +81,7 @@ func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
 	opts := e.slack.Options()
 	cfg := Config{
 		BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: e.slack.APIURL(),
-		Store: st, Leases: st, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
+		Store: st, Leases: st, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger, Workspaces: ws,
 	}
 	if e.repos != nil {
 		cfg.Repos = e.repos(ws)

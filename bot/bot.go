@@ -1,6 +1,6 @@
 // Package bot is h9's Slack app: Socket Mode envelopes in, one actor per
 // active thread running the session state machine (machine.go), the live
-// checklist, the review buttons and the seed's auto-run loop, all
+// checklist, the review buttons and the Planning module's auto-run loop, all
 // persisted through its Store.
 package bot
 
@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,11 +33,13 @@ type Bot struct {
 	reg     *registry
 	follows *poller // the followed requests' poller (follow_poller.go)
 
-	idents identities // users.info names and emails, for Co-authored-by
+	idents identities   // users.info names and emails, for Co-authored-by
+	files  *http.Client // downloads of files shared in threads
 
 	unsandboxed bool
 	runSlots    chan struct{} // nil = unbounded
-	ackWork     chan struct{} // slots for commands' work after their ack
+	work        *workQueue    // commands' work after their ack (tasks.go)
+	tasks       *tasks        // every goroutine the bot starts outside its actors
 
 	botUserID string // from auth.test; mentions are "<@botUserID>"
 	teamID    string // from auth.test; "" when unknown (see sessionTeam)
@@ -45,7 +48,9 @@ type Bot struct {
 	// runs outlive one envelope and end together.
 	runCtx     context.Context
 	cancelRuns context.CancelFunc
-	bg         context.Context // Slack calls: survives Run's ctx so final edits land
+	bg         context.Context    // Slack and store calls: survives Run's ctx so final edits land
+	hardStop   context.CancelFunc // cancels bg: shutdown's last resort after its grace
+	grace      time.Duration      // shutdownGrace; shorter in tests
 	stopping   atomic.Bool
 	started    atomic.Bool
 	connected  atomic.Bool // Socket Mode is connected (Connected)
@@ -77,6 +82,7 @@ func New(cfg Config) (*Bot, error) {
 		seen:        seen,
 		unsandboxed: cfg.SandboxLevel == "none",
 		metrics:     cfg.Metrics,
+		files:       &http.Client{Transport: slackTransport()},
 	}
 	b.reg = newRegistry(b)
 	b.follows = newPoller(b)
@@ -84,12 +90,13 @@ func New(cfg Config) (*Bot, error) {
 		b.claims = newClaimer(cfg.Store, cfg.Logger)
 	}
 	cfg.Leases.OnLeaseLost(b.onLeaseLost)
-	b.ackWork = make(chan struct{}, ackWorkers)
+	b.work, b.tasks = newWorkQueue(receiveQueue), newTasks()
 	if cfg.MaxConcurrentRuns > 0 {
 		b.runSlots = make(chan struct{}, cfg.MaxConcurrentRuns)
 	}
 	b.runCtx, b.cancelRuns = context.WithCancel(context.Background())
-	b.bg = context.Background()
+	b.bg, b.hardStop = context.WithCancel(context.Background())
+	b.grace = shutdownGrace
 	return b, nil
 }
 
@@ -107,7 +114,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	case err == nil:
 		b.botUserID, b.teamID = auth.UserID, auth.TeamID
 	case tokenRefused(err):
-		return fmt.Errorf("checking the bot token (auth.test): %w", err)
+		return fmt.Errorf("checking the bot token (auth.test): %w: %w", ErrBotTokenRefused, err)
 	default:
 		// Slack is flaky or the endpoint lacks auth.test: go on. Own posts
 		// still carry a bot_id and app_mention events still arrive.
@@ -123,10 +130,11 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.recoverSessions(sockCtx)
 	b.seen.start()
 
+	b.work.start(b.tasks, ackWorkers)
 	sockErr := make(chan error, 1)
-	go func() { sockErr <- b.sm.RunContext(sockCtx) }()
+	b.tasks.spawn(func() { sockErr <- b.sm.RunContext(sockCtx) })
 	loopDone := make(chan struct{})
-	go func() { defer close(loopDone); b.socketLoop(sockCtx) }()
+	b.tasks.spawn(func() { defer close(loopDone); b.socketLoop(sockCtx) })
 	if b.claims != nil {
 		b.fleetDone.Go(func() { b.claims.run(sockCtx) })
 	}
@@ -188,19 +196,35 @@ func (b *Bot) recoverSessions(ctx context.Context) {
 	}
 }
 
-// shutdown stops new work, cancels runs and waits until every actor has
-// saved its session and every checklist has flushed.
+// shutdown stops the bot in an order that leaves nothing running when it
+// returns, so that the caller may close the store:
+//  1. Run has stopped the socket loop and the claimer: no new delivery;
+//  2. the dedup flusher claims what is pending and stops;
+//  3. runs in flight are cancelled (their actors save what they did);
+//  4. the work queue is closed: its workers finish what was admitted;
+//  5. the actors are told to stop and each saves its session;
+//  6. every other goroutine of the bot ends (checklist flushes, saves,
+//     ephemerals, the socket client).
+//
+// Steps 4–6 have shutdownGrace together; past it, every call still waiting
+// on the store or Slack is cancelled, and shutdown waits for them to end
+// (each call has a deadline of its own besides).
 func (b *Bot) shutdown() {
 	b.stopping.Store(true)
 	b.seen.close() // the socket loop has stopped: nothing new to remember
 	b.cancelRuns()
+	b.work.close()
 	done := make(chan struct{})
-	go func() { b.reg.wait(); close(done) }()
+	go func() { b.reg.wait(); <-b.tasks.drained(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(shutdownGrace):
-		b.log.Warn("shutdown: sessions still busy after grace period")
+	case <-time.After(b.grace):
+		b.log.Warn("shutdown: sessions still busy after grace period; cancelling their calls")
+		b.hardStop()
+		<-done
 	}
+	b.hardStop()
+	b.api.http.CloseIdleConnections()
 	b.log.Info("h9 bot stopped")
 }
 

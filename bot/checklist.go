@@ -23,6 +23,7 @@ type checklist struct {
 	interval time.Duration
 	onIdle   func() // wakes the actor, which waits for the last edit before retiring
 	onPosted func(ts string)
+	tasks    *tasks // owns the flush goroutine
 
 	// firstDone (set by postNow) is closed once the first post attempt has
 	// returned, so thread replies never land above the checklist.
@@ -39,6 +40,7 @@ type checklist struct {
 	flushing bool
 	idle     chan struct{}
 	lastSent time.Time
+	clock    activityClock // the Now: line's (checklist_now.go)
 }
 
 // settleTimeout bounds how long settle holds the actor for a slow Slack.
@@ -48,8 +50,8 @@ func (a *actor) newChecklist(ts string, first render.Checklist) *checklist {
 	return &checklist{
 		ctx: a.ctx, api: a.b.api, log: a.log, channel: a.rec.Channel, thread: a.rec.ThreadTS, ts: ts,
 		interval: a.b.cfg.CoalesceInterval, onIdle: a.signal,
-		onPosted: func(ts string) { a.push(msgChecklistPosted{ts: ts}) },
-		cur:      first, lastSent: time.Now(), hurry: make(chan struct{}, 1),
+		onPosted: func(ts string) { a.push(msgChecklistPosted{ts: ts}) }, tasks: a.b.tasks,
+		cur: first, lastSent: time.Now(), hurry: make(chan struct{}, 1),
 	}
 }
 
@@ -81,8 +83,11 @@ func (c *checklist) set(f func(*render.Checklist)) {
 	}
 	c.flushing = true
 	c.mu.Unlock()
-	if start {
-		go c.flush()
+	if start && !c.tasks.spawn(c.flush) {
+		c.mu.Lock()
+		c.flushing = false
+		close(c.idle)
+		c.mu.Unlock()
 	}
 }
 
@@ -126,7 +131,7 @@ func (c *checklist) settle() {
 func (c *checklist) busy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.dirty || c.flushing
+	return c.dirty || c.flushing || c.clock.tickers > 0
 }
 
 // flush sends the latest state, spacing edits by the interval, until
@@ -147,6 +152,7 @@ func (c *checklist) flush() {
 		c.mu.Lock()
 		snap := c.cur
 		snap.Todos = slices.Clone(c.cur.Todos)
+		snap.ActivityFor = c.activityFor()
 		c.dirty = false
 		c.lastSent = time.Now()
 		ts := c.ts

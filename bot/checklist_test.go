@@ -30,7 +30,7 @@ func TestChecklistCoalescesBursts(t *testing.T) {
 		t.Fatal(err)
 	}
 	idle := make(chan struct{}, 1)
-	c := &checklist{ctx: context.Background(), api: api, log: log, channel: "C1", ts: ts, interval: defaultCoalesceInterval,
+	c := &checklist{ctx: context.Background(), api: api, log: log, tasks: newTasks(), channel: "C1", ts: ts, interval: defaultCoalesceInterval,
 		onIdle: func() { idle <- struct{}{} }, cur: first, lastSent: time.Now()}
 
 	const n = 100

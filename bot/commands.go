@@ -53,6 +53,11 @@ func (b *Bot) commandAck(cmd slack.SlashCommand) (payload any, work bool) {
 			return ephemeralAck(text(why)), false
 		}
 		return nil, true
+	case verb == verbInstructions:
+		if why := b.instructionsAck(cmd.UserID, arg); why != "" {
+			return ephemeralAck(text(why)), false
+		}
+		return nil, true
 	case (verb == verbPlan || verb == verbRun) && arg != "":
 		return b.taskAck(verb, arg)
 	case verb == verbPlan || verb == verbRun:
@@ -111,6 +116,8 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 		b.postChannelStatus(cmd.ChannelID, cmd.UserID, "", cmd.ResponseURL)
 	case verbRepo:
 		b.runRepoCommand(cmd, arg, log)
+	case verbInstructions:
+		b.runInstructionsCommand(cmd, arg, log)
 	case verbPlan, verbRun:
 		mode := planning.PlanModePlan
 		if verb == verbRun {

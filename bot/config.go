@@ -43,6 +43,11 @@ type Config struct {
 	// ForgePoll is how often a followed request is read (0 = 60s);
 	// ForgeFollowFor stops following one untouched this long (0 = 720h).
 	ForgePoll, ForgeFollowFor time.Duration
+	// Workspaces opens sessions' workspaces for the files shared in their
+	// threads (attachfetch.go); nil: files are not downloaded.
+	Workspaces Workspaces
+	// AttachmentMax is the largest file downloaded from a thread; 0 = 20 MiB.
+	AttachmentMax int64
 
 	// SandboxLevel is the workspace sandbox in force ("bwrap" or "none");
 	// "none" marks every checklist as unsandboxed. SandboxWarning, when set,

@@ -1,7 +1,7 @@
 package bot
 
-// Black-box checks of ARCHITECTURE.md's second phase, written from the
-// contract's words only.
+// Black-box checks of the second phase's contract (README's Slack words and
+// settings), written from those words only.
 
 import (
 	"os"

@@ -11,6 +11,12 @@ var (
 	// ErrStore: reading or writing the bot's records failed, or one does
 	// not decode.
 	ErrStore = errors.New("bot store failed")
+	// ErrUnknownState: a session record holds a state this h9 does not know
+	// (a newer h9 wrote it). The session is left alone: nothing acts on it
+	// or writes it, and the rest goes on.
+	ErrUnknownState = errors.New("session state unknown to this h9")
+	// ErrBotTokenRefused: Slack refused the bot token at start (auth.test).
+	ErrBotTokenRefused = errors.New("the bot token was refused")
 
 	// errMessageLimits: a message h9 was about to send breaks Slack's
 	// limits (render.CheckLimits), so it was not sent.

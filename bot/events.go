@@ -15,6 +15,7 @@ const eventsAPIKind = string(socketmode.EventTypeEventsAPI)
 type inbound struct {
 	user, text, channel, ts, threadTS string
 	mention                           bool
+	files                             []sharedFile // shared on the message (attachments.go)
 }
 
 // onEventsAPI routes app_mention and message events. Runs on the socket
@@ -34,14 +35,14 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent, req *socketmode.Request
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.AppMentionEvent:
 		b.onMessage(inbound{user: e.User, text: e.Text, channel: e.Channel,
-			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true}, keys)
+			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true, files: filesOf(e.Files)}, keys)
 	case *slackevents.AppHomeOpenedEvent:
 		if e.Tab == "home" && e.User != "" {
-			b.admit(eventsAPIKind, keys, func() { go b.publishHome(e.User) })
+			b.admit(eventsAPIKind, keys, func() { b.afterAck(func() { b.publishHome(e.User) }) })
 		}
 	case *slackevents.MessageEvent:
 		b.onMessage(inbound{user: e.User, text: e.Text, channel: e.Channel,
-			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: b.mentionsMe(e.Text)}, keys)
+			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: b.mentionsMe(e.Text), files: messageFiles(e)}, keys)
 	}
 }
 
@@ -53,7 +54,7 @@ func ignored(data any) bool {
 	case *slackevents.AppMentionEvent:
 		return e.BotID != "" || e.Edited != nil
 	case *slackevents.MessageEvent:
-		return e.SubType != "" || e.BotID != ""
+		return (e.SubType != "" && e.SubType != subtypeFileShare) || e.BotID != ""
 	}
 	return false
 }
@@ -93,12 +94,12 @@ func (b *Bot) route(m inbound) {
 	}
 	thread := threadKey{channel: m.channel, ts: root}
 	if !m.mention {
-		b.reg.deliver(thread, msgReply{user: m.user, text: cleanTask(m.text), ts: m.ts})
+		b.reg.deliver(thread, msgReply{user: m.user, text: cleanTask(m.text), ts: m.ts, files: m.files})
 		return
 	}
 	log := b.log.With("channel", m.channel, "thread", root, "user", m.user)
 	if why := b.perms.refusal(m.user, m.channel); why != "" {
-		go b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, text(why))
+		b.afterAck(func() { b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, text(why)) })
 		return
 	}
 	task := b.stripMention(m.text)
@@ -106,11 +107,13 @@ func (b *Bot) route(m inbound) {
 	case strings.EqualFold(task, verbStatus) && m.threadTS != "":
 		b.reg.deliver(thread, msgStatus{user: m.user})
 	case strings.EqualFold(task, verbStatus):
-		go b.postChannelStatus(m.channel, m.user, "", "")
+		b.afterAck(func() { b.postChannelStatus(m.channel, m.user, "", "") })
 	case task == "" || strings.EqualFold(task, verbHelp):
-		go b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, usage("Mention me with a task, e.g. `@h9 add a /healthz endpoint`."))
+		b.afterAck(func() {
+			b.api.ephemeral(b.bg, log, m.channel, m.user, m.threadTS, usage("Mention me with a task, e.g. `@h9 add a /healthz endpoint`."))
+		})
 	default:
-		b.reg.deliver(thread, msgMention{team: b.sessionTeam(), user: m.user, text: task, ts: m.ts})
+		b.reg.deliver(thread, msgMention{team: b.sessionTeam(), user: m.user, text: task, ts: m.ts, files: m.files})
 	}
 }
 

@@ -149,9 +149,9 @@ func (b *Bot) startFollowing(repoName string, number int, url string, at time.Ti
 
 // rateLimited is the wait a forge asked for, when it did.
 func rateLimited(err error) (time.Time, bool) {
-	var rl interface{ RetryAt() time.Time }
+	var rl *forge.RateLimited
 	if errors.As(err, &rl) {
-		return rl.RetryAt(), true
+		return rl.Until, true
 	}
 	return time.Time{}, false
 }

@@ -123,7 +123,10 @@ func (a *actor) forgeOp(op func(ctx context.Context) event) {
 	a.side++
 	a.forging = true
 	ctx := a.ctx
-	go func() { a.push(msgForgeDone{ev: op(ctx)}) }()
+	if !a.b.tasks.spawn(func() { a.push(msgForgeDone{ev: op(ctx)}) }) {
+		a.side--
+		a.forging = false
+	}
 }
 
 // msgForgeDone: a forge operation returned.

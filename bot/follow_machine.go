@@ -2,6 +2,7 @@ package bot
 
 import (
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,14 +57,36 @@ func (e evFollowDue) apply(m *move) {
 		return
 	}
 	f.NextPoll = e.now.Add(e.every)
-	switch {
-	case f.Batch != nil && f.Batch.Status == batchPushing && !m.s.State.inFlight():
-		m.do(effFollowPush{})
-	case f.Batch != nil && f.Batch.Status == batchReplying:
+	switch b := f.Batch; {
+	case b != nil && b.Status == batchPushing:
+		if !m.s.State.inFlight() {
+			m.do(effFollowPush{})
+		}
+	case b != nil && b.Status == batchReplying:
 		m.replyAttempt()
+	case f.busy(m.s):
+		// The addressing run goes on; what came meanwhile is read after it.
 	default:
 		m.do(effPollForge{})
 	}
+}
+
+// busy reports whether the latest batch is being addressed, pushed or
+// answered: a poll then waits, so that its feedback makes the next batch
+// instead of replacing this one.
+func (f *Follow) busy(s *Session) bool {
+	b := f.batch()
+	if b == nil {
+		return false
+	}
+	return b.Status == batchPushing || b.Status == batchReplying || b.Status == batchAddressing && s.State.inFlight()
+}
+
+// supersedable reports whether a newer batch may take the latest one's
+// place: it waits for its buttons, or its run failed and waits for Retry.
+func (f *Follow) supersedable(s *Session) bool {
+	b := f.batch()
+	return b != nil && (b.Status == batchWaiting || b.Status == batchAddressing && !s.State.inFlight())
 }
 
 // evFollowPolled: one poll of the request returned.
@@ -91,6 +114,9 @@ func (e evFollowPolled) apply(m *move) {
 		}
 		m.do(effLog{level: slog.LevelWarn, msg: "reading the followed request failed", args: []any{"err", e.err, "next", f.NextPoll}}, effSave{})
 		return
+	}
+	if f.busy(m.s) {
+		return // read again after the batch in hand: the cursor stays
 	}
 	f.Failures, f.Cursor = 0, e.cur
 	var given []forge.Feedback
@@ -133,21 +159,29 @@ func (m *move) requestEnded(st forge.RequestState) {
 }
 
 // newBatch records and posts what one poll found. A batch still waiting
-// for its buttons is folded into the new one, which supersedes it; with
-// follow_up: auto the work starts at once when the session is free.
+// for its buttons is folded into the new one, which supersedes it (or,
+// when the poll found only comments to leave out, counts them in place);
+// with follow_up: auto the work starts at once when the session is free.
 func (m *move) newBatch(given []forge.Feedback, failed []forge.Check, leftOut int) {
 	s, f := m.s, m.s.Follow
-	if len(given)+len(failed) == 0 {
+	old := f.Batch
+	switch {
+	case len(given)+len(failed) == 0 && f.supersedable(s) && old.TS != "":
+		old.LeftOut += leftOut
+		m.do(effUpdate{ts: old.TS, msg: m.batchMessage(old, "")})
+		return
+	case len(given)+len(failed) == 0:
 		m.say(render.RenderFeedbackBatch(render.FeedbackBatch{SessionID: s.ID, Request: f.label(), URL: f.URL, LeftOut: leftOut}))
 		return
-	}
-	if old := f.Batch; old != nil && old.Status == batchWaiting {
-		given, failed = append(old.Feedback, given...), append(old.Failed, failed...)
-		m.do(effUpdate{ts: old.TS, msg: m.batchMessage(old, "Superseded by the next message, which has it all.")})
+	case f.supersedable(s):
+		given, failed, leftOut = append(slices.Clone(old.Feedback), given...), append(slices.Clone(old.Failed), failed...), leftOut+old.LeftOut
+		if old.TS != "" {
+			m.do(effUpdate{ts: old.TS, msg: m.batchMessage(old, "Superseded by the next message, which has it all.")})
+		}
 	}
 	f.Seq++
 	b := &Batch{Seq: f.Seq, Status: batchWaiting, Feedback: given, Failed: failed, LeftOut: leftOut}
-	busy := s.State.inFlight() || f.Batch.open() && f.Batch.Status != batchWaiting
+	busy := s.State.inFlight()
 	f.Batch = b
 	m.log("feedback on the request", "batch", b.Seq, "comments", len(given), "checks", len(failed), "left_out", leftOut)
 	if f.Mode == gitrepo.FollowAuto && !busy {
@@ -156,17 +190,18 @@ func (m *move) newBatch(given []forge.Feedback, failed []forge.Check, leftOut in
 		m.startAddressing()
 		return
 	}
-	msg := m.batchMessage(b, "")
-	if busy {
-		msg = render.RenderFeedbackBatch(m.batchView(b, true))
-	}
-	m.post(postFeedback, msg)
+	m.post(postFeedback, render.RenderFeedbackBatch(m.batchView(b, busy)))
 }
 
 // batchMessage renders b; decided replaces its buttons when set.
 func (m *move) batchMessage(b *Batch, decided string) render.Message {
+	return m.batchDecided(b, "", decided)
+}
+
+// batchDecided renders b with by's decision in place of its buttons.
+func (m *move) batchDecided(b *Batch, by, decided string) render.Message {
 	v := m.batchView(b, false)
-	v.Decided = decided
+	v.Decided, v.DecidedBy = decided, by
 	return render.RenderFeedbackBatch(v)
 }
 
@@ -197,7 +232,7 @@ func (e evClick) feedbackAction(m *move) {
 	case e.action == render.ActionIgnoreFeedback:
 		f.Batch.Status, f.Batch.By = batchIgnored, e.user
 		m.log("feedback ignored", "user", e.user, "batch", f.Batch.Seq)
-		m.do(effUpdate{ts: f.Batch.TS, msg: m.batchMessage(f.Batch, "Ignored by <@"+e.user+">.")}, effSave{})
+		m.do(effUpdate{ts: f.Batch.TS, msg: m.batchDecided(f.Batch, e.user, "chose Ignore.")}, effSave{})
 		return
 	case s.State.inFlight():
 		m.tell(e.user, "A run is going on in this session; press Address feedback again when it ends.")
@@ -205,7 +240,7 @@ func (e evClick) feedbackAction(m *move) {
 	}
 	f.Batch.Status, f.Batch.By = batchAddressing, e.user
 	m.log("addressing feedback", "user", e.user, "batch", f.Batch.Seq)
-	m.do(effUpdate{ts: f.Batch.TS, msg: m.batchMessage(f.Batch, "<@"+e.user+"> asked h9 to address this; the run has started.")})
+	m.do(effUpdate{ts: f.Batch.TS, msg: m.batchDecided(f.Batch, e.user, "asked h9 to address this; the run has started.")})
 	m.startAddressing()
 }
 

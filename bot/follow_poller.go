@@ -46,6 +46,16 @@ func (p *poller) note(key threadKey, f *Follow) {
 	}
 }
 
+// forget drops the session: its actor retires or lost its lease.
+func (p *poller) forget(key threadKey) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	delete(p.due, key)
+	p.mu.Unlock()
+}
+
 func (p *poller) signal() {
 	select {
 	case p.wake <- struct{}{}:

@@ -119,7 +119,7 @@ func (e *env) newBot() *Bot {
 	cfg := Config{
 		BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: e.slack.APIURL(),
 		Store: e.store, Leases: e.store, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
-		CoalesceInterval: 50 * time.Millisecond,
+		CoalesceInterval: 50 * time.Millisecond, Workspaces: ws,
 	}
 	if e.repos != nil {
 		cfg.Repos = e.repos(ws)
@@ -136,9 +136,14 @@ func (e *env) newBot() *Bot {
 
 // start runs a new Bot on the env's DB.
 func (e *env) start() {
+	e.t.Helper()
+	e.run(e.newBot())
+}
+
+// run runs b until e.stop is called; e.stop returns once Run has returned.
+func (e *env) run(b *Bot) {
 	t := e.t
 	t.Helper()
-	b := e.newBot()
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(runCtx) }()

@@ -38,7 +38,8 @@ func (b *Bot) publishHome(user string) {
 		total = total.Plus(tokens)
 		rows = append(rows, render.HomeRow{StatusRow: row, Channel: rec.Channel})
 	}
-	view := slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: render.RenderHome(rows, b.cfg.tokenRules().spend(total))}}
+	home := render.WithInstructions(render.RenderHome(rows, b.cfg.tokenRules().spend(total)), b.homeInstructions(log, rows))
+	view := slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: home}}
 	_ = b.api.call(b.bg, log, "views.publish", func(ctx context.Context) error {
 		_, err := b.api.c.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view})
 		return err

@@ -27,13 +27,16 @@ type msgCreate struct {
 
 func (m msgCreate) handle(a *actor) {
 	if a.rec == nil {
-		a.create(m.team, m.owner, m.task, m.mode, m.repo)
+		a.create(m.team, m.owner, m.task, m.mode, m.repo, nil)
 	}
 }
 
 // msgMention: "@h9 <task>" starts a session in plan mode, or is a reply in
 // the thread's session.
-type msgMention struct{ team, user, text, ts string }
+type msgMention struct {
+	team, user, text, ts string
+	files                []sharedFile
+}
 
 func (m msgMention) handle(a *actor) {
 	if a.rec == nil {
@@ -41,27 +44,31 @@ func (m msgMention) handle(a *actor) {
 		return
 	}
 	if !a.tookReply(m.ts) {
-		a.reply(m.user, m.text, m.ts)
+		a.reply(m.user, m.text, m.ts, m.files)
 	}
 }
 
 // msgReply: a message in the thread.
-type msgReply struct{ user, text, ts string }
+type msgReply struct {
+	user, text, ts string
+	files          []sharedFile
+}
 
 func (m msgReply) handle(a *actor) {
 	if a.rec != nil && !a.tookReply(m.ts) {
-		a.reply(m.user, m.text, m.ts)
+		a.reply(m.user, m.text, m.ts, m.files)
 	}
 }
 
 // reply checks who wrote and hands the reply to the machine.
-func (a *actor) reply(user, text, ts string) {
+func (a *actor) reply(user, text, ts string, shared []sharedFile) {
 	if why := a.b.perms.refusal(user, a.rec.Channel); why != "" {
 		a.tell(user, why)
 		return
 	}
-	if text != "" {
-		a.apply(evReply{user: user, text: text, ts: ts})
+	files := a.takeFiles(ts, shared)
+	if text != "" || len(files) > 0 {
+		a.apply(evReply{user: user, text: text, ts: ts, files: files})
 	}
 }
 

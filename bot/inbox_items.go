@@ -38,6 +38,7 @@ type inboxItem struct {
 	Channel string            `json:"channel,omitempty"`
 	Action  string            `json:"action,omitempty"`
 	Value   string            `json:"value,omitempty"` // render.ButtonValue, encoded
+	Files   []sharedFile      `json:"files,omitempty"`
 }
 
 const (
@@ -52,10 +53,10 @@ func (m msgCreate) item() inboxItem {
 	return inboxItem{Kind: itemCreate, Team: m.team, User: m.owner, Text: m.task, Mode: m.mode}
 }
 func (m msgMention) item() inboxItem {
-	return inboxItem{Kind: itemMention, Team: m.team, User: m.user, Text: m.text, TS: m.ts}
+	return inboxItem{Kind: itemMention, Team: m.team, User: m.user, Text: m.text, TS: m.ts, Files: m.files}
 }
 func (m msgReply) item() inboxItem {
-	return inboxItem{Kind: itemReply, User: m.user, Text: m.text, TS: m.ts}
+	return inboxItem{Kind: itemReply, User: m.user, Text: m.text, TS: m.ts, Files: m.files}
 }
 func (m msgStatus) item() inboxItem { return inboxItem{Kind: itemStatus, User: m.user} }
 func (m msgAction) item() inboxItem {
@@ -68,9 +69,9 @@ func (it inboxItem) message() (message, error) {
 	case itemCreate:
 		return msgCreate{team: it.Team, owner: it.User, task: it.Text, mode: it.Mode}, nil
 	case itemMention:
-		return msgMention{team: it.Team, user: it.User, text: it.Text, ts: it.TS}, nil
+		return msgMention{team: it.Team, user: it.User, text: it.Text, ts: it.TS, files: it.Files}, nil
 	case itemReply:
-		return msgReply{user: it.User, text: it.Text, ts: it.TS}, nil
+		return msgReply{user: it.User, text: it.Text, ts: it.TS, files: it.Files}, nil
 	case itemStatus:
 		return msgStatus{user: it.User}, nil
 	case itemAction:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/h9-app/h9/agent"
@@ -104,6 +105,15 @@ const (
 	stateSetupFailed      state = "setup failed" // Retry runs the setup again
 )
 
+// allStates is every state this h9 knows. A record holding another one was
+// written by a newer h9 (a rolling upgrade): it is left alone, never taken
+// for some other state (decodeSession).
+var allStates = []state{stateIdle, statePlanning, stateAwaitingReview, stateRunning, stateAwaitingApproval,
+	stateStalled, stateInterrupted, stateDone, stateCancelled, stateError, stateOverBudget, stateSettingUp, stateSetupFailed}
+
+// known: s is one of allStates, or unset (an idle record).
+func (s state) known() bool { return s == "" || slices.Contains(allStates, s) }
+
 // inFlight: a run is going on (or was, when h9 stopped).
 func (s state) inFlight() bool {
 	return s == stateSettingUp || s == statePlanning || s == stateRunning || s == stateAwaitingApproval
@@ -117,7 +127,7 @@ func (s state) label() string {
 	return string(s)
 }
 
-// stallLimit is the seed's threshold: this many runs in a row without a
+// stallLimit is the Planning module's threshold: this many runs in a row without a
 // newly completed todo stop auto-run.
 const stallLimit = 3
 
@@ -135,6 +145,9 @@ func (m *move) startRun(req agent.Request) {
 		m.parkAtBudget(req)
 		m.settled()
 		return
+	}
+	if req != s.Request {
+		s.Files = nil // a new request; a retry keeps its files
 	}
 	s.Request, s.StoppedBy = req, ""
 	if s.Repo != nil && !s.Repo.Ready {
@@ -256,7 +269,7 @@ func (m *move) afterPlan(finalText string) {
 	m.post(postReview, render.RenderReviewAsk(s.ID, s.Revision))
 }
 
-// afterAutoRun is the seed's auto-run decision: the next run while todos
+// afterAutoRun is the Planning module's auto-run decision: the next run while todos
 // are open and one was completed within stallLimit runs, else done or
 // stalled.
 func (m *move) afterAutoRun(finalText string) *agent.Request {

@@ -10,14 +10,17 @@ import (
 // during a run or while the session is over its token budget; a plan
 // revision in plan mode; after a stall, guidance that resumes auto-run
 // with the counter reset; otherwise a follow-up.
-type evReply struct{ user, text, ts string }
+type evReply struct {
+	user, text, ts string
+	files          []agent.Attachment // checked, downloaded when its run starts
+}
 
 func (e evReply) apply(m *move) {
 	s := m.s
 	parked := s.State == stateOverBudget && s.overBudget() // else the budget was raised in the configuration
 	switch {
 	case s.State.inFlight() || parked:
-		s.Queue = append(s.Queue, QueuedReply{User: e.user, Text: e.text, TS: e.ts})
+		s.Queue = append(s.Queue, QueuedReply{User: e.user, Text: e.text, TS: e.ts, Files: e.files})
 		m.do(effSave{}, effReact{ts: e.ts, name: reactionQueued})
 		if parked {
 			m.tell(e.user, "This session has used its token budget, so your reply waits: it goes to the agent once the session's owner or an h9 admin presses Raise budget.")
@@ -25,12 +28,12 @@ func (e evReply) apply(m *move) {
 	case s.Repo != nil && !s.Repo.Ready:
 		m.notReady(e)
 	default:
-		m.runReply(e.text)
+		m.runReply(e.text, e.files)
 	}
 }
 
 // runReply starts the run of a reply taken now (fresh, or from the queue).
-func (m *move) runReply(text string) {
+func (m *move) runReply(text string, files []agent.Attachment) {
 	s := m.s
 	switch {
 	case s.Mode == planning.PlanModePlan:
@@ -43,6 +46,7 @@ func (m *move) runReply(text string) {
 		s.Approval = nil
 	}
 	m.startRun(agent.Request{Intent: agent.IntentReply, Text: text})
+	s.Files = files // read when the run is launched, after this move
 }
 
 // evClick is a button press by a user allowed to control the session.

@@ -103,7 +103,7 @@ func (e evOutcome) apply(m *move) {
 // the setup runs again, then the session's first request.
 func (m *move) notReady(e evReply) {
 	s := m.s
-	s.Queue = append(s.Queue, QueuedReply{User: e.user, Text: e.text, TS: e.ts})
+	s.Queue = append(s.Queue, QueuedReply{User: e.user, Text: e.text, TS: e.ts, Files: e.files})
 	m.do(effReact{ts: e.ts, name: reactionQueued})
 	m.startRun(s.Request)
 }

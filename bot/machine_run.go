@@ -16,14 +16,15 @@ type evCreate struct {
 	owner, task string
 	mode        planning.PlanMode
 	at          time.Time
-	repo        *SessionRepo // nil: an empty workspace
+	repo        *SessionRepo       // nil: an empty workspace
+	files       []agent.Attachment // shared on the message that started it
 }
 
 func (e evCreate) apply(m *move) {
 	s := m.s
 	s.Owner, s.Task, s.Mode, s.Created, s.Repo = e.owner, e.task, e.mode, e.at, e.repo
 	s.AutoRun = e.mode != planning.PlanModePlan
-	s.Request = firstRequest(e.task)
+	s.Request, s.Files = firstRequest(e.task), e.files
 	s.State = runState(e.mode)
 	m.log("session created", "owner", e.owner, "mode", e.mode.String())
 	if s.Repo != nil {
@@ -37,7 +38,7 @@ func (e evCreate) apply(m *move) {
 	m.do(effSaveForGate{}, effPostChecklist{}, effStartRun{req: s.Request, mode: s.Mode, budget: s.budget(), gated: true})
 }
 
-// evRunDone is the seed's EventDone: a run ended, and what follows is
+// evRunDone is the Planning module's EventDone: a run ended, and what follows is
 // decided here.
 type evRunDone struct {
 	stopping bool   // h9 is shutting down: the next start resumes the run
@@ -72,7 +73,7 @@ func (e evRunDone) apply(m *move) {
 		q := s.Queue[0]
 		s.Queue = slices.Delete(s.Queue, 0, 1)
 		m.do(effUnreact{ts: q.TS, name: reactionQueued}, effReact{ts: q.TS, name: reactionPickedUp})
-		m.runReply(q.Text)
+		m.runReply(q.Text, q.Files)
 		return
 	}
 	if next != nil {

@@ -29,10 +29,10 @@ func (a *actor) prepare() {
 	a.prep = h
 	a.refresh()
 	id, repo := a.rec.ID, *a.rec.Repo
-	go func() {
+	a.b.tasks.spawn(func() {
 		ev := a.b.prepareRepo(ctx, id, repo)
 		a.push(msgPrepared{prep: h, ev: ev})
-	}()
+	})
 }
 
 // setupOutputLines is how much of a failed setup the thread shows.
@@ -50,7 +50,9 @@ func (b *Bot) prepareRepo(ctx context.Context, id string, r SessionRepo) evPrepa
 		gs.Base = p.Base
 		var res workspace.BashResult
 		var ran bool
-		res, ran, err = b.cfg.Repos.Setup(ctx, gs)
+		if !p.SetUp { // a spare made set up needs no second run
+			res, ran, err = b.cfg.Repos.Setup(ctx, gs)
+		}
 		if err == nil && ran && (res.ExitCode != 0 || res.TimedOut || res.Cancelled) && ctx.Err() == nil {
 			return evPrepared{base: p.Base, setup: &setupFailure{what: setupWords(b, r.Name, res), output: lastLines(res.Output, setupOutputLines)}}
 		}

@@ -50,7 +50,7 @@ func TestOptionsRefusedOrKept(t *testing.T) {
 // the task's repo= wins over the channel.
 func TestChannelRepository(t *testing.T) {
 	e := newRepoEnv(t, "")
-	if ack := ackText(e.slash(testUser, testChannel, "repos")); !strings.Contains(ack, "*backend*") || !strings.Contains(ack, "acme/backend") {
+	if ack := ackText(e.slash(testUser, testChannel, "repos")); !strings.Contains(ack, "*backend*") || !strings.Contains(ack, "acme/backend") || !strings.Contains(ack, "no network") {
 		t.Errorf("/h9 repos: %s", ack)
 	}
 	e.slash(testUser, testChannel, "repo")

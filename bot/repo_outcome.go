@@ -48,7 +48,9 @@ func (a *actor) repoOutcome() {
 		return
 	}
 	repo, _ := a.b.repo(s.Repo.Name)
-	outcome := render.RenderRepoDone(s.ID, s.Outcome.Text, s.Progress, renderChanges(s.Repo, ch, repos.CanOpenPullRequests(repo)))
+	changes := renderChanges(s.Repo, ch, repos.CanOpenPullRequests(repo))
+	changes.MergeRequest = repo.Forge != nil && repo.Forge.Type == "gitlab"
+	outcome := render.RenderRepoDone(s.ID, s.Outcome.Text, s.Progress, changes)
 	ev := evOutcome{msgs: []render.Message{render.WithSpend(outcome, s.spend())}}
 	if len(ch.Files) > 0 {
 		ev.diff = strings.ReplaceAll(gs.Branch, "/", "-") + ".diff"
@@ -119,7 +121,7 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 func (a *actor) sideOp(op func(ctx context.Context) event) {
 	a.side++
 	ctx := a.ctx
-	go func() { a.push(msgSideDone{ev: op(ctx)}) }()
+	a.b.tasks.spawn(func() { a.push(msgSideDone{ev: op(ctx)}) })
 }
 
 // msgSideDone: a side operation returned.

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -76,7 +77,7 @@ func (b *Bot) describeChannelRepo(setting, channel string) string {
 	switch {
 	case setting != "":
 		why = "set with `/h9 repo`"
-	case contains(repo.Channels, channel):
+	case slices.Contains(repo.Channels, channel):
 		why = "this channel is listed for it in the configuration"
 	}
 	return "Sessions in this channel work in *" + render.Escape(repo.Name) + "* (" + why + ")." + change
@@ -100,16 +101,8 @@ func (b *Bot) renderRepos() render.Message {
 		if r.Setup != "" {
 			sb.WriteString(", setup `" + render.Escape(strings.ReplaceAll(render.Truncate(r.Setup, 80), "`", "'")) + "`")
 		}
+		sb.WriteString(networkText(r.Network))
 		sb.WriteString("\n")
 	}
 	return text(render.Truncate(sb.String(), 3800))
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

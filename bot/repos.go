@@ -89,7 +89,7 @@ func (b *Bot) repo(name string) (gitrepo.Repo, bool) {
 	return b.cfg.Repos.Get(name)
 }
 
-// chooseRepo is the precedence of ARCHITECTURE.md: the task's repo= > the
+// chooseRepo is the precedence of ARCHITECTURE.md ("Repository precedence"): the task's repo= > the
 // channel's /h9 repo (a name, or none) > the repository whose channels list
 // the channel > the only configured one > none. setting is the channel's.
 // It returns nil for no repository, or the new session's repository on a
@@ -160,7 +160,9 @@ func (a *actor) createFromMention(m msgMention) {
 		a.b.api.ephemeral(a.b.bg, a.log, a.key.channel, m.user, a.key.ts, text("h9 did not start a session: "+err.Error()+"."))
 		return
 	}
-	a.create(m.team, m.user, task, planning.PlanModePlan, repo)
+	files, refused := a.b.attachments(m.ts, m.files)
+	a.create(m.team, m.user, task, planning.PlanModePlan, repo, files)
+	a.sayRefused(refused)
 }
 
 // resolveRepo checks the options and applies the precedence with the

@@ -19,9 +19,14 @@ type runHandle struct {
 	// checkpoint commits a completed todo's changes (a session with a
 	// repository, in execution mode); nil: none.
 	checkpoint agent.Checkpointer
+	files      []agent.Attachment // shared with the request, to download first
+	share      agent.FileSharer   // share_file's uploads into the thread
+	// channel is the session's channel, for its instructions; channel and
+	// repo scope the run's MCP tools (agent.RunOptions).
+	channel, repo string
 }
 
-// launch starts the run e asks for, unless one is in flight (the seed's
+// launch starts the run e asks for, unless one is in flight (the Planning module's
 // dispatch guard; the state machine never asks for a second).
 func (a *actor) launch(e effStartRun) {
 	if a.run != nil {
@@ -36,11 +41,19 @@ func (a *actor) launch(e effStartRun) {
 	ctx, cancel := context.WithCancel(a.b.runCtx)
 	a.seq++
 	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: e.mode, budget: e.budget, gate: gate}
+	if e.req == a.rec.Request {
+		a.run.files = slices.Clone(a.rec.Files)
+	}
+	a.run.share, a.run.channel = a.sharer(a.rec.Channel, a.rec.ThreadTS), a.rec.Channel
+	if r := a.rec.Repo; r != nil {
+		a.run.repo = r.Name
+	}
 	if r := a.rec.Repo; r != nil && r.Ready && e.mode != planning.PlanModePlan && a.b.cfg.Repos != nil {
 		a.run.checkpoint = a.b.checkpointer(a.log, *r, a.rec.ID, a.rec.Owner)
 	}
 	a.refresh()
-	go a.execute(ctx, a.rec.ID, a.run, e.req)
+	id, h := a.rec.ID, a.run
+	a.b.tasks.spawn(func() { a.execute(ctx, id, h, e.req) })
 }
 
 // execute runs the agent on its own goroutine and reports to the inbox.
@@ -57,7 +70,9 @@ func (a *actor) execute(ctx context.Context, id string, h *runHandle, req agent.
 			return
 		}
 	}
-	opts := agent.RunOptions{Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint}
+	var files []agent.Attachment
+	req, files = a.withAttachments(ctx, id, req, h.files)
+	opts := agent.RunOptions{Files: files, Share: h.share, ChannelInstructions: a.b.channelInstructions(ctx, a.log, h.channel), Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint, Channel: h.channel, Repo: h.repo}
 	if h.mode == planning.PlanModeAutoEdit {
 		opts.Approve = a.approver(h)
 	}
@@ -75,12 +90,16 @@ func (a *actor) onEvent(ev agent.Event) {
 	case agent.EventUsage, agent.EventRunStarted:
 		spend := a.b.cfg.tokenRules().spend(ev.Total)
 		a.check.note(func(c *render.Checklist) { c.Spend = spend })
+	case agent.EventImagesRefused:
+		a.push(msgNote{text: ev.Text})
 	case agent.EventToolStarted:
 		activity := ev.Tool
 		if ev.Summary != "" {
 			activity += ": " + ev.Summary
 		}
-		a.check.set(func(c *render.Checklist) { c.Activity = activity })
+		a.check.startActivity(activity)
+	case agent.EventToolFinished:
+		a.check.endActivity()
 	}
 }
 

@@ -34,7 +34,7 @@ type Session struct {
 	Request   agent.Request `json:"request"`
 	StoppedBy string        `json:"stopped_by,omitempty"` // Stop was pressed; the run is ending
 
-	// The seed's auto-run loop.
+	// The Planning module's auto-run loop.
 	AutoRun  bool `json:"auto_run"`
 	Stuck    int  `json:"stuck"`
 	PrevDone int  `json:"prev_done"`
@@ -48,8 +48,11 @@ type Session struct {
 
 	Repo *SessionRepo `json:"repo,omitempty"` // the session's repository; nil: an empty workspace
 
-	Queue    []QueuedReply     `json:"queue,omitempty"` // replies that arrived during a run, in order
-	Progress planning.Progress `json:"progress"`        // for /h9 status without asking the agent
+	Queue []QueuedReply `json:"queue,omitempty"` // replies that arrived during a run, in order
+	// Files are the files shared with Request, downloaded when its run
+	// starts (attachfetch.go).
+	Files    []agent.Attachment `json:"files,omitempty"`
+	Progress planning.Progress  `json:"progress"` // for /h9 status without asking the agent
 
 	// Posts are thread messages decided and not yet known posted (posts.go).
 	Posts   []PendingPost `json:"posts,omitempty"`
@@ -87,6 +90,8 @@ type QueuedReply struct {
 	User string `json:"user"`
 	Text string `json:"text"`
 	TS   string `json:"ts"`
+	// Files were checked when the reply arrived; its run downloads them.
+	Files []agent.Attachment `json:"files,omitempty"`
 }
 
 // active reports whether a restart must act on the session: a run in
@@ -100,6 +105,7 @@ func (s *Session) active() bool {
 func (s Session) clone() Session {
 	s.Queue = slices.Clone(s.Queue)
 	s.Posts = slices.Clone(s.Posts)
+	s.Files = slices.Clone(s.Files)
 	if s.Approval != nil {
 		a := *s.Approval
 		s.Approval = &a
@@ -129,6 +135,9 @@ func decodeSession(rec store.SessionRecord) (*Session, error) {
 	s := new(Session)
 	if err := json.Unmarshal(rec.Data, s); err != nil {
 		return nil, fmt.Errorf("%w: decoding session %s: %w", ErrStore, rec.Meta.ID, err)
+	}
+	if !s.State.known() {
+		return nil, fmt.Errorf("%w: session %s is in state %q, which this h9 does not know (a newer h9 wrote it); it is left alone", ErrUnknownState, rec.Meta.ID, s.State)
 	}
 	m := rec.Meta
 	s.ID, s.Team, s.Channel, s.ThreadTS, s.Owner, s.Updated = m.ID, m.Team, m.Channel, m.Thread, m.Owner, m.Updated

@@ -25,8 +25,6 @@ const (
 	// transientBackoff, 2×transientBackoff, …
 	maxTransientRetries = 3
 	transientBackoff    = 500 * time.Millisecond
-	// reactionQueued marks a reply h9 will handle after the current run.
-	reactionQueued = "hourglass_flowing_sand"
 )
 
 // slackAPI is the one door to the Web API: every call honours 429
@@ -203,7 +201,7 @@ func (s *slackAPI) respond(ctx context.Context, log *slog.Logger, responseURL, c
 			msg.Blocks = &slack.Blocks{BlockSet: m.Blocks}
 		}
 		err := s.call(ctx, log, "response_url", func(ctx context.Context) error {
-			return slack.PostWebhookContext(ctx, responseURL, msg)
+			return slack.PostWebhookCustomHTTPContext(ctx, responseURL, s.http, msg)
 		})
 		if err == nil || channel == "" {
 			return
@@ -235,17 +233,6 @@ func (s *slackAPI) findChecklist(ctx context.Context, log *slog.Logger, channel,
 		return err
 	})
 	return ts
-}
-
-// react adds an emoji reaction; "already_reacted" is success.
-func (s *slackAPI) react(ctx context.Context, log *slog.Logger, channel, ts, name string) {
-	_ = s.call(ctx, log, "reactions.add", func(ctx context.Context) error {
-		err := s.c.AddReactionContext(ctx, name, slack.NewRefToMessage(channel, ts))
-		if slackErrorIs(err, "already_reacted") {
-			return nil
-		}
-		return err
-	})
 }
 
 // text is a plain message: a mrkdwn string, no blocks.

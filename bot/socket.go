@@ -18,7 +18,7 @@ func (b *Bot) socketLoop(ctx context.Context) {
 	direct, stamped := b.sm.Events, chan receivedEvent(nil)
 	if _, off := b.metrics.(noMetrics); !off {
 		direct, stamped = nil, make(chan receivedEvent, receiveQueue)
-		go b.receive(ctx, stamped)
+		b.tasks.spawn(func() { b.receive(ctx, stamped) })
 	}
 	for {
 		select {
@@ -84,7 +84,7 @@ func (b *Bot) onSocketEvent(evt socketmode.Event, received time.Time) {
 		reply, work := b.commandAck(cmd)
 		b.ack(evt, received, reply)
 		if work {
-			b.admit(envelopeKind(evt.Request), envelopeKeys(evt.Request), func() { go b.afterAck(func() { b.runCommand(cmd) }) })
+			b.admit(envelopeKind(evt.Request), envelopeKeys(evt.Request), func() { b.afterAck(func() { b.runCommand(cmd) }) })
 		}
 	case socketmode.EventTypeEventsAPI:
 		b.ack(evt, received, nil)
@@ -164,11 +164,14 @@ func envelopeKind(req *socketmode.Request) string {
 	return "other"
 }
 
-// afterAck runs a command's work once a slot is free. Bounding this work
-// keeps the socket's goroutines from competing with hundreds of runnable
-// ones during a burst of commands, so acks stay fast; the work only waits.
+// afterAck admits work to do after an envelope's ack: it waits in the
+// work queue for one of ackWorkers workers. Bounding this work keeps the
+// socket's goroutines from competing with hundreds of runnable ones during
+// a burst of commands, so acks stay fast; the work only waits, and no
+// goroutine is started for it. Work that arrives once shutdown has closed
+// the queue is dropped and logged (the socket loop has stopped by then).
 func (b *Bot) afterAck(f func()) {
-	b.ackWork <- struct{}{}
-	defer func() { <-b.ackWork }()
-	f()
+	if !b.work.add(f) {
+		b.log.Warn("shutting down: dropped work admitted after the socket loop stopped")
+	}
 }

@@ -14,8 +14,8 @@ type tokenRules struct {
 	priceIn, priceOut float64 // US dollars per million tokens
 }
 
-func (c Config) tokenRules() tokenRules {
-	return tokenRules{budget: c.SessionTokenBudget, priceIn: c.PriceInput, priceOut: c.PriceOutput}
+func (cfg Config) tokenRules() tokenRules {
+	return tokenRules{budget: cfg.SessionTokenBudget, priceIn: cfg.PriceInput, priceOut: cfg.PriceOutput}
 }
 
 func validPrice(p float64) bool { return p >= 0 && !math.IsInf(p, 0) && !math.IsNaN(p) }

@@ -24,9 +24,9 @@ func list(pairs ...string) []TodoItem {
 	return items
 }
 
-// seedBug reproduces the original bug: 11 todos, 2 done, and one call that
+// planningModuleBug reproduces the bug harness9's Planning module names: 11 todos, 2 done, and one call that
 // jumps the other 9 straight to completed.
-func seedBug() (prev, next []TodoItem) {
+func planningModuleBug() (prev, next []TodoItem) {
 	for i := 1; i <= 11; i++ {
 		id := fmt.Sprintf("t%d", i)
 		status := TodoPending
@@ -40,14 +40,14 @@ func seedBug() (prev, next []TodoItem) {
 }
 
 func TestCheckWrite(t *testing.T) {
-	bugPrev, bugNext := seedBug()
+	bugPrev, bugNext := planningModuleBug()
 	tests := []struct {
 		name    string
 		prev    []TodoItem
 		next    []TodoItem
 		wantErr error
 	}{
-		{"seed bug: 9 of 11 jump to completed", bugPrev, bugNext, ErrBatchCompletion},
+		{"the Planning module's bug: 9 of 11 jump to completed", bugPrev, bugNext, ErrBatchCompletion},
 		{"first plan, all pending", nil, list("a:pending", "b:pending", "c:pending"), nil},
 		{"exactly one direct completion", list("a:pending", "b:pending"), list("a:completed", "b:pending"), nil},
 		{"two direct completions", list("a:pending", "b:pending"), list("a:completed", "b:completed"), ErrBatchCompletion},
@@ -89,7 +89,7 @@ func TestCheckWrite(t *testing.T) {
 }
 
 func TestCheckWriteMessagesGuideTheModel(t *testing.T) {
-	prev, next := seedBug()
+	prev, next := planningModuleBug()
 	_, err := CheckWrite(prev, next)
 	for _, want := range []string{"9 todos", "one at a time", "in_progress", "Nothing was saved", `"t3"`, "and 4 more"} {
 		if !containsFold(err.Error(), want) {

@@ -12,7 +12,7 @@ import (
 // and is stored with them, so a restart neither forgets work nor invents
 // it. The zero value is a session where nothing was done yet.
 //
-// The seed's execution rule 2 — "only updating todo_write without calling
+// The Planning module's execution rule 2 — "only updating todo_write without calling
 // another tool does not complete an item" — is a prompt there; here it is
 // enforced, like the batch rule, at the tool layer:
 //   - a todo that was in_progress may become completed only once a call
@@ -223,7 +223,7 @@ func statuses(items []TodoItem) map[string]TodoStatus {
 }
 
 // Apply checks a todo_write that would replace prev with next against
-// every rule — the seed's (CheckWrite) and the work rule — and records it
+// every rule — the Planning module's (CheckWrite) and the work rule — and records it
 // when it is accepted. It returns the list to store and the ids that
 // became completed; a refused call changes nothing, here or in the list.
 func (w *WorkLog) Apply(prev, next []TodoItem) (accepted []TodoItem, completed []string, err error) {

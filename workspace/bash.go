@@ -3,8 +3,11 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
+
+	"github.com/h9-app/h9/workspace/readonly"
 )
 
 const (
@@ -23,6 +26,14 @@ type BashOptions struct {
 	// no secret is in its environment. Refused in plan mode. Without bwrap
 	// commands have the host's network anyway.
 	Network bool
+	// Stdout, when set, takes the command's standard output, byte for
+	// byte and unbounded (the caller bounds it); Output then holds only
+	// its standard error. This is how h9 receives data from a sandboxed
+	// command without a file the command could swap.
+	Stdout io.Writer
+	// SetupEnv are a repository's secrets, for its setup command (Network
+	// set) only; refused otherwise (secrets.go).
+	SetupEnv []Secret
 }
 
 // BashResult is what a command did. Non-zero exits and timeouts are results,
@@ -68,7 +79,7 @@ func (r BashResult) String() string {
 // command started is gone when Bash returns. Under bwrap the sandbox of
 // ARCHITECTURE.md applies; in plan mode the workspace is read-only by the
 // kernel (bwrap's read-only bind, else Landlock) and, without bwrap, only
-// commands CheckReadOnly accepts run. The error is non-nil only when the
+// commands readonly.Check accepts run. The error is non-nil only when the
 // command could not run at all or plan mode refused it.
 func (w *Workspace) Bash(ctx context.Context, command string, opts BashOptions) (BashResult, error) {
 	if w.isClosed() {
@@ -81,7 +92,7 @@ func (w *Workspace) Bash(ctx context.Context, command string, opts BashOptions) 
 		return BashResult{}, fmt.Errorf("%w: plan mode has no network", ErrInvalidArgument)
 	}
 	if opts.ReadOnly && w.sandbox.level != LevelBwrap {
-		if err := CheckReadOnly(command); err != nil {
+		if err := readonly.Check(command); err != nil {
 			return BashResult{}, err
 		}
 	}
@@ -114,15 +125,24 @@ func (w *Workspace) runUnder(ctx context.Context, sb sandbox, command string, op
 		res.Cancelled = true
 		return res, nil
 	}
+	extra, err := setupEnv(opts)
+	if err != nil {
+		return BashResult{}, err
+	}
+	egress, done, err := w.route(command, opts)
+	if err != nil {
+		return BashResult{}, err
+	}
+	defer done()
 	out := newHeadTail(MaxOutputChars)
 	start := time.Now()
-	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network}
-	oc, err := sb.run(ctx, p, command, res.Timeout, out)
+	p := place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly, network: opts.Network, egress: egress, env: extra, cache: sb.cacheFor(w.cache)}
+	oc, err := sb.run(ctx, p, command, res.Timeout, out, opts.Stdout)
 	if err != nil {
 		return BashResult{}, fmt.Errorf("running bash: %w", err)
 	}
 	res.Duration = time.Since(start)
-	res.Output = out.String()
+	res.Output = scrubSecrets(out.String(), w.sandbox.secrets)
 	res.ExitCode = exitCode(oc.state)
 	res.TimedOut, res.Cancelled = oc.timedOut, oc.cancelled
 	res.Notes = sb.limitNotes(oc, res.ExitCode, res.Output, w.dir)

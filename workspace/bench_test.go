@@ -12,7 +12,8 @@ import (
 // a bare process; today's bwrap invocation before the hardening (read-only
 // root, started directly); Workspace.Bash with no sandbox (launcher, cgroup,
 // reaping); the hardened bwrap sandbox; and plan mode without bwrap, which is
-// Landlock alone (plus the checker and the seccomp filter).
+// Landlock alone (plus the checker and the seccomp filter); and plan mode
+// under bwrap; and the Landlock execution mode.
 func BenchmarkBashTrue(b *testing.B) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -30,10 +31,10 @@ func BenchmarkBashTrue(b *testing.B) {
 	for _, c := range []struct {
 		name, sandbox string
 		plan          bool
-	}{{"workspace-none", "none", false}, {"bwrap-hardened", "bwrap", false}, {"landlock", "none", true}} {
+	}{{"workspace-none", "none", false}, {"bwrap-hardened", "bwrap", false}, {"bwrap-plan", "bwrap", true}, {"landlock", "none", true}, {"landlock-exec", "landlock", false}} {
 		b.Run(c.name, func(b *testing.B) {
 			m := newManager(b, c.sandbox)
-			if c.plan && m.Enforcement().Plan != GuardLandlock {
+			if c.plan && c.sandbox == "none" && m.Enforcement().Plan != GuardLandlock {
 				b.Skip("no Landlock here")
 			}
 			w := openWS(b, m, "bench")
@@ -94,4 +95,26 @@ func BenchmarkReadFile1MiB(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkPlanGitStatus is `git status --short` in plan mode under
+// Landlock: the price of the plan-mode git guard (plan_git.go) on a
+// command that runs git.
+func BenchmarkPlanGitStatus(b *testing.B) {
+	m := newManager(b, "none")
+	if m.Enforcement().Plan != GuardLandlock {
+		b.Skip("no Landlock here")
+	}
+	w := openWS(b, m, "bench")
+	if out, err := exec.Command("git", "init", "-q", w.Dir()).CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v %s", err, out)
+	}
+	ctx := context.Background()
+	start := time.Now()
+	for b.Loop() {
+		if r, err := w.Bash(ctx, "git status --short", BashOptions{ReadOnly: true}); err != nil || r.ExitCode != 0 {
+			b.Fatalf("%+v, %v", r, err)
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/cmd")
 }

@@ -11,8 +11,11 @@ import (
 // do there.
 type place struct {
 	dir, home string
-	readOnly  bool // plan mode: workspace and home read-only
-	network   bool // share the host's network (a repository's setup command)
+	readOnly  bool     // plan mode: workspace and home read-only
+	network   bool     // share the host's network (a repository's setup command)
+	egress    string   // the proxy socket's directory: network through h9's proxy only (network.go)
+	env       []string // added to the environment: a setup command's secrets (secrets.go)
+	cache     string   // the repository's cache directory (cache.go); "" for none
 	// shared are the directories holding objects borrowed from the
 	// repository cache (shared.go); nil for most workspaces.
 	shared *sharedMounts
@@ -50,7 +53,7 @@ func (s *sandbox) bwrapArgs(p place, env []string, argv []string) []string {
 		a = append(a, "--ro-bind", r, r)
 	}
 	roots := s.view.roots()
-	for _, f := range s.view.secrets {
+	for _, f := range secrets() {
 		if underAny(f, roots) {
 			a = append(a, "--ro-bind", "/dev/null", f)
 		}
@@ -69,11 +72,29 @@ func (s *sandbox) bwrapArgs(p place, env []string, argv []string) []string {
 	a = append(a, bind, p.dir, p.dir)
 	a = append(a, p.shared.bwrapArgs(p.readOnly)...)
 	a = append(a, bind, p.home, p.home, "--chdir", p.dir)
+	a = append(a, cacheBind(p.cache, bind)...)
+	a = append(a, s.egressBinds(p)...)
 	for _, c := range covers {
 		a = append(a, "--remount-ro", c)
 	}
-	a = append(a, "--remount-ro", "/dev", "--remount-ro", "/", "--")
+	a = append(a, "--remount-ro", "/dev", "--remount-ro", "/")
+	a = append(a, "--seccomp", strconv.Itoa(seccompFD(p)), "--")
 	return append(a, argv...)
+}
+
+// seccompFD is the descriptor bwrap reads the command's seccomp program
+// from: the one after the shared directories' (bwrap_run.go passes it).
+func seccompFD(p place) int { return sharedFD + len(p.shared.files()) }
+
+// bwrapPolicy is the seccomp filter of a command under bwrap: the keyring
+// and inode metadata ioctls always; in plan mode also sockets, SysV IPC and
+// message queues (the workspace is a read-only mount, so the metadata
+// calls fail there anyway).
+func bwrapPolicy(readOnly bool) seccompPolicy {
+	if readOnly {
+		return append(commandPolicy(), isolationSyscalls...)
+	}
+	return commandPolicy()
 }
 
 // covers are the hidden directories that would show through a bound

@@ -25,7 +25,7 @@ import (
 // pid 1, bwrap exits as soon as the init reports the status, while the init
 // is still emptying the namespace, and the init is left a zombie for the
 // host's init to reap.)
-func startBwrap(j *job, out *os.File) (*started, error) {
+func startBwrap(j *job, stdout, out *os.File) (*started, error) {
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -37,10 +37,20 @@ func startBwrap(j *job, out *os.File) (*started, error) {
 		return nil, err
 	}
 	defer blockW.Close()
+	filter, err := filledPipe(j.seccomp)
+	if err != nil {
+		infoW.Close()
+		blockR.Close()
+		return nil, err
+	}
+	defer filter.Close()
 	cmd := &exec.Cmd{
 		Path: j.spec.Argv[0], Args: j.spec.Argv, Env: j.env, Dir: j.spec.Dir,
-		Stdout: out, Stderr: out, ExtraFiles: append([]*os.File{infoW, blockR}, j.shared.files()...),
+		Stdout: stdout, Stderr: out, ExtraFiles: append(append([]*os.File{infoW, blockR}, j.shared.files()...), filter), // filter: seccompFD
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	if j.stdio != nil {
+		cmd.Stdin, cmd.Stdout = j.stdio.in, j.stdio.out
 	}
 	err = cmd.Start()
 	infoW.Close()
@@ -67,6 +77,21 @@ func startBwrap(j *job, out *os.File) (*started, error) {
 	}
 	blockW.Write([]byte{1}) // if bwrap is gone, the wait reports it
 	return s, nil
+}
+
+// filledPipe is the read end of a pipe holding b (far less than a pipe's
+// buffer), its write end closed.
+func filledPipe(b []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	_, err = w.Write(b)
+	if err = errors.Join(err, w.Close()); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // confineBwrap puts the sandbox's first process in the cgroup (bwrap itself

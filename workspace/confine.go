@@ -25,11 +25,20 @@ type confinement struct {
 	ReadFiles  []string
 	WriteDirs  []string // the command's scratch /tmp
 	WriteFiles []string // /dev/null
+	Exec       bool     // execution mode: the workspace and home are WriteDirs, chmod and the like allowed
+	Network    bool     // with Exec: TCP is not restricted (a setup command)
 }
 
 // landlockConfig restricts everything go-landlock knows, degrading to what
 // the kernel supports (unix sockets from ABI 9, UDP from ABI 10).
 var landlockConfig = landlock.V11.BestEffort()
+
+// landlockNetworkConfig is landlockConfig without the network restrictions.
+var landlockNetworkConfig = func() landlock.Config {
+	c := landlock.V11
+	c.HandledAccessNet = 0
+	return c.BestEffort()
+}()
 
 // landlockABI is the kernel's Landlock ABI version, 0 without Landlock.
 func landlockABI() int {
@@ -77,7 +86,14 @@ func (c *confinement) applyToThread() error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
-	if err := installMetadataFilter(); err != nil && !errors.Is(err, errNoSeccomp) {
+	policy, cfg := planPolicy(), landlockConfig
+	if c.Exec {
+		policy = execPolicy()
+		if c.Network {
+			cfg = landlockNetworkConfig
+		}
+	}
+	if err := policy.install(); err != nil && !errors.Is(err, errNoSeccomp) {
 		return fmt.Errorf("installing the seccomp filter: %w", err)
 	}
 	if !c.Landlock {
@@ -86,7 +102,7 @@ func (c *confinement) applyToThread() error {
 	if landlockABI() < 1 {
 		return errors.New("landlock is not available")
 	}
-	return enterDomain(landlockConfig, c.rules()...)
+	return enterDomain(cfg, c.rules()...)
 }
 
 // enterDomain puts this thread in a new Landlock domain of cfg and rules.

@@ -65,3 +65,23 @@ func allowBelow(root string, excluded []string) (dirs, files []string) {
 	}
 	return dirs, files
 }
+
+// execConfinement is the Landlock execution mode's (H9_SANDBOX=auto
+// without bwrap): plan mode's view, and writes to the session's workspace
+// and home besides the scratch /tmp. Everything else of the data
+// directory, other sessions' workspaces among them, is neither readable
+// nor writable. TCP is refused unless p asks for the network (a setup
+// command); signals and abstract unix sockets are scoped to the command.
+func (s *sandbox) execConfinement(p place, scratch string) *confinement {
+	c := s.confinement(p, scratch)
+	c.Landlock, c.Exec, c.Network = true, true, p.network
+	read := c.ReadDirs[:0:0]
+	for _, d := range c.ReadDirs {
+		if d != p.dir && d != p.home {
+			read = append(read, d)
+		}
+	}
+	c.ReadDirs = read
+	c.WriteDirs = append(c.WriteDirs, p.dir, p.home)
+	return c
+}

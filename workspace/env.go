@@ -28,6 +28,7 @@ func commandEnv(p place, tmp string) []string {
 		"GIT_PAGER=cat",
 		"GIT_TERMINAL_PROMPT=0",
 	}
+	env = append(env, cacheVars(p.cache)...)
 	hasLang := false
 	for _, k := range passedThrough {
 		if v, ok := os.LookupEnv(k); ok {

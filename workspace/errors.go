@@ -1,12 +1,16 @@
 package workspace
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/h9-app/h9/workspace/readonly"
+)
 
 // Sentinel errors. Tool errors wrap them with the path or command involved, so
 // callers can test with errors.Is while the model reads the full message.
 var (
 	// ErrReadOnly: plan mode refused a bash command that could change something.
-	ErrReadOnly = errors.New("plan mode is read-only")
+	ErrReadOnly = readonly.ErrReadOnly
 	// ErrOutsideWorkspace: a path (.., absolute, or through a symlink) leaves the workspace.
 	ErrOutsideWorkspace = errors.New("path is outside the workspace")
 	// ErrSandboxUnavailable: H9_SANDBOX=bwrap but bubblewrap cannot run here.

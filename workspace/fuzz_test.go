@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/h9-app/h9/workspace/readonly"
 )
 
 // FuzzCheckReadOnly: the checker never panics, every refusal is an
@@ -31,10 +33,10 @@ func FuzzCheckReadOnly(f *testing.F) {
 		seedWorkspace(f, w.Dir())
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		err := CheckReadOnly(cmd)
+		err := readonly.Check(cmd)
 		if err != nil {
 			if !errors.Is(err, ErrReadOnly) {
-				t.Fatalf("CheckReadOnly(%q) = %v, not ErrReadOnly", cmd, err)
+				t.Fatalf("readonly.Check(%q) = %v, not ErrReadOnly", cmd, err)
 			}
 			return
 		}

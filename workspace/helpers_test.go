@@ -16,7 +16,7 @@ func needBwrap(t testing.TB) {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set but bwrap is missing: %v", err)
 		}
-		t.Skipf("bwrap not installed: %v", err)
+		t.Skipf("bwrap not installed (apt-get install bubblewrap; .ci/run installs it and runs every test): %v", err)
 	}
 }
 
@@ -78,7 +78,7 @@ func writeHostFile(t testing.TB, path, content string) {
 }
 
 // sandboxes lists the levels to run shared tests under.
-var sandboxes = []string{"none", "bwrap"}
+var sandboxes = []string{"none", "bwrap", "landlock"}
 
 // needLandlock fails in CI (whose kernel has it) and skips elsewhere when
 // the kernel has no Landlock.

@@ -128,10 +128,8 @@ func startCommand(spec launchSpec) (*os.Process, error) {
 	switch {
 	case spec.Confine != nil:
 		return startConfined(spec.Confine, spec.Argv, attr)
-	case spec.ScopeSignals:
-		return startScoped(spec.Argv, attr)
 	}
-	return os.StartProcess(spec.Argv[0], spec.Argv, attr)
+	return startScoped(spec.ScopeSignals, spec.Argv, attr)
 }
 
 // supervise waits for the command or a stop, then kills what is left.

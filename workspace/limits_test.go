@@ -102,15 +102,23 @@ func TestCgroupsAreReused(t *testing.T) {
 			needCgroups(t, m)
 			w := openWS(t, m, "s")
 			mustRun(t, w, "for i in $(seq 60); do sleep 3 & done 2>/dev/null; wait", BashOptions{Timeout: time.Second})
-			before := ownCgroups()
-			for range 5 {
-				if r := mustRun(t, w, "true", BashOptions{}); r.ExitCode != 0 || len(r.Notes) != 0 {
-					t.Fatalf("a command after one that hit the limit: %+v", r)
+			// A cgroup whose last task the host's init has not reaped yet
+			// (bwrap's namespace init) is not reused; on a loaded machine that
+			// can happen to any one command, so the row of five is tried up to
+			// three times: a pool that never reuses fails all three.
+			var before, after int
+			for range 3 {
+				before = ownCgroups()
+				for range 5 {
+					if r := mustRun(t, w, "true", BashOptions{}); r.ExitCode != 0 || len(r.Notes) != 0 {
+						t.Fatalf("a command after one that hit the limit: %+v", r)
+					}
+				}
+				if after = ownCgroups(); after <= max(before, 1) {
+					return
 				}
 			}
-			if after := ownCgroups(); after > max(before, 1) {
-				t.Errorf("%d cgroups of this process after 5 commands in a row (%d before): they are not reused", after, before)
-			}
+			t.Errorf("%d cgroups of this process after 5 commands in a row (%d before): they are not reused", after, before)
 		})
 	}
 }

@@ -14,15 +14,16 @@ import (
 type Level string
 
 const (
-	LevelBwrap Level = "bwrap"
-	LevelNone  Level = "none"
+	LevelBwrap    Level = "bwrap"
+	LevelLandlock Level = "landlock" // execution mode confined by Landlock (confine.go)
+	LevelNone     Level = "none"
 )
 
 // Config configures a Manager.
 type Config struct {
 	Root     string // directory holding one folder per session ($H9_DATA_DIR/workspaces)
 	Template string // optional directory copied into each NEW workspace (H9_WORKSPACE_TEMPLATE)
-	Sandbox  string // "auto" (default when ""), "bwrap" (required; error if unusable), "none"
+	Sandbox  string // "auto" (default when ""), "bwrap" or "landlock" (required; error if unusable), "none"
 	// Hidden are existing directories a command never sees, whatever else
 	// is shown: H9_DATA_DIR, with h9.db, every workspace and any cache kept
 	// there. Root is always hidden; a command sees its own workspace only.
@@ -31,6 +32,12 @@ type Config struct {
 	// a shared toolchain or module cache). None may lie inside a hidden one.
 	ROPaths []string
 	Limits  Limits // per command; zero fields take DefaultLimits
+	// Network, when set, gives execution-mode commands h9's egress proxy as
+	// their only way out; it needs bwrap (network.go).
+	Network Network
+	// Secrets are the repositories' setup secrets: no command's output
+	// shows their values.
+	Secrets []Secret
 }
 
 // Manager creates and reopens per-session workspaces under one root.
@@ -73,6 +80,10 @@ func NewManager(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	if m.sandbox, m.warning, err = newSandbox(cfg.Sandbox, real, v, cfg.Limits.withDefaults()); err != nil {
+		return nil, err
+	}
+	m.sandbox.secrets = sortSecrets(cfg.Secrets)
+	if err := m.sandbox.useNetwork(cfg.Network); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -130,7 +141,16 @@ func (m *Manager) Open(sessionID string) (*Workspace, error) {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the home of session %q: %w", sessionID, err)
 	}
-	return openWorkspace(dir, home, m.aliasesFor(name), m.sandbox)
+	w, err := openWorkspace(dir, home, m.aliasesFor(name), m.sandbox)
+	if err != nil {
+		return nil, err
+	}
+	w.session = sessionID
+	if w.cache, err = cacheOf(m.root, name); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("reading the cache of session %q: %w", sessionID, err)
+	}
+	return w, nil
 }
 
 // ensureDir creates dir if missing. With a template, the copy is built in a

@@ -50,7 +50,14 @@ func runJob(ctx context.Context, j *job, timeout time.Duration, out io.Writer) (
 		return outcome{}, err
 	}
 	defer outR.Close()
-	drained := make(chan struct{})
+	stdoutR, stdoutW := outR, outW
+	if j.stdout != nil {
+		if stdoutR, stdoutW, err = os.Pipe(); err != nil {
+			outW.Close()
+			return outcome{}, err
+		}
+		defer stdoutR.Close()
+	}
 	sealInheritedFDs()
 	var s *started
 	if j.direct {
@@ -58,34 +65,52 @@ func runJob(ctx context.Context, j *job, timeout time.Duration, out io.Writer) (
 		// PR_SET_PDEATHSIG): keep that thread for as long as bwrap runs.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		s, err = startBwrap(j, outW)
+		s, err = startBwrap(j, stdoutW, outW)
 	} else {
-		s, err = startLauncher(j, outW)
+		s, err = startLauncher(j, stdoutW, outW)
 	}
 	outW.Close()
+	stdoutW.Close()
 	if err != nil {
 		return outcome{}, err
 	}
-	go func() {
-		defer close(drained)
-		io.Copy(out, outR)
-	}()
+	drained := []chan struct{}{drain(out, outR)}
+	if j.stdout != nil {
+		drained = append(drained, drain(j.stdout, stdoutR))
+	}
 	res := waitOrStop(ctx, j, timeout, s)
 	if j.cgroup != nil {
 		// Whatever outlived the process h9 started is still in the cgroup.
 		j.cgroup.kill()
 	}
-	select {
-	case <-drained:
-	case <-time.After(pipeGrace):
-		outR.Close() // unblocks the copy
-		<-drained
+	grace := time.After(pipeGrace)
+	for i, d := range drained {
+		select {
+		case <-d:
+		case <-grace:
+			outR.Close() // unblocks the copies
+			stdoutR.Close()
+			<-drained[i]
+		}
 	}
 	if err := s.status(); err != nil {
 		return outcome{}, err
 	}
 	res.state = s.cmd.ProcessState
 	return res, nil
+}
+
+// drain copies r into w until EOF; after a failed write it keeps reading,
+// so the command never blocks on a full pipe. The channel closes at EOF.
+func drain(w io.Writer, r io.Reader) chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := io.Copy(w, r); err != nil {
+			io.Copy(io.Discard, r)
+		}
+	}()
+	return done
 }
 
 func waitOrStop(ctx context.Context, j *job, timeout time.Duration, s *started) outcome {
@@ -101,6 +126,13 @@ func waitOrStop(ctx context.Context, j *job, timeout time.Duration, s *started) 
 		res.cancelled = true
 	}
 	s.stop()
+	s.killRest(j)
+	return res
+}
+
+// killRest makes sure a stopped command's whole tree is gone: its cgroup
+// killed, then the process itself if it has not exited within stopGrace.
+func (s *started) killRest(j *job) {
 	if j.cgroup != nil {
 		j.cgroup.kill()
 	}
@@ -110,7 +142,6 @@ func waitOrStop(ctx context.Context, j *job, timeout time.Duration, s *started) 
 		s.cmd.Process.Kill()
 		<-s.exited
 	}
-	return res
 }
 
 // wait starts waiting for cmd; the channel closes when it has exited.
@@ -125,7 +156,7 @@ func wait(cmd *exec.Cmd) chan struct{} {
 
 // startLauncher starts the launcher (launcher.go) for j. Its stdin is the
 // control pipe: closing it stops everything; fd 3 carries its status.
-func startLauncher(j *job, out *os.File) (*started, error) {
+func startLauncher(j *job, stdout, out *os.File) (*started, error) {
 	arg, err := marshalSpec(j.spec)
 	if err != nil {
 		return nil, err
@@ -143,7 +174,7 @@ func startLauncher(j *job, out *os.File) (*started, error) {
 	cmd := &exec.Cmd{
 		Path: selfExe, Args: []string{launcherName, arg},
 		Env: append(j.env, launcherEnv+"=1"), Dir: j.spec.Dir,
-		Stdin: controlR, Stdout: out, Stderr: out, ExtraFiles: []*os.File{statusW},
+		Stdin: controlR, Stdout: stdout, Stderr: out, ExtraFiles: []*os.File{statusW},
 		// Its own process group: a Ctrl-C meant for h9 does not reach it.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}

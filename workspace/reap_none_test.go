@@ -11,7 +11,8 @@ import (
 )
 
 // TestNoSurvivorsWithoutSandbox tries to leave a process behind with
-// H9_SANDBOX=none (execution mode), which ARCHITECTURE.md says must not
+// H9_SANDBOX=none (execution mode), which ARCHITECTURE.md ("Sandbox
+// guarantees") says must not
 // happen: by killing the launcher (its $PPID), and, as root, by also
 // leaving the command's cgroup, so that neither the subreaper nor the
 // cgroup kill would find the survivor. The signal scope stops the kill.

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,11 +25,16 @@ type sandbox struct {
 	cgroups   *cgroupBase // nil: memory and process limits are not enforced
 	cgroupWhy string      // why cgroups is nil
 	landlock  int         // Landlock ABI confining plan mode without bwrap; 0: none
+	network   Network     // the way out for sessions with an allow list (network.go); nil: none
+	exe       string      // h9's binary, run inside as the network forwarder
+	secrets   []Secret    // scrubbed from every command's output, longest first
 }
 
-// newSandbox applies H9_SANDBOX: "none", "bwrap" (must work) or "auto"
-// (bwrap if a trivial command runs under it, else none with a warning).
-// Without bwrap, plan mode is confined by Landlock when the kernel has it.
+// newSandbox applies H9_SANDBOX: "auto" is bwrap if a trivial command
+// runs under it, else the Landlock execution mode if that works, else an
+// error naming what is missing; "bwrap" and "landlock" must work; only
+// "none" runs commands unsandboxed. Without bwrap, plan mode is confined
+// by Landlock when the kernel has it, "none" included.
 func newSandbox(mode, probeRoot string, v view, l Limits) (sandbox, string, error) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -41,23 +47,59 @@ func newSandbox(mode, probeRoot string, v view, l Limits) (sandbox, string, erro
 	warning := ""
 	switch m := strings.ToLower(strings.TrimSpace(mode)); m {
 	case "none":
-	case "", "auto", "bwrap":
-		err := s.useBwrap(probeRoot)
-		switch {
-		case err != nil && m == "bwrap":
-			return sandbox{}, "", fmt.Errorf("%w: H9_SANDBOX=bwrap but %v", ErrSandboxUnavailable, err)
-		case err != nil:
-			warning = fmt.Sprintf("bubblewrap sandbox unavailable (%v): bash commands run UNSANDBOXED with the bot's file access; "+
-				"plan mode is confined by %s. Install bubblewrap and allow user namespaces, "+
-				"or set H9_SANDBOX=none to acknowledge", err, planGuardFor(landlockABI()))
+	case "", "auto", "bwrap", "landlock":
+		if err := s.choose(m, probeRoot); err != nil {
+			return sandbox{}, "", err
+		}
+		if s.level == LevelLandlock {
+			warning = "bubblewrap is unavailable: bash commands run confined by Landlock (no namespaces); install bubblewrap for the full sandbox"
 		}
 	default:
-		return sandbox{}, "", fmt.Errorf("%w: H9_SANDBOX=%q (want auto, bwrap or none)", ErrInvalidSandbox, mode)
+		return sandbox{}, "", fmt.Errorf("%w: H9_SANDBOX=%q (want auto, bwrap, landlock or none)", ErrInvalidSandbox, mode)
 	}
-	if s.level == LevelNone {
+	if s.level != LevelBwrap {
 		s.landlock = s.probeLandlock(probeRoot)
 	}
 	return s, warning, nil
+}
+
+// choose sets the level for auto, bwrap or landlock, or says what is
+// missing.
+func (s *sandbox) choose(mode, probeRoot string) error {
+	var bwrapErr error
+	if mode != "landlock" {
+		if bwrapErr = s.useBwrap(probeRoot); bwrapErr == nil {
+			return nil
+		}
+		if mode == "bwrap" {
+			return fmt.Errorf("%w: H9_SANDBOX=bwrap but %v", ErrSandboxUnavailable, bwrapErr)
+		}
+	}
+	llErr := s.useLandlock(probeRoot)
+	switch {
+	case llErr == nil:
+		return nil
+	case mode == "landlock":
+		return fmt.Errorf("%w: H9_SANDBOX=landlock but %v", ErrSandboxUnavailable, llErr)
+	}
+	return fmt.Errorf("%w: H9_SANDBOX=auto found no sandbox: bubblewrap: %v; Landlock: %v "+
+		"(install bubblewrap and allow user namespaces, or run on a kernel with Landlock; "+
+		"H9_SANDBOX=none runs commands unsandboxed)", ErrSandboxUnavailable, bwrapErr, llErr)
+}
+
+// useLandlock runs `true` confined as execution-mode commands are.
+func (s *sandbox) useLandlock(probeRoot string) error {
+	abi := landlockABI()
+	if abi < 1 {
+		return errors.New("the kernel has no Landlock (it needs CONFIG_SECURITY_LANDLOCK and lsm=landlock)")
+	}
+	try := *s
+	try.level, try.landlock = LevelLandlock, abi
+	if err := try.probe(probeRoot, false); err != nil {
+		return fmt.Errorf("a confined command failed: %v", err)
+	}
+	s.level, s.landlock = LevelLandlock, abi
+	return nil
 }
 
 // useBwrap runs `true` exactly as real commands run, so a missing piece
@@ -102,7 +144,7 @@ func (s *sandbox) probe(root string, readOnly bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	var out strings.Builder
-	oc, err := s.run(ctx, p, "true", probeTimeout, &out)
+	oc, err := s.run(ctx, p, "true", probeTimeout, &out, nil)
 	if err != nil {
 		return err
 	}
@@ -125,6 +167,9 @@ type job struct {
 	cgroup  *cmdCgroup
 	scratch string // the command's /tmp when bwrap does not make one
 	shared  *sharedMounts
+	stdout  io.Writer   // the command's stdout apart from its stderr; nil: both into the output
+	seccomp []byte      // under bwrap: the command's seccomp program (bwrap.go)
+	stdio   *stdioFiles // a stdio server's stdin and stdout (process_stdio.go); nil for bash
 }
 
 func (s *sandbox) prepare(p place, command string) (*job, error) {
@@ -137,8 +182,8 @@ func (s *sandbox) prepare(p place, command string) (*job, error) {
 		}
 		j.scratch, tmp = scratch, scratch
 	}
-	j.env = commandEnv(p, tmp)
-	argv := []string{s.bash, "-c", command}
+	j.env = append(append(commandEnv(p, tmp), egressEnv(p)...), p.env...)
+	argv := egressArgv(p, []string{s.bash, "-c", command})
 	switch {
 	case s.level == LevelBwrap:
 		shared, err := findShared(p.dir)
@@ -148,11 +193,19 @@ func (s *sandbox) prepare(p place, command string) (*job, error) {
 		}
 		p.shared, j.shared = shared, shared
 		j.spec.Argv = append([]string{s.bwrap}, s.bwrapArgs(p, j.env, argv)...)
+		j.seccomp = bwrapPolicy(p.readOnly).bytes()
 		j.direct = true
 	case p.readOnly:
-		j.spec.Argv = argv
+		j.spec.Argv = []string{s.bash, "-c", guardPlanGit(command)}
 		j.spec.Confine = s.confinement(p, j.scratch)
 		j.spec.Confine.Landlock = s.landlock > 0
+	case s.level == LevelLandlock:
+		if err := protectBorrowed(p.dir); err != nil {
+			j.cleanup()
+			return nil, fmt.Errorf("protecting the workspace's shared objects: %w", err)
+		}
+		j.spec.Argv = argv
+		j.spec.Confine = s.execConfinement(p, j.scratch)
 	default:
 		j.spec.Argv = argv
 		j.spec.ScopeSignals = s.landlock >= landlockScopeABI
@@ -179,12 +232,13 @@ func (j *job) cleanup() {
 }
 
 // run prepares, runs and cleans up one command.
-func (s *sandbox) run(ctx context.Context, p place, command string, timeout time.Duration, out io.Writer) (outcome, error) {
+func (s *sandbox) run(ctx context.Context, p place, command string, timeout time.Duration, out, stdout io.Writer) (outcome, error) {
 	j, err := s.prepare(p, command)
 	if err != nil {
 		return outcome{}, err
 	}
 	defer j.cleanup()
+	j.stdout = stdout
 	oc, err := runJob(ctx, j, timeout, out)
 	if err == nil && j.cgroup != nil {
 		oc.memoryHit, oc.pidsHit = j.cgroup.limitsHit()
@@ -205,17 +259,10 @@ func (s *sandbox) planGuard() PlanGuard {
 	switch {
 	case s.level == LevelBwrap:
 		return GuardBwrap
-	case s.landlock > 0:
+	case s.landlock > 0 || s.level == LevelLandlock:
 		return GuardLandlock
 	}
 	return GuardChecker
-}
-
-func planGuardFor(abi int) string {
-	if abi > 0 {
-		return fmt.Sprintf("Landlock (ABI %d) and the read-only command checker", abi)
-	}
-	return "the read-only command checker alone"
 }
 
 // homeDir is where a session's home lives, next to the workspaces.

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -19,17 +20,26 @@ const landlockScopeABI = 6
 // that finds whatever it leaves behind.
 var signalScope = landlock.Config{Scoped: ll.ScopeSignal}
 
-// startScoped starts argv in its own signal scope (startRestricted).
-func startScoped(argv []string, attr *os.ProcAttr) (*os.Process, error) {
-	return startRestricted(enterSignalScope, argv, attr)
+// startScoped starts an unconfined command (startRestricted) with the
+// seccomp filter of every command and, when scoped, in its own signal
+// scope.
+func startScoped(scoped bool, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+	return startRestricted(func() error { return enterCommandScope(scoped) }, argv, attr)
 }
 
-func enterSignalScope() error {
-	// Without CAP_SYS_ADMIN the kernel takes a domain only with no_new_privs.
+func enterCommandScope(scoped bool) error {
+	// Without CAP_SYS_ADMIN the kernel takes a filter or a domain only with
+	// no_new_privs.
 	if !hasCapability(unix.CAP_SYS_ADMIN) {
 		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 			return fmt.Errorf("setting no_new_privs: %w", err)
 		}
+	}
+	if err := commandPolicy().install(); err != nil && !errors.Is(err, errNoSeccomp) {
+		return fmt.Errorf("installing the seccomp filter: %w", err)
+	}
+	if !scoped {
+		return nil
 	}
 	return enterDomain(signalScope)
 }

@@ -52,9 +52,21 @@ func TestAsUnprivilegedUser(t *testing.T) {
 		t.Fatalf("tests failed as an unprivileged user: %v", err)
 	}
 	for _, name := range unprivilegedTests {
-		if !strings.Contains(string(out), "--- PASS: "+name) {
-			t.Errorf("%s did not pass as nobody", name)
-		}
+		checkRanAsNobody(t, string(out), name)
+	}
+}
+
+// checkRanAsNobody requires name to have passed in the run as nobody. A
+// skip (no bubblewrap, no Landlock here) is reported, not failed — except
+// under CI, where the inner test fails instead of skipping anyway.
+func checkRanAsNobody(t *testing.T, out, name string) {
+	t.Helper()
+	switch {
+	case strings.Contains(out, "--- PASS: "+name):
+	case strings.Contains(out, "--- SKIP: "+name) && os.Getenv("CI") == "":
+		t.Logf("%s skipped as nobody (its reason is in the output above)", name)
+	default:
+		t.Errorf("%s did not pass as nobody", name)
 	}
 }
 

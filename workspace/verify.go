@@ -121,7 +121,7 @@ var hostPaths = []string{"/root", "/home", "/run", "/var/run", "/var/lib", "/var
 // confined: the kernel confines commands of this mode, so probes that
 // would change the host if it did not are safe to run.
 func (v *verifier) confined(readOnly bool) bool {
-	return v.m.sandbox.level == LevelBwrap || (readOnly && v.m.sandbox.landlock > 0)
+	return v.m.sandbox.level == LevelBwrap || v.m.sandbox.level == LevelLandlock || (readOnly && v.m.sandbox.landlock > 0)
 }
 
 // writeTarget is the read-only directory the probe tries to remount and write.

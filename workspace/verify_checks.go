@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/h9-app/h9/workspace/readonly"
 )
 
 const unsandboxed = "H9_SANDBOX is off here: commands outside plan mode run with h9's own rights"
@@ -140,7 +142,7 @@ func (v *verifier) planReadOnly(plan probeResult) Check {
 	const name = "plan mode read-only"
 	switch g := v.m.sandbox.planGuard(); {
 	case g == GuardChecker:
-		if CheckReadOnly("touch x") == nil {
+		if readonly.Check("touch x") == nil {
 			return failedCheck(name, "the command checker accepted a write")
 		}
 		return skipped(name, "not enforced by the kernel: no bwrap and no Landlock here, so only the command checker guards plan mode and refuses what it cannot prove read-only")

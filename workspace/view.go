@@ -27,12 +27,12 @@ type sysPath struct {
 }
 
 // view is what a sandboxed command sees of the host besides its workspace,
-// its home, /tmp, /dev and /proc. It is worked out once, at start.
+// its home, /tmp, /dev and /proc. It is worked out once, at start; the
+// secret files in it, for every command (secrets).
 type view struct {
 	system  []sysPath
 	roPaths []string // H9_SANDBOX_RO_PATHS, resolved
 	hidden  []string // never visible: the data directory, the workspace root
-	secrets []string // existing secretFiles
 }
 
 func newView(roPaths, hidden []string) (view, error) {
@@ -55,11 +55,18 @@ func newView(roPaths, hidden []string) (view, error) {
 		}
 		v.roPaths = append(v.roPaths, r)
 	}
+	return v, nil
+}
+
+// secrets are the secretFiles that exist now: worked out for every
+// command, so a host key created after h9 started is covered too.
+func secrets() []string {
+	var out []string
 	for _, g := range secretFiles {
 		m, _ := filepath.Glob(g)
-		v.secrets = append(v.secrets, m...)
+		out = append(out, m...)
 	}
-	return v, nil
+	return out
 }
 
 func systemView() []sysPath {
@@ -137,7 +144,7 @@ func (v view) roots() []string {
 // excludedUnder lists hidden directories and secret files strictly below dir.
 func (v view) excludedUnder(dir string) []string {
 	var out []string
-	for _, x := range append(slices.Clone(v.hidden), v.secrets...) {
+	for _, x := range append(slices.Clone(v.hidden), secrets()...) {
 		if x != dir && within(x, dir) {
 			out = append(out, x)
 		}

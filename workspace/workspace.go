@@ -12,8 +12,10 @@ import (
 type Workspace struct {
 	dir     string   // absolute, symlinks resolved; same path inside bwrap
 	home    string   // the session's HOME, outside the workspace
+	cache   string   // its repository's cache directory (cache.go); "" for none
 	aliases []string // other absolute spellings accepted for paths
 	sandbox sandbox
+	session string // the session's ID, for its network route
 
 	mu     sync.RWMutex // guards root against Close during a file operation
 	root   *os.Root

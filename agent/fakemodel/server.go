@@ -62,6 +62,7 @@ type Server struct {
 	strict       bool
 	parser       ToolParser
 	contextLimit int
+	textOnly     TextOnly
 }
 
 // issuedCall is what the server expects back with a call it made.

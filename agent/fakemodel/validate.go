@@ -14,7 +14,7 @@ import (
 // context window. ok is false when there is nothing to refuse.
 func (s *Server) check(r *http.Request, body []byte, req *request) (Reply, bool) {
 	s.mu.Lock()
-	key, strict, parser, limit := s.apiKey, s.strict, s.parser, s.contextLimit
+	key, strict, parser, limit, textOnly := s.apiKey, s.strict, s.parser, s.contextLimit, s.textOnly
 	s.mu.Unlock()
 	if f, bad := checkAuth(r, key); bad {
 		return f, true
@@ -25,6 +25,9 @@ func (s *Server) check(r *http.Request, body []byte, req *request) (Reply, bool)
 		}
 	}
 	if f, bad := s.checkHistory(req.msgs, !strict); bad {
+		return f, true
+	}
+	if f, bad := textOnly.refuseImages(req); bad {
 		return f, true
 	}
 	if parser != 0 && len(req.Tools) > 0 {

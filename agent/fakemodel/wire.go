@@ -35,6 +35,9 @@ func decodeRequest(body []byte) (request, error) {
 		if msgs, err = decodeWith(body, &slow, rawText); err != nil {
 			return request{}, err
 		}
+		for i, m := range slow.Messages {
+			msgs[i].images = imageURLs(m.Content)
+		}
 		w.ChatCompletionRequest, w.Tools = slow.ChatCompletionRequest, slow.Tools
 	}
 	req := request{ChatCompletionRequest: w.ChatCompletionRequest, msgs: msgs}
@@ -105,6 +108,7 @@ type inMessage struct {
 	ReasoningContent *string
 	ToolCalls        []inCall
 	ToolCallID       string
+	images           []string // the URLs of its image_url parts (images.go)
 }
 
 type inCall struct {
@@ -141,7 +145,8 @@ func rawText(raw json.RawMessage) (string, bool) {
 }
 
 func (m inMessage) openai() openai.ChatCompletionMessage {
-	out := openai.ChatCompletionMessage{Role: m.Role, Content: m.content, Name: m.Name, ToolCallID: m.ToolCallID}
+	out := openai.ChatCompletionMessage{Role: m.Role, Content: m.content, Name: m.Name, ToolCallID: m.ToolCallID,
+		MultiContent: m.parts()}
 	if m.ReasoningContent != nil {
 		out.ReasoningContent = *m.ReasoningContent
 	}

@@ -2,6 +2,8 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/h9-app/h9/planning"
@@ -62,3 +64,18 @@ const (
 	DedupTTL   = 24 * time.Hour
 	DedupLimit = 20000
 )
+
+// Check refuses metadata no backend can index: an empty id, channel or
+// thread, or a NUL byte in any part (bbolt's key separator, and a byte
+// PostgreSQL's text refuses). Every backend calls it before a write.
+func (m SessionMeta) Check() error {
+	for _, part := range []string{m.ID, m.Channel, m.Thread} {
+		if part == "" {
+			return fmt.Errorf("%w: id %q, channel %q, thread %q: none may be empty", ErrInvalid, m.ID, m.Channel, m.Thread)
+		}
+	}
+	if strings.IndexByte(m.ID+m.Channel+m.Thread+m.Owner+m.Team, 0) >= 0 {
+		return fmt.Errorf("%w: id %q, channel %q, thread %q, owner %q, team %q: a NUL byte", ErrInvalid, m.ID, m.Channel, m.Thread, m.Owner, m.Team)
+	}
+	return nil
+}

@@ -106,10 +106,15 @@ func (s *Server) awaitAck(ctx context.Context, ch chan ackMsg, conns []*wsConn) 
 		defer t.Stop()
 		timeout = t.C
 	}
-	gone := make(chan struct{})
+	gone, acked := make(chan struct{}), make(chan struct{})
+	defer close(acked) // ends the watcher below once this wait is over
 	go func() {
 		for _, wc := range conns {
-			<-wc.done
+			select {
+			case <-wc.done:
+			case <-acked:
+				return
+			}
 		}
 		close(gone)
 	}()

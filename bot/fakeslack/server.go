@@ -64,6 +64,7 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // websocket handlers and background deliveries
 	once   sync.Once
+	hangs  hangs // Web API calls held without an answer (Hang)
 
 	mu         sync.Mutex
 	seq        int64 // ids and timestamps
@@ -79,6 +80,7 @@ type Server struct {
 	responses  map[string]*responseURL
 	homeViews  map[string]json.RawMessage // user id → the view last published (views.publish)
 	files      files
+	shared     sharedFiles       // files users shared (shared.go)
 	emails     map[string]string // user id → email (users.info profile)
 }
 
@@ -102,6 +104,7 @@ func New(opts Options) *Server {
 	mux.HandleFunc("/r/{replica}/ws", s.serveSocket)
 	mux.HandleFunc("/response/", s.serveResponseURL)
 	mux.HandleFunc("/upload/", s.serveUpload)
+	mux.HandleFunc("/files-pri/", s.serveSharedFile)
 	s.srv = httptest.NewServer(mux)
 	return s
 }

@@ -103,10 +103,14 @@ var apiMethods = map[string]apiHandler{
 
 	"files.getUploadURLExternal":   (*Server).filesGetUploadURLExternal,
 	"files.completeUploadExternal": (*Server).filesCompleteUploadExternal,
+	"files.info":                   (*Server).filesInfo,
 }
 
 func (s *Server) serveAPI(w http.ResponseWriter, hr *http.Request) {
 	_, method, _ := strings.Cut(hr.URL.Path, "/api/")
+	if !s.hangs.hold(hr.Context(), s.ctx.Done(), method) {
+		return // the caller gave up on a hung call
+	}
 	r, err := parseAPIRequest(method, hr)
 	r.replica = hr.PathValue("replica")
 	if err != nil {

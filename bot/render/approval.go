@@ -13,10 +13,12 @@ const (
 // the tool, the command or path, a capped preview, Approve and Reject.
 func RenderApproval(sessionID, stepID, tool, summary, preview string) Message {
 	v := ButtonValue{SessionID: sessionID, StepID: stepID}
-	bs := blocks(
-		section("h9_approval_ask", "*Approve this step?* The agent wants to use "+inlineCode(tool, maxApprovalTool)+":"),
-		section("h9_approval_summary", codeBlock(summary, maxApprovalSummary)),
-	)
+	bs := blocks(section("h9_approval_ask", "*Approve this step?* The agent wants to use "+inlineCode(tool, maxApprovalTool)+":"))
+	// A bash step's preview is its whole command, of which the summary is
+	// the start: show the command once.
+	if tool != "bash" || oneLine(preview) == "" {
+		bs = append(bs, section("h9_approval_summary", codeBlock(summary, maxApprovalSummary)))
+	}
 	if oneLine(preview) != "" {
 		bs = append(bs, section("h9_approval_preview", codeBlock(preview, maxApprovalPreview)))
 	}

@@ -54,3 +54,18 @@ func TestRenderApprovalDecided(t *testing.T) {
 		})
 	}
 }
+
+// A bash step shows its command once; Plan: is not doubled in the text.
+func TestBashApprovalShowsTheCommandOnce(t *testing.T) {
+	m := RenderApproval("s", "st", "bash", "go test ./...", "go test ./...")
+	n := 0
+	for _, s := range texts(m)[1:] {
+		n += strings.Count(s, "go test ./...")
+	}
+	if n != 1 {
+		t.Errorf("the command shows %d times in the blocks: %v", n, texts(m))
+	}
+	if got := RenderPlanSummary("Plan: write hello.txt").Text; got != "Plan: write hello.txt" {
+		t.Errorf("plan text %q", got)
+	}
+}

@@ -1,7 +1,9 @@
 package render
 
 import (
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/h9-app/h9/planning"
 	"github.com/slack-go/slack"
@@ -17,11 +19,12 @@ type Checklist struct {
 	// Evidence is what h9 saw done for each completed todo, by id: shown
 	// in a few words on its line.
 	Evidence    map[string]planning.Evidence
-	Spend       Spend     // the session's tokens so far
-	Activity    string    // current activity while running, e.g. "bash: go test ./..."
-	Running     bool      // show the Stop button
-	Unsandboxed bool      // say the workspace is NOT sandboxed
-	Repo        *RepoLine // the session's repository and branch; nil = none
+	Spend       Spend         // the session's tokens so far
+	Activity    string        // current activity while running, e.g. "bash: go test ./..."
+	ActivityFor time.Duration // how long Activity has lasted; shown from a second on
+	Running     bool          // show the Stop button
+	Unsandboxed bool          // say the workspace is NOT sandboxed
+	Repo        *RepoLine     // the session's repository and branch; nil = none
 }
 
 // Checklist layout budget. The message is edited on every todo snapshot and
@@ -44,7 +47,7 @@ const ChecklistTitleBlockID = "h9_cl_title"
 const unsandboxedNote = ":warning: This workspace is *NOT sandboxed*: commands run directly on the bot's host."
 
 // RenderChecklist renders the one checklist message of a session: title with
-// task, mode, state and `x/y tasks`; one line per todo with the seed's
+// task, mode, state and `x/y tasks`; one line per todo with the Planning module's
 // icons, a completed todo's evidence on its line; the session's tokens;
 // the current activity and a Stop button while running; a warning when
 // unsandboxed. At most 11 blocks whatever the input.
@@ -64,7 +67,7 @@ func RenderChecklist(c Checklist) Message {
 	}
 	if c.Running {
 		bs = append(bs,
-			section("h9_cl_activity", "*Now:* "+activityText(c.Activity)),
+			section("h9_cl_activity", "*Now:* "+activityText(c.Activity)+elapsedSuffix(c.Activity, c.ActivityFor)),
 			actions(BlockChecklistStop, button(ActionStop, LabelStop, ButtonValue{SessionID: c.SessionID}, slack.StyleDanger)))
 	}
 	return Message{Text: checklistText(c, p, lines), Blocks: bs}
@@ -112,4 +115,18 @@ func activityText(a string) string {
 		return "working…"
 	}
 	return inlineCode(a, maxActivity)
+}
+
+// elapsedSuffix is " · 35s" (" · 2m05s") once an activity has lasted a
+// second, so a long command does not look frozen.
+func elapsedSuffix(activity string, d time.Duration) string {
+	if oneLine(activity) == "" || d < time.Second {
+		return ""
+	}
+	d = d.Truncate(time.Second)
+	if d < time.Minute {
+		return " · " + d.String()
+	}
+	m := d / time.Minute
+	return fmt.Sprintf(" · %dm%02ds", m, (d-m*time.Minute)/time.Second)
 }

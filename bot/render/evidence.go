@@ -16,6 +16,9 @@ const (
 	maxEvidenceTarget = 32
 	maxEvidence       = 140
 	evidenceSep       = " · "
+	// maxEvidenceTool fits an MCP tool's name (<server>__<tool>, at most
+	// 64): the ✔ line names the tool that did the work.
+	maxEvidenceTool = 64
 )
 
 // evidenceText is a completed todo's evidence in a few words, e.g.
@@ -51,7 +54,7 @@ func evidenceText(e planning.Evidence) string {
 // callText is one call: its tool, its target and, for a command or a
 // failure, how it ended.
 func callText(c planning.ToolRun) string {
-	s := safeLine(c.Tool, 16)
+	s := safeLine(c.Tool, maxEvidenceTool)
 	if oneLine(c.Target) != "" {
 		s += " " + plainWords(c.Target, maxEvidenceTarget)
 	}

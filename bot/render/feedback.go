@@ -20,7 +20,9 @@ type FeedbackBatch struct {
 	LeftOut   int  // comments by people without write access
 	Auto      bool // follow_up: auto: the work has started (Stop)
 	Busy      bool // a run is going on: Address feedback waits for it
-	Decided   string
+	// Decided replaces the buttons once pressed: DecidedBy's mention,
+	// then the words.
+	Decided, DecidedBy string
 }
 
 // FeedbackLine is one comment or review, briefly.
@@ -79,7 +81,11 @@ func RenderFeedbackBatch(b FeedbackBatch) Message {
 	v := ButtonValue{SessionID: b.SessionID, Revision: b.Seq}
 	switch {
 	case b.Decided != "":
-		bs = append(bs, contextLine("h9_feedback_decided", safeLine(b.Decided, 300)))
+		words := safeLine(b.Decided, 300)
+		if b.DecidedBy != "" {
+			words = mention(b.DecidedBy) + " " + words
+		}
+		bs = append(bs, contextLine("h9_feedback_decided", words))
 	case len(b.Comments)+len(b.Checks) == 0:
 	case b.Auto:
 		bs = append(bs, contextLine("h9_feedback_auto", "h9 has started addressing it (follow_up: auto)."),

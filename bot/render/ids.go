@@ -32,7 +32,8 @@ const (
 	LabelRaiseBudget     = "Raise budget"
 	LabelPushBranch      = "Push branch"
 	LabelOpenPR          = "Open pull request"
-	LabelAddressFeedback = "Address feedback" // ARCHITECTURE.md, "After the pull request"
+	LabelOpenMR          = "Open merge request" // the same action on GitLab
+	LabelAddressFeedback = "Address feedback"   // ARCHITECTURE.md, "After the pull request"
 	LabelIgnoreFeedback  = "Ignore"
 )
 

@@ -23,7 +23,7 @@ func ModeLabel(m planning.PlanMode) string {
 	}
 }
 
-// The seed's todo icons.
+// The Planning module's todo icons.
 const (
 	IconCompleted  = "✔"
 	IconInProgress = "▶"
@@ -32,7 +32,7 @@ const (
 	iconUnknown    = "•"
 )
 
-// Icon returns the seed's icon for a todo status.
+// Icon returns the Planning module's icon for a todo status.
 func Icon(s planning.TodoStatus) string {
 	switch s {
 	case planning.TodoCompleted:

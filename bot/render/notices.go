@@ -13,7 +13,7 @@ const (
 	doneTextSections = 4
 )
 
-// RenderStalled is the seed's "execution stalled" line: auto-run stopped
+// RenderStalled is the Planning module's "execution stalled" line: auto-run stopped
 // after runs runs in a row without a newly completed todo.
 func RenderStalled(sessionID string, runs int) Message {
 	n := strconv.Itoa(runs)

@@ -97,6 +97,7 @@ type Changes struct {
 	Files          []FileLine
 	Added, Deleted int
 	CanOpenPR      bool   // the Open pull request button
+	MergeRequest   bool   // the forge is GitLab: the button reads Open merge request
 	PullRequest    string // the pull request already open, if any
 }
 
@@ -120,7 +121,7 @@ func RenderRepoDone(sessionID, finalText string, p planning.Progress, c Changes)
 	done := RenderDone(finalText, p)
 	bs := append(done.Blocks, section("h9_changes", changesText(c)))
 	if len(c.Files) > 0 {
-		bs = append(bs, repoButtons(sessionID, c.CanOpenPR))
+		bs = append(bs, repoButtons(sessionID, c))
 	}
 	text := done.Text + " No changes to the repository."
 	if len(c.Files) > 0 {
@@ -184,11 +185,15 @@ func changesText(c Changes) string {
 }
 
 // repoButtons are Push branch and, when it can be done, Open pull request.
-func repoButtons(sessionID string, canOpenPR bool) *slack.ActionBlock {
+func repoButtons(sessionID string, c Changes) *slack.ActionBlock {
 	v := ButtonValue{SessionID: sessionID}
 	els := []*slack.ButtonBlockElement{button(ActionPushBranch, LabelPushBranch, v, "")}
-	if canOpenPR {
-		els = append(els, button(ActionOpenPR, LabelOpenPR, v, slack.StylePrimary))
+	if c.CanOpenPR {
+		label := LabelOpenPR
+		if c.MergeRequest {
+			label = LabelOpenMR
+		}
+		els = append(els, button(ActionOpenPR, label, v, slack.StylePrimary))
 	}
 	return actions(BlockRepoActions, els...)
 }

@@ -78,3 +78,20 @@ func TestRepoFactsInTheText(t *testing.T) {
 		t.Errorf("checklist text lacks the repository: %q", cl.Text)
 	}
 }
+
+// The request button is named as the forge names requests: a merge
+// request on GitLab, a pull request elsewhere; the action is the same.
+func TestRequestButtonFollowsTheForge(t *testing.T) {
+	line := RepoLine{Repo: "backend", Branch: "h9/fix-abc234", Base: "main"}
+	files := []FileLine{{Path: "a.go", Added: 1}}
+	for _, c := range []struct {
+		mr        bool
+		want, not string
+	}{{false, LabelOpenPR, LabelOpenMR}, {true, LabelOpenMR, LabelOpenPR}} {
+		js := blocksJSON(t, RenderRepoDone("S1", "Done.", planning.Progress{Total: 1, Completed: 1},
+			Changes{RepoLine: line, Files: files, Added: 1, CanOpenPR: true, MergeRequest: c.mr}))
+		if !strings.Contains(js, c.want) || strings.Contains(js, c.not) || !strings.Contains(js, ActionOpenPR) {
+			t.Errorf("merge request %v: %s", c.mr, js)
+		}
+	}
+}

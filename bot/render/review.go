@@ -2,6 +2,7 @@ package render
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/slack-go/slack"
 )
@@ -9,7 +10,7 @@ import (
 // summarySections caps a plan summary at 4 sections (12,000 units).
 const summarySections = 4
 
-// RenderReviewAsk is the seed's four-option dialog: exactly four buttons,
+// RenderReviewAsk is the Planning module's four-option dialog: exactly four buttons,
 // each carrying the session and plan revision. The plan's summary is its
 // own message (RenderPlanSummary), so it stays in the thread when the
 // decision replaces this one.
@@ -32,7 +33,7 @@ func RenderReviewAsk(sessionID string, revision int) Message {
 
 // RenderPlanSummary is the plan summary (capped), posted before the review.
 func RenderPlanSummary(summary string) Message {
-	return Message{Text: "Plan: " + safeLine(summary, 300), Blocks: summaryBlocks("h9_plan_summary", summary)}
+	return Message{Text: "Plan: " + safeLine(withoutPlanLabel(summary), 300), Blocks: summaryBlocks("h9_plan_summary", summary)}
 }
 
 func summaryBlocks(prefix, summary string) []slack.Block {
@@ -54,4 +55,14 @@ func RenderReviewDecided(userID, choiceLabel string) Message {
 // markdown like the plan summary.
 func RenderAgentText(s string) Message {
 	return Message{Text: safeLine(s, 300), Blocks: summaryBlocks("h9_reply", s)}
+}
+
+// withoutPlanLabel drops the model's own "Plan:" at the start of its
+// answer, which the fallback text already begins with.
+func withoutPlanLabel(summary string) string {
+	t := strings.TrimSpace(summary)
+	if len(t) >= 5 && strings.EqualFold(t[:5], "plan:") {
+		return strings.TrimSpace(t[5:])
+	}
+	return summary
 }

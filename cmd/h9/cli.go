@@ -26,7 +26,11 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) > 1:
 		return fail(stderr, lineErrorf(ErrUsage, "unexpected argument %q", args[1]))
-	case cmd == "-h" || cmd == "-help" || cmd == "--help" || cmd == "help" || cmd == "config":
+	case cmd == "version":
+		return fail(stderr, printVersion(stdout))
+	case cmd == "config":
+		return fail(stderr, printConfig(stdout, stderr))
+	case cmd == "-h" || cmd == "-help" || cmd == "--help" || cmd == "help":
 		if err := printUsage(stdout); err != nil {
 			return fail(stderr, err)
 		}

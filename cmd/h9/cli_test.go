@@ -51,7 +51,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{"missing bot token", nil, false, "h9: SLACK_BOT_TOKEN is required (see h9 -h)\n"},
 		{"unknown command", []string{"serve"}, true, "h9: unknown command \"serve\" (see h9 -h)\n"},
 		{"extra argument", []string{"doctor", "now"}, true, "h9: unexpected argument \"now\" (see h9 -h)\n"},
-		{"invalid sandbox", nil, true, "h9: H9_SANDBOX must be one of auto, bwrap, none (got \"docker\") (see h9 -h)\n"},
+		{"invalid sandbox", nil, true, "h9: H9_SANDBOX must be one of auto, bwrap, landlock, none (got \"docker\") (see h9 -h)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

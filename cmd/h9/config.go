@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/h9-app/h9/agent/mcp"
 	"net/url"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ type Config struct {
 
 	Model             string         `split_words:"true" default:"gpt-4.1" desc:"model name sent to the endpoint"`
 	DataDir           string         `split_words:"true" default:"./h9-data" desc:"directory for h9.db and workspaces/<session-id>/"`
-	Sandbox           string         `split_words:"true" default:"auto" desc:"auto (bubblewrap when it works, else unsandboxed with a warning), bwrap (required) or none"`
+	Sandbox           string         `split_words:"true" default:"auto" desc:"auto (bubblewrap when it works, else Landlock-confined, else refuse to start), bwrap or landlock (required), or none (unsandboxed)"`
 	SandboxROPaths    []string       `split_words:"true" desc:"comma-separated absolute paths shown read-only in the sandbox (a shared toolchain or module cache)"`
 	SandboxMemory     workspace.Size `split_words:"true" default:"4GiB" desc:"memory of one command, all its processes together (cgroup)"`
 	SandboxPids       int            `split_words:"true" default:"1024" desc:"processes and threads of one command at once (cgroup)"`
@@ -50,6 +51,9 @@ type Config struct {
 	ReposFile         string         `split_words:"true" desc:"YAML file of repositories: repos: [{name, url, branch, setup, channels, github}] (README)"`
 	GithubToken       string         `split_words:"true" desc:"GitHub token for pull requests, and for https pushes to GitHub when git has no other credential"`
 	GithubAPIUrl      string         `split_words:"true" default:"https://api.github.com/" desc:"GitHub REST API base (GitHub Enterprise: https://HOST/api/v3/); must end in /"`
+	GitlabToken       string         `split_words:"true" desc:"GitLab token (api scope, Developer or above) for merge requests and https pushes; a repo's forge.token_env may name another variable"`
+	GitlabAPIUrl      string         `split_words:"true" default:"https://gitlab.com/api/v4/" desc:"GitLab REST API base (self-managed: https://HOST/api/v4/); must end in /"`
+	GiteaToken        string         `split_words:"true" desc:"Gitea/Forgejo token (write:repository) for pull requests and https pushes; a repo's forge.api gives the server"`
 	GitName           string         `split_words:"true" default:"h9" desc:"author name of h9's commits"`
 	GitEmail          string         `split_words:"true" default:"h9@localhost" desc:"author email of h9's commits"`
 	LogFormat         string         `split_words:"true" default:"text" desc:"log format on stderr: text or json"`
@@ -65,7 +69,21 @@ type Config struct {
 	PriceInput         float64 `split_words:"true" default:"0" desc:"US dollars per million prompt tokens: token counts then show a cost; 0 = none"`
 	PriceOutput        float64 `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
 
-	repos []gitrepo.Repo // H9_REPOS and H9_REPOS_FILE, checked (validate)
+	FilesConfig  // shared files and images (config_files.go)
+	FollowConfig // following the requests h9 opened (config_follow.go)
+	// MCP servers (config_mcp.go).
+	MCPFile    string        `split_words:"true" desc:"YAML file of MCP servers: servers: [{name, url | command, headers_env, repos, channels, tools}] (README, MCP tools); empty = none"`
+	MCPTimeout time.Duration `split_words:"true" default:"60s" desc:"deadline of one MCP tool call; a server slower than that is a tool error"`
+
+	// The agent's network for sessions without a repository (config_network.go).
+	NetworkAllow   []string `split_words:"true" desc:"comma-separated hosts (host, *.suffix, host:port, an IP) the agent's commands may reach through h9's proxy in sessions without a repository; empty = no network"`
+	NetworkPresets []string `split_words:"true" desc:"comma-separated presets added to H9_NETWORK_ALLOW: packages (the public Go, npm, PyPI, crates.io, Maven Central and RubyGems registries)"`
+
+	repos       []gitrepo.Repo    // H9_REPOS and H9_REPOS_FILE, checked (validate)
+	forgeTokens map[string]string // token_env name → value (config_forge.go)
+	mcp         []mcp.Server      // H9_MCP_FILE, checked (validate)
+	// secrets are the values of the repositories' `secrets:`, by name.
+	secrets map[string]string
 }
 
 // loadConfig reads the environment into a Config and validates it.
@@ -117,6 +135,7 @@ func (c *Config) validate() error {
 	c.Sandbox = strings.ToLower(strings.TrimSpace(c.Sandbox))
 	c.LogFormat = strings.ToLower(strings.TrimSpace(c.LogFormat))
 	c.LogLevel = strings.ToLower(strings.TrimSpace(c.LogLevel))
+	c.ModelVision = strings.ToLower(strings.TrimSpace(c.ModelVision))
 	c.SandboxROPaths = cleanList(c.SandboxROPaths)
 	if c.Sandbox == "" {
 		c.Sandbox = "auto"
@@ -128,7 +147,7 @@ func (c *Config) validate() error {
 		func() error { return checkModelURL(c.OpenAIBaseURL) },
 		func() error { return nonEmpty("H9_MODEL", c.Model) },
 		func() error { return nonEmpty("H9_DATA_DIR", c.DataDir) },
-		func() error { return oneOf("H9_SANDBOX", c.Sandbox, "auto", "bwrap", "none") },
+		func() error { return oneOf("H9_SANDBOX", c.Sandbox, "auto", "bwrap", "landlock", "none") },
 		func() error { return oneOf("H9_LOG_FORMAT", c.LogFormat, "text", "json") },
 		func() error { return oneOf("H9_LOG_LEVEL", c.LogLevel, "debug", "info", "warn", "error") },
 		func() error { return positive("H9_MAX_STEPS", c.MaxSteps) },
@@ -146,8 +165,16 @@ func (c *Config) validate() error {
 		func() error { return checkPrice("H9_PRICE_INPUT", c.PriceInput) },
 		func() error { return checkPrice("H9_PRICE_OUTPUT", c.PriceOutput) },
 		func() error { return checkBaseURL("H9_GITHUB_API_URL", c.GithubAPIUrl) },
+		func() error { return checkBaseURL("H9_GITLAB_API_URL", c.GitlabAPIUrl) },
 		func() error { return checkGitAuthor(c.GitName, c.GitEmail) },
+		c.checkFiles,
+		c.checkFollow,
 		c.loadRepos,
+		c.checkStartup, // config_startup.go
+		c.loadMCP,
+		c.checkNetwork,
+		c.loadRepoSecrets,
+		c.loadForgeTokens,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,12 +39,17 @@ func TestConfigDefaults(t *testing.T) {
 		ModelRetries:     4,
 		CoalesceInterval: time.Second,
 		GithubAPIUrl:     "https://api.github.com/",
+		GitlabAPIUrl:     "https://gitlab.com/api/v4/",
 		GitName:          "h9",
 		GitEmail:         "h9@localhost",
 		LogFormat:        "text",
 		LogLevel:         "info",
 		LeaseTTL:         15 * time.Second,
+		FilesConfig:      FilesConfig{AttachmentMax: 20 << 20, ModelVision: "auto"},
+		FollowConfig:     FollowConfig{ForgePoll: time.Minute, ForgeFollowFor: 720 * time.Hour},
+		MCPTimeout:       time.Minute,
 		repos:            []gitrepo.Repo{},
+		forgeTokens:      map[string]string{"H9_GITHUB_TOKEN": ""},
 	}
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(Config{})); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)
@@ -122,7 +129,7 @@ var configErrors = []struct {
 	{"API URL without slash", []string{"SLACK_API_URL", "https://slack.com/api"}, nil, ErrInvalidSetting, `SLACK_API_URL must end in / (got "https://slack.com/api")`},
 	{"API URL not a URL", []string{"SLACK_API_URL", "slack.com/api/"}, nil, ErrInvalidSetting, `SLACK_API_URL must be an http(s) URL (got "slack.com/api/")`},
 	{"OpenAI URL not a URL", []string{"OPENAI_BASE_URL", "localhost:8080"}, nil, ErrInvalidSetting, `OPENAI_BASE_URL must be an http(s) URL (got "localhost:8080")`},
-	{"bad sandbox", []string{"H9_SANDBOX", "docker"}, nil, ErrInvalidSetting, `H9_SANDBOX must be one of auto, bwrap, none (got "docker")`},
+	{"bad sandbox", []string{"H9_SANDBOX", "docker"}, nil, ErrInvalidSetting, `H9_SANDBOX must be one of auto, bwrap, landlock, none (got "docker")`},
 	{"bad memory", []string{"H9_SANDBOX_MEMORY", "lots"}, nil, ErrInvalidSetting, `H9_SANDBOX_MEMORY="lots" is not a valid size (e.g. 4GiB, 512MiB)`},
 	{"zero file size", []string{"H9_SANDBOX_FILE_SIZE", "0"}, nil, ErrInvalidSetting, `H9_SANDBOX_FILE_SIZE="0" is not a valid size (e.g. 4GiB, 512MiB)`},
 	{"zero pids", []string{"H9_SANDBOX_PIDS", "0"}, nil, ErrInvalidSetting, `H9_SANDBOX_PIDS must be greater than 0 (got 0)`},
@@ -151,6 +158,12 @@ var configErrors = []struct {
 	{"negative price", []string{"H9_PRICE_OUTPUT", "-8"}, nil, ErrInvalidSetting, `H9_PRICE_OUTPUT must be a price in US dollars per million tokens, 0 or more (got -8)`},
 	{"infinite price", []string{"H9_PRICE_INPUT", "Inf"}, nil, ErrInvalidSetting, `H9_PRICE_INPUT must be a price in US dollars per million tokens, 0 or more (got +Inf)`},
 	{"NaN price", []string{"H9_PRICE_INPUT", "NaN"}, nil, ErrInvalidSetting, `H9_PRICE_INPUT must be a price in US dollars per million tokens, 0 or more (got NaN)`},
+	{"attachment limit not a size", []string{"H9_ATTACHMENT_MAX", "big"}, nil, ErrInvalidSetting, `H9_ATTACHMENT_MAX="big" is not a valid size (e.g. 4GiB, 512MiB)`},
+	{"zero attachment limit", []string{"H9_ATTACHMENT_MAX", "0"}, nil, ErrInvalidSetting, `H9_ATTACHMENT_MAX="0" is not a valid size (e.g. 4GiB, 512MiB)`},
+	{"forge poll too short", []string{"H9_FORGE_POLL", "5s"}, nil, ErrInvalidSetting, "H9_FORGE_POLL must be at least 10s (got 5s)"},
+	{"forge poll not a duration", []string{"H9_FORGE_POLL", "often"}, nil, ErrInvalidSetting, `H9_FORGE_POLL="often" is not a valid duration (e.g. 90s, 2m)`},
+	{"follow time shorter than a poll", []string{"H9_FORGE_FOLLOW_FOR", "30s"}, nil, ErrInvalidSetting, "H9_FORGE_FOLLOW_FOR must be at least 1m0s (got 30s)"},
+	{"unknown vision", []string{"H9_MODEL_VISION", "maybe"}, nil, ErrInvalidSetting, `H9_MODEL_VISION must be one of auto, true, false (got "maybe")`},
 }
 
 func TestConfigErrors(t *testing.T) {
@@ -183,4 +196,24 @@ func clearVar(t *testing.T, k string) {
 	t.Helper()
 	t.Setenv(k, "")
 	unsetenv(k)
+}
+
+// H9_MCP_FILE is checked at start with one line naming the setting.
+func TestConfigMCPFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yml")
+	os.WriteFile(bad, []byte("servers:\n- name: jira\n  url: https://x/mcp\n  command: ./y\n"), 0o600)
+	unset := filepath.Join(dir, "unset.yml")
+	os.WriteFile(unset, []byte("servers:\n- name: jira\n  url: https://x/mcp\n  headers_env: {Authorization: H9_TEST_NOT_SET}\n"), 0o600)
+	for path, want := range map[string]string{
+		bad:                        `H9_MCP_FILE: server 1 ("jira"): set exactly one of url and command`,
+		unset:                      "names H9_TEST_NOT_SET, which is not set",
+		filepath.Join(dir, "none"): "H9_MCP_FILE: cannot read",
+	} {
+		c := Config{MCPFile: path, MCPTimeout: time.Minute}
+		err := c.loadMCP()
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", filepath.Base(path), err, want)
+		}
+	}
 }

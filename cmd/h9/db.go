@@ -65,7 +65,7 @@ func openStorage(ctx context.Context, cfg Config, log *slog.Logger, leaseChanged
 		Replica: replica, LeaseTTL: cfg.LeaseTTL, Logger: log.With("component", "store"), OnLeaseChange: leaseChanged,
 	})
 	if err != nil {
-		return storage{}, fmt.Errorf("database: %w", err)
+		return storage{}, databaseError(err, cfg.DatabaseURL)
 	}
 	return storage{backend: st, fleet: st, kind: "postgres", replica: replica, close: func() error { st.Close(); return nil }}, nil
 }

@@ -61,10 +61,13 @@ var doctorChecks = []doctorCheck{
 	{"Slack app token", checkAppToken},
 	{"model endpoint", checkModel},
 	{"sandbox", checkSandbox},
+	{"container", checkContainer}, // doctor_container.go
+	{"network", checkEgress},
 	{"data directory", checkDataDir},
 	{"health and metrics", checkHTTP},
 	{"database", checkDatabase},
 	{"repositories", checkRepos},
+	{"MCP servers", checkMCP},
 }
 
 // runDoctor prints one line per check and returns ErrDoctorFailed if any failed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
@@ -28,9 +29,9 @@ func checkRepos(ctx context.Context, cfg Config) finding {
 	}
 	switch f.verdict {
 	case verdictFail:
-		f.hint = "fix each ✗ below: the URL, the host's git credentials (ssh keys, credential helper) or H9_GITHUB_TOKEN"
+		f.hint = "fix each ✗ below: the URL, the host's git credentials (ssh keys, credential helper) or the forge's token and its rights"
 	case verdictWarn:
-		f.hint = "set H9_GITHUB_TOKEN to open pull requests"
+		f.hint = "set each forge's token (H9_GITHUB_TOKEN, H9_GITLAB_TOKEN, H9_GITEA_TOKEN or its token_env) to open requests"
 	}
 	return f
 }
@@ -41,16 +42,20 @@ func checkRepo(ctx context.Context, repos *gitrepo.Repos, r gitrepo.Repo) (strin
 		return oneLine(err), verdictFail
 	}
 	line := fmt.Sprintf("%s is reachable (%d %s)", gitrepo.Redact(r.URL), n, plural(n, "branch", "branches"))
+	p, onForge := repos.ForgeProject(r)
+	word := repos.RequestWord(r)
 	switch {
-	case r.GitHub == "":
-		return line + "; not on GitHub: Push branch only", verdictOK
+	case !onForge:
+		return line + "; on no forge h9 knows (set forge: to open requests): Push branch only", verdictOK
+	case !forge.Supported(p.Kind):
+		return line + fmt.Sprintf("; %s %ss are not supported yet: Push branch only", p.Kind.Title(), word), verdictWarn
 	case !repos.CanOpenPullRequests(r):
-		return line + "; no H9_GITHUB_TOKEN: Push branch only, no Open pull request", verdictWarn
+		return line + fmt.Sprintf("; no %s: Push branch only, no Open %s", p.TokenEnv, word), verdictWarn
 	}
 	if err := repos.CheckAccess(ctx, r.Name); err != nil {
 		return line + "; " + oneLine(err), verdictFail
 	}
-	return line + "; the token may open pull requests on " + r.GitHub, verdictOK
+	return line + fmt.Sprintf("; the token may open %ss on %s (%s, %s; it may push)", word, p.Path, p.Kind.Title(), p.TokenEnv), verdictOK
 }
 
 func plural(n int, one, many string) string {

@@ -32,7 +32,7 @@ func checkSandbox(ctx context.Context, cfg Config) finding {
 	wc.Template = ""
 	m, err := workspace.NewManager(wc)
 	if err != nil {
-		return failed(bwrapHint+", or set H9_SANDBOX=auto to allow running unsandboxed", "%v", err)
+		return failed(bwrapHint+", or run on a kernel with Landlock (H9_SANDBOX=none runs unsandboxed)", "%v", err)
 	}
 	f := sandboxSummary(cfg, m)
 	for _, c := range m.Verify(ctx) {
@@ -64,8 +64,11 @@ func sandboxSummary(cfg Config, m *workspace.Manager) finding {
 	switch {
 	case e.Level == workspace.LevelBwrap:
 		return ok("bash runs under bubblewrap; %s; verified inside the sandbox:", detail)
+	case e.Level == workspace.LevelLandlock:
+		return warned(bwrapHint+" for namespaces (its own network, IPC, /proc and view)",
+			"bash runs confined by Landlock (ABI %d): writes only to its workspace, home and /tmp; %s; verified:", e.LandlockABI, detail)
 	case cfg.Sandbox == "none":
-		return warned("set H9_SANDBOX=auto to use bubblewrap when it works",
+		return failed("set H9_SANDBOX=auto to use bubblewrap, or Landlock, when it works",
 			"disabled by H9_SANDBOX=none: bash runs unsandboxed with h9's own rights outside plan mode; %s", detail)
 	}
 	return warned(bwrapHint, "UNSANDBOXED: %s; %s", m.Warning(), detail)

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// setting is one row of the configuration table in ARCHITECTURE.md and README.md.
+// setting is one row of the configuration table in README.md.
 type setting struct{ name, def string }
 
 // allSettings is the spec `h9 -h` must match: every variable with its default ("" = none).
@@ -42,12 +42,23 @@ var allSettings = []setting{
 	{"H9_REPOS_FILE", ""},
 	{"H9_GITHUB_TOKEN", ""},
 	{"H9_GITHUB_API_URL", "https://api.github.com/"},
+	{"H9_GITLAB_TOKEN", ""},
+	{"H9_GITLAB_API_URL", "https://gitlab.com/api/v4/"},
+	{"H9_GITEA_TOKEN", ""},
 	{"H9_GIT_NAME", "h9"},
 	{"H9_GIT_EMAIL", "h9@localhost"},
 	{"H9_LOG_FORMAT", "text"},
 	{"H9_LOG_LEVEL", "info"},
 	{"H9_HTTP_ADDR", ""},
+	{"H9_NETWORK_ALLOW", ""},
+	{"H9_NETWORK_PRESETS", ""},
 	{"H9_DATABASE_URL", ""},
+	{"H9_ATTACHMENT_MAX", "20MiB"},
+	{"H9_MODEL_VISION", "auto"},
+	{"H9_FORGE_POLL", "60s"},
+	{"H9_FORGE_FOLLOW_FOR", "720h"},
+	{"H9_MCP_FILE", ""},
+	{"H9_MCP_TIMEOUT", "60s"},
 	{"H9_LEASE_TTL", "15s"},
 }
 

@@ -45,7 +45,12 @@ func newScrubber(secrets ...string) scrubber {
 
 // secretsOf lists the configuration values that must never be printed.
 func secretsOf(c Config) scrubber {
-	return newScrubber(c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, c.GithubToken, c.DatabaseURL, databasePassword(c.DatabaseURL))
+	values := append(mcpHeaderValues(c), c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, c.GithubToken, c.DatabaseURL, databasePassword(c.DatabaseURL))
+	values = append(values, c.forgeSecrets()...)
+	for _, v := range c.secrets { // the repositories' setup secrets
+		values = append(values, v)
+	}
+	return newScrubber(values...)
 }
 
 // databasePassword is the password in a postgres:// URL ("" when none).

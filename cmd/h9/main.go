@@ -2,6 +2,8 @@
 //
 //	h9          run the bot
 //	h9 doctor   check the configuration, tokens, model endpoint, sandbox and data directory
+//	h9 config   print the settings in effect, secrets redacted
+//	h9 version  print the version and VCS revision
 //	h9 -h       list every setting with its default
 package main
 

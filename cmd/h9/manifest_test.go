@@ -141,7 +141,7 @@ func TestManifestHasWhatTheBotNeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"app_mentions:read", "channels:history", "groups:history", "im:history",
-		"chat:write", "chat:write.public", "commands", "reactions:write", "files:write", "users:read", "users:read.email"} {
+		"chat:write", "chat:write.public", "commands", "reactions:write", "files:write", "files:read", "users:read", "users:read.email"} {
 		if !slices.Contains(m.OAuthConfig.Scopes.Bot, s) {
 			t.Errorf("bot scope %s missing", s)
 		}
@@ -155,7 +155,7 @@ func TestManifestHasWhatTheBotNeeds(t *testing.T) {
 	if i < 0 {
 		t.Fatal("no /h9 slash command")
 	}
-	if c := m.Features.SlashCommands[i]; c.UsageHint != "plan <task> | run <task> | status | help" || c.ShouldEscape || c.Description == "" {
+	if c := m.Features.SlashCommands[i]; c.UsageHint != "plan [repo=NAME] <task> | run [repo=NAME] <task> | status | repo NAME | repos | instructions [set <text> | clear] | help" || c.ShouldEscape || c.Description == "" {
 		t.Errorf("/h9 = %+v", c)
 	}
 	s := m.Settings

@@ -50,6 +50,8 @@ type promMetrics struct {
 	promptTokens, completionTokens, promptEstimate, completionEstimate prometheus.Counter
 
 	leaseChanges *prometheus.CounterVec // by change
+
+	mcpCalls *prometheus.CounterVec // by server_kind, outcome (metrics_mcp.go)
 }
 
 var (
@@ -89,6 +91,7 @@ func newPromMetrics() *promMetrics {
 	m.tokensEstimate = f.counters("model_tokens_estimated_total", "Tokens h9 estimated because the endpoint reported no usage, by type.", "type")
 
 	m.leaseChanges = f.counters("lease_changes_total", "Changes of this replica's session leases, by change.", "change")
+	m.registerMCP(f)
 	m.showAtZero()
 	return m
 }

@@ -65,7 +65,7 @@ func startByHand(t *testing.T, slack *fakeslack.Server, model *fakemodel.Server)
 		t.Fatal(err)
 	}
 	metrics := newMetrics(cfg)
-	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent())
+	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

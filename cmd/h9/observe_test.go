@@ -119,7 +119,7 @@ func checkPlanFlow(t *testing.T, m scraped) {
 func checkNames(t *testing.T, m scraped) {
 	t.Helper()
 	allowed := map[string]bool{"type": true, "method": true, "intent": true, "outcome": true, "kind": true, "change": true,
-		"le": true, "version": true, "cause": true} // le: buckets; version: h9_go_info; cause: the handler's own errors
+		"le": true, "version": true, "cause": true, "decision": true, "server_kind": true} // le: buckets; version: h9_go_info; cause: the handler's own errors; decision: the egress proxy's three; server_kind: remote or stdio (MCP)
 	for name, f := range m {
 		if !strings.HasPrefix(name, "h9_") {
 			t.Errorf("metric %s lacks the h9_ prefix", name)

@@ -65,7 +65,8 @@ func (c Config) newRepos(ws *workspace.Manager) (*gitrepo.Repos, error) {
 	return gitrepo.New(gitrepo.Config{
 		Dir: filepath.Join(c.DataDir, reposDir), Workspaces: ws, Repos: c.repos,
 		Author:      gitrepo.Identity{Name: c.GitName, Email: c.GitEmail},
-		GitHubToken: c.GithubToken, GitHubAPI: c.GithubAPIUrl,
-		Spares: ws != nil, // checkouts made ahead, for sessions to start without writing their tree
+		GitHubToken: c.GithubToken, GitHubAPI: c.GithubAPIUrl, GitLabAPI: c.GitlabAPIUrl, Tokens: c.forgeTokens,
+		Spares:  ws != nil, // checkouts made ahead, for sessions to start without writing their tree
+		Secrets: c.secrets,
 	})
 }

@@ -40,11 +40,12 @@ func TestRepositorySettingErrors(t *testing.T) {
 		{"twice in H9_REPOS", []string{"H9_REPOS", "a=/x,a=/y"}, `H9_REPOS: repository "a" is defined twice`},
 		{"in both", []string{"H9_REPOS", "backend=/x", "H9_REPOS_FILE", dup}, `H9_REPOS and H9_REPOS_FILE: repository "backend" is defined twice`},
 		{"missing file", []string{"H9_REPOS_FILE", filepath.Join(dir, "nope.yml")}, "H9_REPOS_FILE: cannot read"},
-		{"unknown key", []string{"H9_REPOS_FILE", typo}, `field uri not found`},
+		{"unknown key", []string{"H9_REPOS_FILE", typo}, `line 3: unknown key "uri" (did you mean "url"?)`},
 		{"bad name", []string{"H9_REPOS", "my repo=/x"}, `the name must be`},
 		{"option as URL", []string{"H9_REPOS", "a=--upload-pack=touch /tmp/x"}, `is not a repository URL`},
 		{"API URL without slash", []string{"H9_GITHUB_API_URL", "https://ghe.example.com/api/v3"}, `H9_GITHUB_API_URL must end in / (got "https://ghe.example.com/api/v3")`},
 		{"API URL not http", []string{"H9_GITHUB_API_URL", "ghe.example.com/"}, `H9_GITHUB_API_URL must be an http(s) URL`},
+		{"GitLab API URL without slash", []string{"H9_GITLAB_API_URL", "https://gitlab.example.com/api/v4"}, `H9_GITLAB_API_URL must end in /`},
 		{"git name", []string{"H9_GIT_NAME", "h9 <bot>"}, `H9_GIT_NAME must be a name`},
 		{"git email", []string{"H9_GIT_EMAIL", ""}, `H9_GIT_EMAIL must be an address`},
 	} {

@@ -28,7 +28,12 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	defer closeStorage(st, log)
 
-	ws, err := workspace.NewManager(cfg.workspaceConfig(filepath.Join(cfg.DataDir, workspacesDir)))
+	net, err := cfg.startNetwork(metrics.forEgress(), log.With("component", "egress"))
+	if err != nil {
+		return fmt.Errorf("network: %w", err)
+	}
+	defer net.close()
+	ws, err := workspace.NewManager(net.into(cfg.workspaceConfig(filepath.Join(cfg.DataDir, workspacesDir)), cfg))
 	if err != nil {
 		return fmt.Errorf("workspaces: %w", err)
 	}
@@ -40,7 +45,10 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	}
 	defer repos.Close() // stops making spare checkouts
 	repos.Warm()
-	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent())
+	tools := cfg.newMCP(log, metrics)
+	defer tools.Close()
+	tools.Start() // in the background: a server that is down delays nothing
+	engine, err := newEngine(cfg, st, ws, log, metrics.forAgent(), tools)
 	if err != nil {
 		return err
 	}
@@ -48,6 +56,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("bot: %w", err)
 	}
+	net.serve(b.SessionRepo)
 	srv, err := serveHTTP(cfg, metrics, b, st, log.With("component", "http"))
 	if err != nil {
 		return err
@@ -57,7 +66,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	log.Info("h9 starting", "data_dir", cfg.DataDir, "store", st.kind, "replica", st.replica, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
 		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level(), "repositories", len(cfg.repos))
 	if err := b.Run(ctx); err != nil {
-		return err
+		return socketError(err)
 	}
 	log.Info("h9 stopped")
 	return nil
@@ -65,7 +74,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 
 // botConfig is the bot's part of the configuration, on the pieces run built.
 func botConfig(cfg Config, st storage, engine bot.Agent, repos bot.Repos, ws *workspace.Manager, log *slog.Logger, metrics *promMetrics) bot.Config {
-	return bot.Config{
+	bc := bot.Config{
 		BotToken:          cfg.SlackBotToken,
 		AppToken:          cfg.SlackAppToken,
 		APIURL:            cfg.SlackAPIURL,
@@ -74,6 +83,8 @@ func botConfig(cfg Config, st storage, engine bot.Agent, repos bot.Repos, ws *wo
 		Fleet:             st.fleet,
 		Agent:             engine,
 		Repos:             repos,
+		Workspaces:        ws,
+		AttachmentMax:     int64(cfg.AttachmentMax),
 		SandboxLevel:      string(ws.Level()),
 		SandboxWarning:    ws.Warning(),
 		AllowedUsers:      cfg.AllowedUsers,
@@ -88,10 +99,12 @@ func botConfig(cfg Config, st storage, engine bot.Agent, repos bot.Repos, ws *wo
 		PriceInput:         cfg.PriceInput,
 		PriceOutput:        cfg.PriceOutput,
 	}
+	cfg.FollowConfig.follow(&bc, repos)
+	return bc
 }
 
 // newEngine builds the agent on the configured model endpoint and the store.
-func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logger, metrics agent.Metrics) (*agent.Engine, error) {
+func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logger, metrics agent.Metrics, tools agent.ToolSource) (*agent.Engine, error) {
 	model, err := newModel(cfg, cfg.ModelTimeout)
 	if err != nil {
 		return nil, err
@@ -107,6 +120,8 @@ func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logg
 		MaxRetries:    cfg.ModelRetries,
 		Logger:        log.With("component", "agent"),
 		Metrics:       metrics,
+		Vision:        agent.Vision(cfg.ModelVision),
+		Tools:         tools,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)

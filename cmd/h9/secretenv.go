@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,7 +33,7 @@ func isSecretEnv(kv string) bool {
 			return true
 		}
 	}
-	return false
+	return slices.Contains(mcpSecretEnvNames(), name) || slices.Contains(forgeTokenNames(), name)
 }
 
 // hideSecrets makes sure /proc/self/environ carries no secret. The kernel
@@ -43,6 +44,7 @@ func isSecretEnv(kv string) bool {
 // back into its own (Go-side) environment, which /proc does not show.
 // It returns an error only when it cannot do either safely.
 func hideSecrets() error {
+	secretEnvNames = append(secretEnvNames, repoSecretNames()...)
 	if fd := os.Getenv(secretsFDEnv); fd != "" {
 		return restoreSecrets(fd)
 	}
@@ -106,7 +108,7 @@ func restoreSecrets(fdText string) error {
 // dropSecretEnv removes the secrets from the Go environment once the
 // configuration holds them, so no child process can inherit them.
 func dropSecretEnv() {
-	for _, name := range secretEnvNames {
+	for _, name := range slices.Concat(secretEnvNames, mcpSecretEnvNames(), forgeTokenNames()) {
 		os.Unsetenv(name)
 	}
 }

@@ -12,7 +12,8 @@ const usageHeader = `h9 runs a coding agent per Slack thread (Slack Socket Mode)
 Usage:
   h9          run the bot
   h9 doctor   check the configuration, Slack tokens, model endpoint, sandbox and data directory
-  h9 config   print the settings below (same as h9 -h)
+  h9 config   print every setting's default and value in effect (secrets redacted)
+  h9 version  print the version and the commit h9 was built from
 
 Settings are read from the environment. SLACK_* and OPENAI_* may also be given with an H9_ prefix
 (H9_SLACK_BOT_TOKEN wins over SLACK_BOT_TOKEN).

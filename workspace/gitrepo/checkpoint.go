@@ -4,10 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -22,8 +21,12 @@ type Commit struct {
 	Files          int    // files changed, since the previous checkpoint
 }
 
-// bundleFile is where the sandboxed commit leaves the new commits for h9.
-const bundleFile = ".git/h9-checkpoint.bundle"
+// bundleHeaders are the first lines a git bundle starts with: anything
+// else (a "gitdir:" line above all) would make git read another repository.
+var bundleHeaders = []string{"# v2 git bundle\n", "# v3 git bundle\n"}
+
+// maxBundle bounds what h9 takes of a checkpoint's bundle.
+const maxBundle = 4 << 30
 
 // checkpointTimeout bounds the sandboxed commit (git add of a big tree).
 const checkpointTimeout = 5 * time.Minute
@@ -46,8 +49,15 @@ func (r *Repos) Checkpoint(ctx context.Context, ws *workspace.Workspace, s Sessi
 		return nil, fmt.Errorf("%w: session branch %s: %w", ErrWorkspace, s.Branch, err)
 	}
 	base, _ := revParse(ctx, own, baseRef)
+	bundle, err := os.CreateTemp(own, "checkpoint-*.bundle")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(bundle.Name())
+	defer bundle.Close()
 	script := r.commitScript(commitMessage(subject, s.ID, coauthor), last, base)
-	res, err := ws.Bash(ctx, script, workspace.BashOptions{Timeout: checkpointTimeout})
+	sink := &limitWriter{w: bundle, n: maxBundle}
+	res, err := ws.Bash(ctx, script, workspace.BashOptions{Timeout: checkpointTimeout, Stdout: sink})
 	if err != nil {
 		return nil, fmt.Errorf("%w: running the checkpoint commit: %w", ErrGit, err)
 	}
@@ -59,7 +69,7 @@ func (r *Repos) Checkpoint(ctx context.Context, ws *workspace.Workspace, s Sessi
 		return nil, nil
 	}
 	if kind == "bundle" {
-		err = r.takeBundle(ctx, ws, own, s.Branch)
+		err = r.takeBundle(ctx, bundle, own, s.Branch)
 	} else {
 		err = r.moveBranch(ctx, own, s.Branch, head)
 	}
@@ -85,17 +95,19 @@ func (r *Repos) Finish(ctx context.Context, s Session, subject string, coauthor 
 
 // commitScript is the sandboxed part: stage everything, commit when
 // something is staged (no hooks: the checkpoint is h9's), and write the
-// commits the session's repository lacks into bundleFile. Its last line
-// says which: "h9:known <id>" (nothing to fetch) or "h9:bundle <id>".
+// commits the session's repository lacks as a bundle to its stdout, which
+// h9 receives into a file of its own (everything else the script says goes
+// to stderr). Its last line says which: "h9:known <id>" (nothing to fetch)
+// or "h9:bundle <id>".
 func (r *Repos) commitScript(message, last, base string) string {
 	a := r.cfg.Author
 	end := "H9_MESSAGE_" + randomHex(8)
 	var b strings.Builder
+	b.WriteString("exec 3>&1 1>&2\n")
 	fmt.Fprintf(&b, "export GIT_AUTHOR_NAME=%s GIT_AUTHOR_EMAIL=%s GIT_COMMITTER_NAME=%s GIT_COMMITTER_EMAIL=%s\n",
 		shellQuote(a.Name), shellQuote(a.Email), shellQuote(a.Name), shellQuote(a.Email))
-	b.WriteString("g() { git -c core.hooksPath=/dev/null -c commit.gpgSign=false -c core.fsmonitor=false \"$@\"; }\n")
-	fmt.Fprintf(&b, "rm -f %s\n", bundleFile)
-	b.WriteString("g add --all . || exit 3\n")
+	b.WriteString("g() { git -c core.hooksPath=/dev/null -c commit.gpgSign=false -c core.fsmonitor=false \"$@\" 3>&-; }\n")
+	b.WriteString(stageScript)
 	b.WriteString("if ! g diff --cached --quiet; then\n")
 	fmt.Fprintf(&b, "g commit --quiet --no-verify --cleanup=verbatim --file=- <<'%s' || exit 4\n%s\n%s\nfi\n", end, message, end)
 	b.WriteString("head=$(g rev-parse --verify --quiet 'HEAD^{commit}') || exit 5\n")
@@ -106,32 +118,28 @@ func (r *Repos) commitScript(message, last, base string) string {
 			fmt.Fprintf(&b, "g cat-file -e %s 2>/dev/null && set -- \"$@\" ^%s\n", c, c)
 		}
 	}
-	fmt.Fprintf(&b, "g bundle create --quiet %s HEAD \"$@\" || exit 6\necho \"h9:bundle $head\"\n", bundleFile)
+	b.WriteString("git -c core.hooksPath=/dev/null bundle create --quiet - HEAD \"$@\" >&3 3>&- || exit 6\necho \"h9:bundle $head\"\n")
 	return b.String()
 }
 
-// takeBundle copies the bundle out of the workspace (a regular file inside
-// it, or nothing) and fetches it into the session branch with its objects
-// checked, as from any untrusted remote.
-func (r *Repos) takeBundle(ctx context.Context, ws *workspace.Workspace, own, branch string) error {
-	src, err := ws.OpenFile(bundleFile)
-	if err != nil {
-		return fmt.Errorf("%w: reading the checkpoint's bundle: %w", ErrGit, err)
+// takeBundle fetches the bundle the commit script wrote to h9's own file
+// into the session branch, with its objects checked as from any untrusted
+// remote. Nothing of the workspace is read here: the file is h9's, created
+// in the session's repository, so no workspace file can name another
+// repository in its place. It must be a bundle (git would read a "gitdir:"
+// line as a repository to fetch from) whose prerequisites the session's
+// repository has.
+func (r *Repos) takeBundle(ctx context.Context, bundle *os.File, own, branch string) error {
+	head := make([]byte, len(bundleHeaders[0]))
+	if _, err := bundle.ReadAt(head, 0); err != nil || !slices.Contains(bundleHeaders, string(head)) {
+		return fmt.Errorf("%w: the checkpoint's commit did not write a git bundle", ErrGit)
 	}
-	tmp, err := os.CreateTemp(own, "checkpoint-*.bundle")
-	if err != nil {
-		src.Close()
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = io.Copy(tmp, src)
-	src.Close()
-	ws.Remove(bundleFile)
-	if err := errors.Join(err, tmp.Close()); err != nil {
-		return fmt.Errorf("copying the checkpoint's bundle: %w", err)
-	}
-	fetch := gitRun{dir: own, args: []string{"-c", "fetch.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-		"--", tmp.Name(), "+HEAD:refs/heads/" + branch}}
+	// GIT_DIR: the session's repository and nothing git could discover.
+	// The fetch verifies the bundle (git bundle verify's check, in the same
+	// process): its prerequisites must be in the session's repository.
+	env := []string{"GIT_DIR=" + own}
+	fetch := gitRun{dir: own, env: env, args: []string{"-c", "fetch.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+		"--", bundle.Name(), "+HEAD:refs/heads/" + branch}}
 	if _, err := fetch.run(ctx); err != nil {
 		return fmt.Errorf("taking the checkpoint into the session's repository: %w", err)
 	}

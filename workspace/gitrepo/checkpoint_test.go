@@ -10,7 +10,7 @@ import (
 // co-author; its id and +/− are the session repository's; nothing changed
 // is no checkpoint; the model's own commits and a reset are followed.
 func TestCheckpoints(t *testing.T) {
-	for _, sandbox := range []string{"bwrap", "none"} {
+	for _, sandbox := range []string{"bwrap", "landlock", "none"} {
 		t.Run(sandbox, func(t *testing.T) {
 			remote := newRemote(t, map[string]string{"a.txt": "one\ntwo\nthree\n"})
 			f := newFixture(t, sandbox, Repo{Name: "r", URL: remote}, func(c *Config) { c.Author = Identity{"h9 bot", "bot@h9.test"} })

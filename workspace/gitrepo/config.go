@@ -12,13 +12,22 @@ import (
 
 // Repo is one configured repository (H9_REPOS, H9_REPOS_FILE).
 type Repo struct {
-	Name     string   `yaml:"name"`      // unique; what users type in repo=…
-	URL      string   `yaml:"url"`       // anything git clone accepts
-	Branch   string   `yaml:"branch"`    // base branch; "" = the remote's HEAD
-	Setup    string   `yaml:"setup"`     // run once in each new workspace, sandboxed, with network
-	Channels []string `yaml:"channels"`  // channels where this repo is the default
-	GitHub   string   `yaml:"github"`    // owner/name for pull requests; "" = from a github.com URL
-	FollowUp string   `yaml:"follow_up"` // after the request: ask (""), auto or off (followup.go)
+	Name     string   `yaml:"name"`     // unique; what users type in repo=…
+	URL      string   `yaml:"url"`      // anything git clone accepts
+	Branch   string   `yaml:"branch"`   // base branch; "" = the remote's HEAD
+	Setup    string   `yaml:"setup"`    // run once in each new workspace, sandboxed, with network
+	Channels []string `yaml:"channels"` // channels where this repo is the default
+	GitHub   string   `yaml:"github"`   // owner/name for pull requests; "" = from a github.com URL
+	// Network is what the agent's commands may reach through h9's proxy
+	// (network.go); empty: no network, as always.
+	Network Network `yaml:"network"`
+	// Secrets are names of h9's environment variables given to Setup only.
+	Secrets []string `yaml:"secrets"`
+	// Forge is where requests are opened and followed (forgeconfig.go);
+	// nil after Check: on no forge h9 knows.
+	Forge *ForgeConfig `yaml:"forge"`
+	// FollowUp is what happens after the request: ask (""), auto or off (followup.go).
+	FollowUp string `yaml:"follow_up"`
 }
 
 // NoRepo is the name that means "no repository" (/h9 repo none, repo=none).
@@ -54,7 +63,7 @@ func ParseFile(data []byte) ([]Repo, error) {
 		Repos []Repo `yaml:"repos"`
 	}
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidConfig, strings.Join(strings.Fields(err.Error()), " "))
+		return nil, fmt.Errorf("%w: %s", ErrInvalidConfig, explainYAML(err))
 	}
 	return f.Repos, nil
 }
@@ -108,13 +117,20 @@ func (r Repo) check() (Repo, error) {
 	case !validFollowUp(r.FollowUp):
 		return bad("follow_up %q is not ask, auto or off", r.FollowUp)
 	}
+	if err := r.Network.check(); err != nil {
+		return bad("network: %v", err)
+	}
+	if err := checkSecretNames(r.Secrets); err != nil {
+		return bad("secrets: %v", err)
+	}
 	for _, c := range r.Channels {
 		if !channelRE.MatchString(c) {
 			return bad("channels: %q is not a Slack channel ID (like C0123456789)", c)
 		}
 	}
-	if r.GitHub == "" {
-		r.GitHub = githubName(r.URL)
+	r, err := r.checkForge()
+	if err != nil {
+		return bad("%v", err)
 	}
 	if localPath(r.URL) {
 		abs, err := filepath.Abs(r.URL)
@@ -137,22 +153,6 @@ func localPath(u string) bool {
 }
 
 func isSpaceOrControl(c rune) bool { return c <= ' ' || c == 0x7f }
-
-// githubName is owner/name of a github.com URL (https, ssh or scp-like).
-func githubName(raw string) string {
-	path := ""
-	if rest, ok := strings.CutPrefix(raw, "git@github.com:"); ok {
-		path = rest
-	} else if u, err := url.Parse(raw); err == nil && strings.EqualFold(u.Hostname(), "github.com") &&
-		(u.Scheme == "https" || u.Scheme == "ssh" || u.Scheme == "http" || u.Scheme == "git") {
-		path = strings.TrimPrefix(u.Path, "/")
-	}
-	path = strings.TrimSuffix(strings.TrimSuffix(path, "/"), ".git")
-	if githubRE.MatchString(path) {
-		return path
-	}
-	return ""
-}
 
 // Redact removes a password or token from a URL, for messages and logs.
 func Redact(raw string) string {

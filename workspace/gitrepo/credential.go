@@ -1,40 +1,76 @@
 package gitrepo
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 )
 
-// tokenVar carries H9_GITHUB_TOKEN to the credential helper, in the
-// environment of h9's git child only.
-const tokenVar = "H9_INTERNAL_GIT_TOKEN"
+// tokenFD is the descriptor on which the credential helper finds
+// H9_GITHUB_TOKEN: the read end of a pipe h9 fills and closes before git
+// starts, inherited by git, git-remote-https and the helper. The token is
+// never in any process's environment (which another process of the same
+// user could read in /proc) nor on a command line or in a file.
+const tokenFD = 3
 
-// tokenHelper answers git's "get" with the token from tokenVar. It is
+// tokenHelper answers git's "get" with the token read from tokenFD. It is
 // configured through GIT_CONFIG_* variables, so the token is not in the
 // helper's text, on any command line, in a config file or in a URL; git
 // tries it after the host's own helpers, so the host's credentials win.
-const tokenHelper = `!f() { test "$1" = get || exit 0; echo username=x-access-token; echo "password=$` + tokenVar + `"; }; f`
+var tokenHelper = fmt.Sprintf(`!f() { test "$1" = get || exit 0; IFS= read -r t <&%d || test -n "$t" || exit 0; echo "username=$%s"; echo "password=$t"; }; f`, tokenFD, userVar)
 
-// credentialEnv is what a git child needs for the token to reach rawURL's
-// host: nothing unless the repository is on GitHub, the URL is https (or
-// http to this machine, for tests) and there is a token. The helper is
-// scoped to the URL's scheme and host, so no other host is offered it.
-func credentialEnv(rawURL, token, githubName string) []string {
-	if token == "" || githubName == "" {
-		return nil
+// userVar carries the user name the forge expects with a token (not a
+// secret): x-access-token (GitHub, Gitea), oauth2 (GitLab).
+const userVar = "H9_INTERNAL_GIT_USER"
+
+// credential is what a git child talking to a remote needs for the token
+// to reach it: the helper's configuration and the token for its pipe.
+type credential struct {
+	env   []string
+	token string
+}
+
+// credentialFor is nothing unless the repository is on a forge (user is
+// the user name its tokens go with), the URL is https (or http to this
+// machine, for tests) and there is a token. The helper is scoped to the
+// URL's scheme and host, so no other host is offered it.
+func credentialFor(rawURL, token, user string) credential {
+	if token == "" || user == "" {
+		return credential{}
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" || !(u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname())) {
-		return nil
+		return credential{}
 	}
 	scope := u.Scheme + "://" + u.Host
-	return []string{
+	return credential{token: token, env: []string{
 		"GIT_CONFIG_COUNT=1",
 		"GIT_CONFIG_KEY_0=credential." + scope + ".helper",
 		"GIT_CONFIG_VALUE_0=" + tokenHelper,
-		tokenVar + "=" + token,
+		userVar + "=" + user,
+	}}
+}
+
+// pipe is the read end of a pipe holding the token, for the child's
+// tokenFD; nil when there is no token.
+func (c credential) pipe() (*os.File, error) {
+	if c.token == "" {
+		return nil, nil
 	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.WriteString(w, c.token+"\n") // far below a pipe's buffer
+	if err = errors.Join(err, w.Close()); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 func isLoopback(host string) bool {

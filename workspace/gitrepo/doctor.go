@@ -15,10 +15,10 @@ func (r *Repos) CheckRemote(ctx context.Context, name string) (branches int, err
 		return 0, err
 	}
 	// Outside any repository: the cache directory, with discovery stopped there.
-	env := append(r.remoteEnv(repo), "GIT_CEILING_DIRECTORIES="+r.cfg.Dir)
-	out, err := gitRun{dir: r.cfg.Dir, env: env, args: []string{"ls-remote", "--heads", "--", repo.URL}}.text(ctx)
+	env := []string{"GIT_CEILING_DIRECTORIES=" + r.cfg.Dir}
+	out, err := gitRun{dir: r.cfg.Dir, env: env, remote: r.remote(repo), args: []string{"ls-remote", "--heads", "--", repo.URL}}.text(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("%s is not reachable: %w", Redact(repo.URL), redactErr(err, repo, r.cfg.GitHubToken))
+		return 0, fmt.Errorf("%s is not reachable: %w", Redact(repo.URL), redactErr(err, repo, r.token(repo)))
 	}
 	if out == "" {
 		return 0, nil

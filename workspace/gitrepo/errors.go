@@ -1,6 +1,10 @@
 package gitrepo
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/h9-app/h9/workspace/forge"
+)
 
 // Sentinel errors; every error of the package wraps one of them.
 var (
@@ -16,10 +20,12 @@ var (
 	ErrGit = errors.New("git failed")
 	// ErrRejected: the remote refused a push; the message says why.
 	ErrRejected = errors.New("push rejected")
-	// ErrNoPullRequests: the repository has no GitHub name or h9 no token.
+	// ErrNoPullRequests: the repository is on no forge or h9 has no token.
 	ErrNoPullRequests = errors.New("pull requests are not configured")
-	// ErrGitHub: the GitHub API refused or failed a call.
-	ErrGitHub = errors.New("GitHub API error")
+	// ErrForge: the forge's API refused or failed a call (forge.Error).
+	ErrForge = forge.ErrAPI
+	// ErrGitHub is ErrForge's older name.
+	ErrGitHub = ErrForge
 	// ErrWorkspace: the session's checkout is missing or unusable.
 	ErrWorkspace = errors.New("session checkout unusable")
 )

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -15,11 +16,12 @@ import (
 // cache, a session repository, a workspace it is creating), with the
 // host's git configuration and credentials, never a workspace's.
 type gitRun struct {
-	dir   string   // working directory
-	args  []string // after "git" and the fixed options
-	env   []string // extra variables (the credential helper)
-	stdin io.Reader
-	out   io.Writer // stdout; nil = captured and returned
+	dir    string     // working directory
+	args   []string   // after "git" and the fixed options
+	env    []string   // extra variables
+	remote credential // the token's helper and pipe, for a remote's command
+	stdin  io.Reader
+	out    io.Writer // stdout; nil = captured and returned
 }
 
 // fixedOptions apply to every git h9 runs: no hooks, no fsmonitor, and
@@ -45,7 +47,7 @@ func gitEnv(extra []string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "GIT_") && !contains(passedGitEnv, name) {
+		if strings.HasPrefix(name, "GIT_") && !slices.Contains(passedGitEnv, name) {
 			continue
 		}
 		if name == "LC_ALL" || name == "LANGUAGE" {
@@ -58,15 +60,6 @@ func gitEnv(extra []string) []string {
 	return append(env, extra...)
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // maxGitOutput bounds what h9 keeps of a git command's captured output.
 const maxGitOutput = 64 << 20
 
@@ -75,7 +68,15 @@ const maxGitOutput = 64 << 20
 // (its own session), so ssh cannot ask for a passphrase.
 func (g gitRun) run(ctx context.Context) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, fixedOptions...), g.args...)...)
-	cmd.Dir, cmd.Env, cmd.Stdin = g.dir, gitEnv(g.env), g.stdin
+	cmd.Dir, cmd.Env, cmd.Stdin = g.dir, gitEnv(append(g.remote.env, g.env...)), g.stdin
+	token, err := g.remote.pipe()
+	if err != nil {
+		return nil, err
+	}
+	if token != nil {
+		defer token.Close()
+		cmd.ExtraFiles = []*os.File{token} // tokenFD
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var stdout bytes.Buffer
 	var stderr tailBuffer

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -78,15 +79,14 @@ func TestPullRequestOpenedMeanwhileIsReused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := f.repos.github()
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := github.NewClient(nil).WithAuthToken("ghp_right")
+	client.BaseURL, _ = url.Parse(gh.URL())
 	// Straight to Create, as when List raced with another replica's Create.
 	_, _, err = client.PullRequests.Create(f.ctx, "acme", "r", &github.NewPullRequest{
 		Title: github.Ptr("t"), Head: github.Ptr(s.Branch), Base: github.Ptr("main"),
 	})
-	if !isAlreadyExists(err) {
+	var er *github.ErrorResponse
+	if !errors.As(err, &er) || er.Response.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("second create: %v, want GitHub's 422 already exists", err)
 	}
 	again, err := f.repos.OpenPullRequest(f.ctx, s, "t", "b")

@@ -113,7 +113,7 @@ func needBwrap(t testing.TB) {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set but bwrap is missing: %v", err)
 		}
-		t.Skipf("bwrap not installed: %v", err)
+		t.Skipf("bwrap not installed (apt-get install bubblewrap; .ci/run installs it and runs every test): %v", err)
 	}
 }
 

@@ -137,25 +137,3 @@ func markersIn(t *testing.T, dir string) []string {
 	}
 	return out
 }
-
-// A bundle path the model turned into a symlink to a host file, or a
-// FIFO, is refused without blocking, and the session branch stays.
-func TestCheckpointBundleMustBeARegularFileOfTheWorkspace(t *testing.T) {
-	remote := newRemote(t, map[string]string{"a.txt": "x\n"})
-	f := newFixture(t, "none", Repo{Name: "r", URL: remote})
-	s := f.prepare("r")
-	ws := f.open(s)
-	own := f.own(s)
-	before := git(t, own, "rev-parse", "refs/heads/"+s.Branch)
-	secret := filepath.Join(t.TempDir(), "secret")
-	os.WriteFile(secret, []byte("not a bundle\n"), 0o600)
-	for name, plant := range map[string]string{"symlink": "ln -sf " + secret + " " + bundleFile, "fifo": "rm -f " + bundleFile + " && mkfifo " + bundleFile} {
-		f.bash(ws, plant, false)
-		if err := f.repos.takeBundle(f.ctx, ws, own, s.Branch); err == nil {
-			t.Errorf("%s: a bundle that is not a regular file of the workspace was taken", name)
-		}
-		if after := git(t, own, "rev-parse", "refs/heads/"+s.Branch); after != before {
-			t.Errorf("%s: the branch moved %s → %s", name, before, after)
-		}
-	}
-}

@@ -42,13 +42,13 @@ func (r *Repos) syncMirror(ctx context.Context, repo Repo, waitedSince time.Time
 	if fi, err := os.Stat(filepath.Join(dir, fetchedStamp)); err == nil && fi.ModTime().After(waitedSince) {
 		return "", nil
 	}
-	fetch := gitRun{dir: dir, env: r.remoteEnv(repo), args: []string{"fetch", "--quiet", "--prune", "--no-write-fetch-head",
+	fetch := gitRun{dir: dir, remote: r.remote(repo), args: []string{"fetch", "--quiet", "--prune", "--no-write-fetch-head",
 		"--", repo.URL, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"}}
 	if _, ferr := fetch.run(ctx); ferr != nil {
 		if ctx.Err() != nil || !hasRefs(ctx, dir) {
-			return "", fmt.Errorf("fetching %s: %w", repo.Name, redactErr(ferr, repo, r.cfg.GitHubToken))
+			return "", fmt.Errorf("fetching %s: %w", repo.Name, redactErr(ferr, repo, r.token(repo)))
 		}
-		return "could not fetch " + repo.Name + ", so the session starts from h9's cached copy: " + redactErr(ferr, repo, r.cfg.GitHubToken).Error(), nil
+		return "could not fetch " + repo.Name + ", so the session starts from h9's cached copy: " + redactErr(ferr, repo, r.token(repo)).Error(), nil
 	}
 	now := time.Now()
 	if err := os.WriteFile(filepath.Join(dir, fetchedStamp), nil, 0o600); err == nil {
@@ -146,9 +146,9 @@ func (r *Repos) defaultBranch(ctx context.Context, repo Repo, refs []ref) (strin
 			return head, nil
 		}
 	}
-	out, err := gitRun{dir: dir, env: r.remoteEnv(repo), args: []string{"ls-remote", "--symref", "--", repo.URL, "HEAD"}}.text(ctx)
+	out, err := gitRun{dir: dir, remote: r.remote(repo), args: []string{"ls-remote", "--symref", "--", repo.URL, "HEAD"}}.text(ctx)
 	if err != nil {
-		return "", fmt.Errorf("asking %s for its default branch: %w", repo.Name, redactErr(err, repo, r.cfg.GitHubToken))
+		return "", fmt.Errorf("asking %s for its default branch: %w", repo.Name, redactErr(err, repo, r.token(repo)))
 	}
 	for _, line := range strings.Split(out, "\n") {
 		if rest, ok := strings.CutPrefix(line, "ref: refs/heads/"); ok {

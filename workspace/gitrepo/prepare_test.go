@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -93,7 +94,7 @@ func TestSecondSessionDoesNotTransferTheRepositoryAgain(t *testing.T) {
 		t.Fatalf("packs %v → %v, want one more for the upstream commit", before, after)
 	}
 	for _, p := range after {
-		if !contains(before, p) {
+		if !slices.Contains(before, p) {
 			if fi, _ := os.Stat(filepath.Join(mirror, "objects/pack", p)); fi.Size() > 4096 {
 				t.Errorf("the fetch of one small commit brought %d bytes", fi.Size())
 			}

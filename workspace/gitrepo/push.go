@@ -39,7 +39,7 @@ func (r *Repos) Push(ctx context.Context, s Session) (Pushed, error) {
 	if err != nil {
 		return Pushed{}, err
 	}
-	push := gitRun{dir: own, env: r.remoteEnv(repo), args: []string{"push", "--porcelain", "--force-with-lease=" + ref + ":" + expect,
+	push := gitRun{dir: own, remote: r.remote(repo), args: []string{"push", "--porcelain", "--force-with-lease=" + ref + ":" + expect,
 		"--", repo.URL, ref + ":" + ref}}
 	out, err := push.run(ctx)
 	if err != nil {
@@ -57,9 +57,9 @@ func (r *Repos) Push(ctx context.Context, s Session) (Pushed, error) {
 // head), else where h9 last pushed it, so the push is refused.
 func (r *Repos) lease(ctx context.Context, repo Repo, own, ref, head, branch string) (string, error) {
 	pushed, _ := revParse(ctx, own, pushedRef(branch))
-	out, err := gitRun{dir: own, env: r.remoteEnv(repo), args: []string{"ls-remote", "--", repo.URL, ref}}.text(ctx)
+	out, err := gitRun{dir: own, remote: r.remote(repo), args: []string{"ls-remote", "--", repo.URL, ref}}.text(ctx)
 	if err != nil {
-		return "", fmt.Errorf("pushing to %s: %w", repo.Name, redactErr(err, repo, r.cfg.GitHubToken))
+		return "", fmt.Errorf("pushing to %s: %w", repo.Name, redactErr(err, repo, r.token(repo)))
 	}
 	current, _, _ := strings.Cut(out, "\t")
 	switch {
@@ -82,7 +82,7 @@ func (r *Repos) pushError(repo Repo, porcelain string, err error) error {
 		stderr = ge.stderr
 	}
 	if porcelainFlag(porcelain) != "!" {
-		return fmt.Errorf("pushing to %s: %w", repo.Name, redactErr(err, repo, r.cfg.GitHubToken))
+		return fmt.Errorf("pushing to %s: %w", repo.Name, redactErr(err, repo, r.token(repo)))
 	}
 	var why []string
 	for _, line := range strings.Split(porcelain, "\n") {
@@ -97,7 +97,7 @@ func (r *Repos) pushError(repo Repo, porcelain string, err error) error {
 			why = append(why, line)
 		}
 	}
-	words := redactErr(errors.New(strings.Join(why, "\n")), repo, r.cfg.GitHubToken).Error()
+	words := redactErr(errors.New(strings.Join(why, "\n")), repo, r.token(repo)).Error()
 	return fmt.Errorf("%w by %s: %s", ErrRejected, repo.Name, words)
 }
 

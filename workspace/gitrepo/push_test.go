@@ -80,7 +80,8 @@ func TestPushRefusedByAHookSaysWhy(t *testing.T) {
 // An https remote on GitHub that wants the token: h9's git gets it from
 // the credential helper, and the token is nowhere on disk: not in the
 // cache, the session's repository, the workspace, nor the sandbox's
-// environment.
+// environment; nor, while the push runs, in the environment of any process
+// (h9's git children included).
 func TestTokenReachesGitOnlyThroughTheHelper(t *testing.T) {
 	const token = "ghp_SECRET_TOKEN_42"
 	remote, served := httpRemote(t, token)
@@ -96,6 +97,9 @@ func TestTokenReachesGitOnlyThroughTheHelper(t *testing.T) {
 	}
 	if !served.authed() {
 		t.Fatal("the remote never saw the token: the test proves nothing")
+	}
+	if leaks := served.leaked(); len(leaks) > 0 {
+		t.Errorf("during the push the token was in the environment of %v", leaks)
 	}
 	if res := f.bash(ws, "env; cat .git/config", false); strings.Contains(res.Output, token) {
 		t.Error("the token is in the sandbox's environment or the workspace's config")
@@ -118,11 +122,29 @@ func TestTokenReachesGitOnlyThroughTheHelper(t *testing.T) {
 
 // servedRemote records whether an authorised request came in.
 type servedRemote struct {
-	mu sync.Mutex
-	ok bool
+	mu    sync.Mutex
+	ok    bool
+	leaks []string // processes whose environment held the token during a request
 }
 
 func (s *servedRemote) authed() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.ok }
+
+func (s *servedRemote) leaked() []string { s.mu.Lock(); defer s.mu.Unlock(); return s.leaks }
+
+// environsHolding names the processes of this machine whose environment
+// (/proc/<pid>/environ, what any process of the same user can read)
+// contains secret.
+func environsHolding(secret string) []string {
+	var found []string
+	pids, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range pids {
+		if env, err := os.ReadFile(p + "/environ"); err == nil && strings.Contains(string(env), secret) {
+			comm, _ := os.ReadFile(p + "/comm")
+			found = append(found, p+" ("+strings.TrimSpace(string(comm))+")")
+		}
+	}
+	return found
+}
 
 // httpRemote serves a bare repository over smart HTTP (git http-backend)
 // and wants Basic auth with the token as password, as GitHub does.
@@ -145,8 +167,10 @@ func httpRemote(t *testing.T, token string) (string, *servedRemote) {
 			http.Error(w, "auth", http.StatusUnauthorized)
 			return
 		}
+		leaks := environsHolding(token) // while h9's git children wait for this answer
 		served.mu.Lock()
 		served.ok = true
+		served.leaks = append(served.leaks, leaks...)
 		served.mu.Unlock()
 		backend.ServeHTTP(w, r)
 	}))

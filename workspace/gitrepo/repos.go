@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/forge"
 )
 
 // Identity is a commit author.
@@ -35,12 +37,19 @@ type Config struct {
 	// GitHubToken (H9_GITHUB_TOKEN) opens pull requests and, when git has
 	// no other credential, authenticates https pushes to GitHub.
 	GitHubToken string
-	GitHubAPI   string       // H9_GITHUB_API_URL, ending in "/"
-	HTTPClient  *http.Client // for the GitHub API; nil = http.DefaultClient
+	GitHubAPI   string // H9_GITHUB_API_URL, ending in "/"
+	GitLabAPI   string // H9_GITLAB_API_URL, ending in "/"
+	// Tokens are the values of the variables the repositories' forges
+	// name in token_env (H9_GITHUB_TOKEN falls back to GitHubToken).
+	Tokens     map[string]string
+	HTTPClient *http.Client // for the GitHub API; nil = http.DefaultClient
 	// Spares: after each session's start, make the next one's checkout in
 	// the background (spare.go), so a session starts without writing its
 	// tree. Costs one working tree per repository and base branch.
 	Spares bool
+	// Secrets are the values of the repositories' `secrets:` (from h9's
+	// environment at start), given to their setup commands only.
+	Secrets map[string]string
 }
 
 // Repos is every configured repository and the sessions working in them.
@@ -71,6 +80,9 @@ func New(cfg Config) (*Repos, error) {
 		return nil, fmt.Errorf("%w: the cache directory is empty", ErrInvalidConfig)
 	case !cfg.Author.valid():
 		return nil, fmt.Errorf("%w: the commit author needs a name and an email without <, > or newlines", ErrInvalidConfig)
+	}
+	if err := checkSecretValues(repos, cfg.Secrets); err != nil {
+		return nil, err
 	}
 	if len(repos) > 0 {
 		if _, err := exec.LookPath("git"); err != nil {
@@ -104,16 +116,17 @@ func (r *Repos) Get(name string) (Repo, bool) {
 // ForChannel is the repository whose channels list the channel, if any.
 func (r *Repos) ForChannel(channel string) (Repo, bool) {
 	for _, repo := range r.repos {
-		if contains(repo.Channels, channel) {
+		if slices.Contains(repo.Channels, channel) {
 			return repo, true
 		}
 	}
 	return Repo{}, false
 }
 
-// CanOpenPullRequests reports whether pull requests can be opened for repo.
+// CanOpenPullRequests reports whether pull (or merge) requests can be
+// opened for repo: it is on a forge and the forge's token is set.
 func (r *Repos) CanOpenPullRequests(repo Repo) bool {
-	return repo.GitHub != "" && r.cfg.GitHubToken != ""
+	return repo.Forge != nil && forge.Supported(forge.Kind(repo.Forge.Type)) && r.token(repo) != ""
 }
 
 func (r *Repos) repo(name string) (Repo, error) {
@@ -130,7 +143,11 @@ func (r *Repos) repoDir(repo Repo) string { return filepath.Join(r.cfg.Dir, repo
 
 func (r *Repos) mirrorDir(repo Repo) string { return filepath.Join(r.repoDir(repo), "mirror.git") }
 
-// remoteEnv is what a git child talking to repo's remote needs.
-func (r *Repos) remoteEnv(repo Repo) []string {
-	return credentialEnv(repo.URL, r.cfg.GitHubToken, repo.GitHub)
+// remote is what a git child talking to repo's remote needs.
+func (r *Repos) remote(repo Repo) credential {
+	user := "x-access-token"
+	if repo.Forge != nil && repo.Forge.Type == "gitlab" {
+		user = "oauth2"
+	}
+	return credentialFor(repo.URL, r.token(repo), user)
 }

@@ -25,6 +25,7 @@ type Prepared struct {
 	Warning    string // something the user should know (the cache was used without a fetch)
 	Copied     int64  // bytes of objects copied where they could not be linked
 	Spare      bool   // the checkout was made ahead (spare.go)
+	SetUp      bool   // and the repository's setup already ran in it, at BaseCommit (spare_setup.go)
 }
 
 // Prepare makes the session's checkout on its branch from the base, once:
@@ -41,6 +42,9 @@ func (r *Repos) Prepare(ctx context.Context, s Session) (Prepared, error) {
 	own, err := r.sessionDir(repo, s.ID)
 	if err != nil {
 		return Prepared{}, err
+	}
+	if err := r.useCache(repo, s.ID); err != nil {
+		return Prepared{}, fmt.Errorf("%w: the cache of %s: %w", ErrWorkspace, repo.Name, err)
 	}
 	if done, err := r.cfg.Workspaces.Exists(s.ID); err != nil {
 		return Prepared{}, fmt.Errorf("%w: %w", ErrWorkspace, err)
@@ -94,7 +98,7 @@ func (r *Repos) fillCheckout(ctx context.Context, repo Repo, dir, branch string,
 	case err != nil:
 		return err
 	case from != "":
-		p.Spare = true
+		p.Spare, p.SetUp = true, takenSetUp(dir, from, p.BaseCommit)
 		return r.moveTree(ctx, dir, from, p.BaseCommit)
 	}
 	return r.finishCheckout(ctx, dir)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/h9-app/h9/workspace"
 )
 
 // A spare is a checkout made ahead, for the next session on a repository
@@ -100,7 +102,7 @@ func (r *Repos) refill(repo Repo, base string) {
 			r.mu.Unlock()
 			r.wg.Done()
 		}()
-		ctx, cancel := context.WithTimeout(r.bg, spareTimeout)
+		ctx, cancel := context.WithTimeout(r.bg, spareTimeout+workspace.MaxBashTimeout) // its setup included
 		defer cancel()
 		r.spareErr.Store(errorOrNil{r.makeSpare(ctx, repo, base)})
 	}()
@@ -134,6 +136,9 @@ func (r *Repos) makeSpare(ctx context.Context, repo Repo, base string) error {
 	if err := r.finishCheckout(ctx, tmp); err != nil {
 		return err
 	}
+	if err := r.setUpSpare(ctx, repo, tmp, commit); err != nil { // spare_setup.go
+		return err
+	}
 	if err := os.WriteFile(filepath.Join(tmp, ".git", spareMark), []byte(commit+"\n"), 0o644); err != nil {
 		return err
 	}
@@ -161,7 +166,7 @@ func (r *Repos) startSpare(ctx context.Context, repo Repo, base, dir string) (st
 func removeStale(dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if info, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".new-") && time.Since(info.ModTime()) > staleSpareWork {
+		if info, err := e.Info(); err == nil && (strings.HasPrefix(e.Name(), ".new-") || strings.HasPrefix(e.Name(), ".home-")) && time.Since(info.ModTime()) > staleSpareWork {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,7 +53,7 @@ func TestSessionsTakeSpares(t *testing.T) {
 func (f *fixture) prepareAndReport(repo string) (Prepared, Session) {
 	f.t.Helper()
 	f.session++
-	s := Session{ID: "T1-C1-1700000400.00000" + string(rune('0'+f.session)), Repo: repo, Branch: NewBranch("took one")}
+	s := Session{ID: fmt.Sprintf("T1-C1-1700000400.%06d", f.session), Repo: repo, Branch: NewBranch("took one")}
 	p, err := f.repos.Prepare(f.ctx, s)
 	if err != nil {
 		f.t.Fatalf("Prepare: %v", err)

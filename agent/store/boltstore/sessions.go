@@ -37,7 +37,7 @@ type metaJSON struct {
 func (s *Store) PutSession(ctx context.Context, rec store.SessionRecord) error {
 	m := rec.Meta
 	what := "saving session " + m.ID
-	if err := checkMeta(m); err != nil {
+	if err := m.Check(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	if !json.Valid(rec.Data) {
@@ -189,20 +189,4 @@ func getSession(tx *bolt.Tx, id []byte) (store.SessionRecord, bool, error) {
 		return store.SessionRecord{}, false, fmt.Errorf("%w: session %s: %w", store.ErrCorrupt, id, err)
 	}
 	return store.SessionRecord{Meta: store.SessionMeta(e.Meta), Data: e.Data}, true, nil
-}
-
-// checkMeta refuses metadata the indexes cannot key.
-func checkMeta(m store.SessionMeta) error {
-	if err := checkID(m.ID); err != nil {
-		return err
-	}
-	for _, part := range []string{m.Channel, m.Thread} {
-		if part == "" || strings.IndexByte(part, keySeparator) >= 0 {
-			return fmt.Errorf("%w: channel %q, thread %q", store.ErrInvalid, m.Channel, m.Thread)
-		}
-	}
-	if strings.IndexByte(m.Owner, keySeparator) >= 0 {
-		return fmt.Errorf("%w: owner %q", store.ErrInvalid, m.Owner)
-	}
-	return nil
 }

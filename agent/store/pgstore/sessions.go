@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -20,7 +19,7 @@ const sessionColumns = "id, team, channel, thread, owner, active, updated, data"
 func (s *Store) PutSession(ctx context.Context, rec store.SessionRecord) error {
 	m := rec.Meta
 	what := "saving session " + m.ID
-	if err := checkMeta(m); err != nil {
+	if err := m.Check(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	if !json.Valid(rec.Data) {
@@ -108,12 +107,4 @@ func scanRecord(row pgx.CollectableRow) (store.SessionRecord, error) {
 	err := row.Scan(&m.ID, &m.Team, &m.Channel, &m.Thread, &m.Owner, &m.Active, &m.Updated, &data)
 	r.Data = data
 	return r, err
-}
-
-// checkMeta refuses metadata the columns cannot hold.
-func checkMeta(m store.SessionMeta) error {
-	if !validText(m.ID, m.Channel, m.Thread) || strings.IndexByte(m.Owner+m.Team, 0) >= 0 {
-		return fmt.Errorf("%w: id %q, channel %q, thread %q, owner %q", store.ErrInvalid, m.ID, m.Channel, m.Thread, m.Owner)
-	}
-	return nil
 }

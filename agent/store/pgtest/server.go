@@ -25,7 +25,7 @@ import (
 )
 
 // ErrNotInstalled means no PostgreSQL server binaries were found.
-var ErrNotInstalled = errors.New("pgtest: PostgreSQL is not installed (apt-get install -y postgresql)")
+var ErrNotInstalled = errors.New("pgtest: PostgreSQL is not installed (apt-get install -y postgresql; .ci/run installs it and runs every test)")
 
 // readyTimeout bounds initdb plus the server's start.
 const readyTimeout = 60 * time.Second
@@ -189,6 +189,9 @@ func (s *Server) logTail() string {
 // $H9_PG_BIN, else pg_config --bindir, else /usr/lib/postgresql/*/bin.
 func binDir() (string, error) {
 	if dir := os.Getenv("H9_PG_BIN"); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "initdb")); err != nil {
+			return "", fmt.Errorf("%w: H9_PG_BIN=%s has no initdb", ErrNotInstalled, dir)
+		}
 		return dir, nil
 	}
 	candidates, _ := filepath.Glob("/usr/lib/postgresql/*/bin")

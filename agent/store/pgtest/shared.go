@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -16,6 +17,8 @@ type lazyServer struct {
 	once sync.Once
 	srv  *Server
 	err  error
+
+	skipped atomic.Int32 // tests skipped for want of PostgreSQL
 }
 
 // shared is New's server; durable is NewDurable's.
@@ -28,6 +31,9 @@ func Main(m *testing.M) int {
 	for _, l := range []*lazyServer{&shared, &durable} {
 		if l.srv != nil {
 			l.srv.Stop()
+		}
+		if n := l.skipped.Load(); n > 0 {
+			fmt.Printf("%v — %d tests skipped\n", l.err, n)
 		}
 	}
 	return code
@@ -50,20 +56,20 @@ func NewDurable(t testing.TB) string {
 	return durable.get(t, Options{Durable: true}).Database(t)
 }
 
-// Database returns the URL of a fresh, empty database on srv, dropped when
+// Database returns the URL of a fresh, empty database on s, dropped when
 // the test ends.
-func (srv *Server) Database(t testing.TB) string {
+func (s *Server) Database(t testing.TB) string {
 	t.Helper()
-	srv.mu.Lock()
-	srv.dbs++
-	name := fmt.Sprintf("t%d_%d", os.Getpid(), srv.dbs)
-	srv.mu.Unlock()
+	s.mu.Lock()
+	s.dbs++
+	name := fmt.Sprintf("t%d_%d", os.Getpid(), s.dbs)
+	s.mu.Unlock()
 	ctx := context.Background()
-	if err := srv.exec(ctx, "CREATE DATABASE "+name); err != nil {
+	if err := s.exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
-	t.Cleanup(func() { _ = srv.exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
-	return srv.DSN(name)
+	t.Cleanup(func() { _ = s.exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
+	return s.DSN(name)
 }
 
 // SharedServer returns the test binary's server, starting it on first use
@@ -78,6 +84,7 @@ func (l *lazyServer) get(t testing.TB, opts Options) *Server {
 	l.once.Do(func() { l.srv, l.err = Start(context.Background(), opts) })
 	switch {
 	case errors.Is(l.err, ErrNotInstalled) && os.Getenv("CI") == "":
+		l.skipped.Add(1)
 		t.Skip(l.err)
 	case l.err != nil:
 		t.Fatal(l.err)

@@ -14,6 +14,7 @@ import (
 var settingCases = []testCase{
 	{"SettingsPerChannelAndKey", testSettings},
 	{"SettingsSurviveReopen", testSettingsSurviveReopen},
+	{"InstructionsSettingKeptExactly", testInstructionsSetting},
 }
 
 // dedupCases: what the bot relies on to handle each Slack event once.

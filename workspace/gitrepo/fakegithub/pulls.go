@@ -33,7 +33,7 @@ func (s *Server) list(r *repo, hr *http.Request) reply {
 		}
 		out = append(out, s.pullJSON(r, p))
 	}
-	return reply{http.StatusOK, out}
+	return reply{status: http.StatusOK, body: out}
 }
 
 type newPull struct {
@@ -81,7 +81,7 @@ func (s *Server) create(r *repo, body []byte) reply {
 		p.Body = *np.Body
 	}
 	r.pulls = append(r.pulls, p)
-	return reply{http.StatusCreated, s.pullJSON(r, p)}
+	return reply{status: http.StatusCreated, body: s.pullJSON(r, p)}
 }
 
 // ahead: head has a commit base does not.
@@ -114,5 +114,5 @@ func (s *Server) edit(r *repo, number string, body []byte) reply {
 		}
 		p.State = *upd.State
 	}
-	return reply{http.StatusOK, s.pullJSON(r, p)}
+	return reply{status: http.StatusOK, body: s.pullJSON(r, p)}
 }

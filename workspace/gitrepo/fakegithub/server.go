@@ -7,6 +7,7 @@
 package fakegithub
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -24,6 +25,9 @@ type Server struct {
 	mu       sync.Mutex
 	repos    map[string]*repo // by owner/name
 	requests []Request
+	login    string            // the token's user
+	perms    map[string]string // login → permission (admin, maintain, write, read)
+	limited  *reply            // the next authenticated call's answer (RateLimit)
 }
 
 type repo struct {
@@ -31,6 +35,7 @@ type repo struct {
 	gitDir   string // the bare repository behind it
 	push     bool
 	pulls    []*Pull
+	fb       feedback
 }
 
 // Pull is a pull request the fake holds.
@@ -38,6 +43,8 @@ type Pull struct {
 	Number            int
 	Title, Body       string
 	Head, Base, State string
+	MergedBy          string // set by Merge
+	ClosedBy          string // set by Merge and Close
 }
 
 // Request is one call the fake answered.
@@ -49,7 +56,7 @@ type Request struct {
 
 // New starts a fake GitHub that accepts token.
 func New(token string) *Server {
-	s := &Server{token: token, repos: map[string]*repo{}}
+	s := &Server{token: token, repos: map[string]*repo{}, login: "h9-bot", perms: map[string]string{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -92,12 +99,16 @@ func (s *Server) Requests() []Request {
 type reply struct {
 	status int
 	body   any
+	header http.Header // extra headers (Link, Location, rate limits)
+	raw    []byte      // a body that is not JSON (job logs)
 }
 
-func message(status int, msg string) reply { return reply{status, map[string]any{"message": msg}} }
+func message(status int, msg string) reply {
+	return reply{status: status, body: map[string]any{"message": msg}}
+}
 
 func invalid(errs ...map[string]any) reply {
-	return reply{http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed", "errors": errs,
+	return reply{status: http.StatusUnprocessableEntity, body: map[string]any{"message": "Validation Failed", "errors": errs,
 		"documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"}}
 }
 
@@ -108,16 +119,50 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	s.requests = append(s.requests, Request{Method: hr.Method, Path: hr.URL.Path, Query: hr.URL.RawQuery,
 		Auth: hr.Header.Get("Authorization"), Body: body, Status: rep.status})
 	s.mu.Unlock()
+	for k, v := range rep.header {
+		w.Header()[k] = v
+	}
+	if rep.raw != nil {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(rep.status)
+		w.Write(rep.raw)
+		return
+	}
+	data, _ := json.Marshal(rep.body)
+	if hr.Method == http.MethodGet && rep.status == http.StatusOK {
+		// GitHub's ETag is a digest of the answer; the same answer to an
+		// If-None-Match is a 304 without a body.
+		etag := fmt.Sprintf(`W/"%x"`, sha256.Sum256(data))
+		w.Header().Set("ETag", etag)
+		if hr.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			s.mu.Lock()
+			s.requests[len(s.requests)-1].Status = http.StatusNotModified
+			s.mu.Unlock()
+			return
+		}
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(rep.status)
-	json.NewEncoder(w).Encode(rep.body)
+	w.Write(data)
 }
 
 // route checks the token, then finds the repository and the endpoint.
 func (s *Server) route(hr *http.Request, body []byte) reply {
+	if log, ok := strings.CutPrefix(hr.URL.Path, "/_logs/"); ok { // the signed blob URL: no token
+		return s.logBlob(log)
+	}
 	auth := hr.Header.Get("Authorization")
 	if auth != "Bearer "+s.token && auth != "token "+s.token {
 		return message(http.StatusUnauthorized, "Bad credentials")
+	}
+	if s.limited != nil {
+		rep := *s.limited
+		s.limited = nil
+		return rep
+	}
+	if hr.URL.Path == "/user" && hr.Method == http.MethodGet {
+		return reply{status: http.StatusOK, body: map[string]any{"login": s.login, "id": 1, "type": "Bot"}}
 	}
 	parts := strings.Split(strings.Trim(hr.URL.Path, "/"), "/")
 	if len(parts) < 3 || parts[0] != "repos" {
@@ -129,13 +174,18 @@ func (s *Server) route(hr *http.Request, body []byte) reply {
 	}
 	switch {
 	case len(parts) == 3 && hr.Method == http.MethodGet:
-		return reply{http.StatusOK, s.repoJSON(r)}
+		return reply{status: http.StatusOK, body: s.repoJSON(r)}
 	case len(parts) == 4 && parts[3] == "pulls" && hr.Method == http.MethodGet:
 		return s.list(r, hr)
 	case len(parts) == 4 && parts[3] == "pulls" && hr.Method == http.MethodPost:
 		return s.create(r, body)
 	case len(parts) == 5 && parts[3] == "pulls" && hr.Method == http.MethodPatch:
 		return s.edit(r, parts[4], body)
+	case len(parts) == 5 && parts[3] == "pulls" && hr.Method == http.MethodGet:
+		return s.getPull(r, parts[4])
+	}
+	if rep, ok := s.routeFeedback(r, parts[3:], hr, body); ok {
+		return rep
 	}
 	return message(http.StatusNotFound, "Not Found")
 }
@@ -154,6 +204,7 @@ func (s *Server) pullJSON(r *repo, p *Pull) map[string]any {
 		"url":      fmt.Sprintf("%s/repos/%s/pulls/%d", s.srv.URL, r.fullName, p.Number),
 		"head":     map[string]any{"ref": p.Head, "label": owner + ":" + p.Head, "sha": branchSHA(r.gitDir, p.Head)},
 		"base":     map[string]any{"ref": p.Base, "label": owner + ":" + p.Base},
+		"merged":   p.MergedBy != "", "merged_by": userOrNil(p.MergedBy),
 	}
 }
 

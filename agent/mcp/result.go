@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxResultChars cuts a result like bash output (workspace.MaxOutputChars):
+// its head and tail kept.
+const maxResultChars = 28_000
+
+// resultText is what the model reads of a tool's result: its text, other
+// content named ([image: image/png, 2.1 KiB]), structured content when
+// there is no text, cut to maxResultChars.
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for i, c := range res.Content {
+		if b.Len() > 4*maxResultChars {
+			fmt.Fprintf(&b, "\n[… %d more content parts left out …]", len(res.Content)-i)
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(contentText(c))
+	}
+	if b.Len() == 0 && res.StructuredContent != nil {
+		if data, err := json.Marshal(res.StructuredContent); err == nil {
+			b.Write(data)
+		}
+	}
+	if b.Len() == 0 {
+		return "(no output)"
+	}
+	return cut(b.String(), maxResultChars)
+}
+
+func contentText(c mcp.Content) string {
+	switch v := c.(type) {
+	case *mcp.TextContent:
+		return v.Text
+	case *mcp.ImageContent:
+		return fmt.Sprintf("[image: %s, %s]", v.MIMEType, size(len(v.Data)))
+	case *mcp.AudioContent:
+		return fmt.Sprintf("[audio: %s, %s]", v.MIMEType, size(len(v.Data)))
+	case *mcp.ResourceLink:
+		return fmt.Sprintf("[resource: %s]", v.URI)
+	case *mcp.EmbeddedResource:
+		if r := v.Resource; r != nil {
+			if r.Text != "" {
+				return r.Text
+			}
+			return fmt.Sprintf("[resource: %s, %s]", r.URI, size(len(r.Blob)))
+		}
+	}
+	return fmt.Sprintf("[%T content]", c)
+}
+
+func size(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+}
+
+// cut keeps the head and tail of s, as bash output is kept.
+func cut(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	half := limit / 2
+	head := strings.ToValidUTF8(s[:half], "")
+	tail := strings.ToValidUTF8(s[len(s)-half:], "")
+	return fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", head, len(s)-len(head)-len(tail), tail)
+}
+
+// scrubber replaces header values in anything a server says.
+type scrubber struct{ pairs []string } // old, new, old, new…
+
+func newScrubber(servers []Server) scrubber {
+	var sc scrubber
+	for _, s := range servers {
+		for header, v := range s.Headers {
+			if len(v) >= 4 {
+				sc.pairs = append(sc.pairs, v, "[REDACTED:"+s.HeadersEnv[header]+"]")
+			}
+		}
+	}
+	return sc
+}
+
+func (sc scrubber) String(s string) string {
+	if len(sc.pairs) == 0 {
+		return s
+	}
+	return strings.NewReplacer(sc.pairs...).Replace(s)
+}

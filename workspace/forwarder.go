@@ -1,0 +1,101 @@
+package workspace
+
+import (
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// A command with network runs under a forwarder: this same program,
+// bound into the sandbox as /.h9/h9-egress (see init). As the sandbox's
+// first process it listens on the namespace's loopback, pipes every
+// connection to h9's proxy socket, starts the command, reaps whatever is
+// orphaned below it and exits with the command's status; the kernel then
+// ends everything left in the namespace, its connections included.
+const (
+	forwarderName = "h9-egress"
+	forwarderEnv  = "H9_INTERNAL_EGRESS_FORWARDER" // "1" in the forwarder's environment only
+)
+
+func init() {
+	if os.Getenv(forwarderEnv) != "1" || len(os.Args) < 2 || filepath.Base(os.Args[0]) != forwarderName {
+		return
+	}
+	syscall.Exit(forward(os.Args[1:]))
+}
+
+func forward(argv []string) int {
+	ln, err := net.Listen("tcp", egressListen)
+	if err != nil {
+		os.Stderr.WriteString("h9: the network forwarder could not listen: " + err.Error() + "\n")
+		return launchFailed
+	}
+	go serveForwarder(ln)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, forwarderEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, 2}})
+	if err != nil {
+		os.Stderr.WriteString("h9: starting the command: " + err.Error() + "\n")
+		return launchFailed
+	}
+	return reapUntil(pid)
+}
+
+// reapUntil waits for every child (orphans come here, as to any pid 1)
+// and returns the command's exit status once it ends.
+func reapUntil(pid int) int {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return launchFailed
+		}
+		if got != pid {
+			continue
+		}
+		if ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ws.ExitStatus()
+	}
+}
+
+func serveForwarder(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go forwardConn(c)
+	}
+}
+
+// forwardConn pipes one client connection to the proxy, both ways.
+func forwardConn(c net.Conn) {
+	defer c.Close()
+	up, err := net.Dial("unix", egressSocket)
+	if err != nil {
+		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 32\r\n\r\nh9: the network proxy is gone.\r\n")
+		return
+	}
+	defer up.Close()
+	done := make(chan struct{})
+	go func() {
+		io.Copy(up, c)
+		up.(*net.UnixConn).CloseWrite()
+		close(done)
+	}()
+	io.Copy(c, up)
+	c.(*net.TCPConn).CloseWrite()
+	<-done
+}

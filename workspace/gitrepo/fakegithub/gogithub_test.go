@@ -1,0 +1,72 @@
+package fakegithub
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/google/go-github/v75/github"
+)
+
+// The official client reads the fake as it reads GitHub: pages through
+// Link headers, a 304 for a repeated ETag, a job log behind a redirect,
+// a collaborator's permission and role.
+func TestGoGitHubReadsTheFake(t *testing.T) {
+	ctx := context.Background()
+	s := New("tok")
+	defer s.Close()
+	s.AddRepo("acme/r", t.TempDir(), true)
+	s.with("acme/r", func(r *repo) { r.pulls = append(r.pulls, &Pull{Number: 1, Head: "h9/x", Base: "main", State: "open"}) })
+	for i := 0; i < 5; i++ {
+		s.AddComment("acme/r", 1, "alice", "c")
+	}
+	gh := github.NewClient(nil).WithAuthToken("tok")
+	gh.BaseURL, _ = url.Parse(s.URL())
+	var all []*github.IssueComment
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 2}}
+	for {
+		page, resp, err := gh.Issues.ListComments(ctx, "acme", "r", 1, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, page...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	if len(all) != 5 || all[0].GetUser().GetLogin() != "alice" {
+		t.Errorf("paged %d comments", len(all))
+	}
+
+	req, _ := gh.NewRequest(http.MethodGet, "repos/acme/r/pulls/1", nil)
+	resp, err := gh.Do(ctx, req, nil)
+	if err != nil || resp.Header.Get("ETag") == "" {
+		t.Fatalf("pull: %v, etag %q", err, resp.Header.Get("ETag"))
+	}
+	req, _ = gh.NewRequest(http.MethodGet, "repos/acme/r/pulls/1", nil)
+	req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+	if resp, _ := gh.Do(ctx, req, nil); resp == nil || resp.StatusCode != http.StatusNotModified {
+		t.Errorf("repeated ETag: %v, want 304", resp)
+	}
+
+	id := s.AddCheckRun("acme/r", "abc", "build", "github-actions", "failure", "boom\n")
+	u, _, err := gh.Actions.GetWorkflowJobLogs(ctx, "acme", "r", id, 0)
+	if err != nil || u == nil {
+		t.Fatalf("job logs: %v", err)
+	}
+	runs, _, err := gh.Checks.ListCheckRunsForRef(ctx, "acme", "r", "abc", nil)
+	if err != nil || runs.GetTotal() != 1 || runs.CheckRuns[0].GetConclusion() != "failure" || runs.CheckRuns[0].GetApp().GetSlug() != "github-actions" {
+		t.Errorf("check runs: %+v, %v", runs, err)
+	}
+
+	s.SetPermission("mia", "maintain")
+	level, _, err := gh.Repositories.GetPermissionLevel(ctx, "acme", "r", "mia")
+	if err != nil || level.GetPermission() != "write" || level.GetRoleName() != "maintain" {
+		t.Errorf("permission: %+v, %v", level, err)
+	}
+	if me, _, err := gh.Users.Get(ctx, ""); err != nil || me.GetLogin() != s.Login() {
+		t.Errorf("user: %+v, %v", me, err)
+	}
+}
