@@ -130,8 +130,8 @@ func cloneCursor(c forge.Cursor) forge.Cursor {
 	return forge.Cursor{ETags: maps.Clone(c.ETags), Seen: maps.Clone(c.Seen)}
 }
 
-// startFollowing begins following a request h9 opened, unless the
-// repository says follow_up: off or h9 has no forge clients.
+// startFollowing begins following a request h9 opened or reused, unless
+// the repository says follow_up: off or h9 has no client for its forge.
 func (b *Bot) startFollowing(repoName string, number int, url string, at time.Time) *Follow {
 	if b.cfg.Forges == nil || number == 0 {
 		return nil
@@ -140,11 +140,12 @@ func (b *Bot) startFollowing(repoName string, number int, url string, at time.Ti
 	if !ok || repo.FollowMode() == gitrepo.FollowOff {
 		return nil
 	}
-	kind := forge.GitHub
-	if c, err := b.cfg.Forges.Forge(repoName); err == nil {
-		kind = c.Kind()
+	c, err := b.cfg.Forges.Forge(repoName)
+	if err != nil {
+		b.log.Warn("the request cannot be followed", "repo", repoName, "err", err)
+		return nil
 	}
-	return &Follow{Forge: kind, Number: number, URL: url, Mode: repo.FollowMode(), Touched: at, NextPoll: at}
+	return &Follow{Forge: c.Kind(), Number: number, URL: url, Mode: repo.FollowMode(), Touched: at, NextPoll: at}
 }
 
 // rateLimited is the wait a forge asked for, when it did.

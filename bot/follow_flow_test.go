@@ -150,6 +150,8 @@ func TestFollowAddressesFeedbackAndAnswersOnTheForge(t *testing.T) {
 func TestFollowIgnoreThenANewBatch(t *testing.T) {
 	e := newFollowEnv(t, gitrepo.FollowAsk)
 	thread, _, _ := e.openFollowed()
+	e.slash(testUser, testChannel, "status")
+	e.waitEphemeral(testChannel, testUser, "PR #1, followed")
 	e.github.SetPermission("alice", "admin")
 	e.github.AddComment("acme/backend", 1, "alice", "Please also add a farewell.")
 	batch := e.waitMessage(thread, "PR #1: 1 review comment from @alice", 1)
@@ -202,5 +204,28 @@ func TestFollowOffFollowsNothing(t *testing.T) {
 	e.waitEphemeral(testChannel, testUser, ", not followed")
 	if n := len(e.botMessages(thread, "h9 follows")); n != 0 {
 		t.Errorf("%d follow messages with follow_up: off", n)
+	}
+}
+
+// A forge that refuses (a spent rate limit) delays only following: the
+// session answers a reply meanwhile, and once the reset has passed the
+// comment made during the wait comes to the thread.
+func TestFollowWaitsOutARateLimit(t *testing.T) {
+	e := newFollowEnv(t, gitrepo.FollowAsk)
+	thread, _, _ := e.openFollowed()
+	e.github.SetPermission("alice", "write")
+	reset := time.Now().Add(3 * time.Second).Truncate(time.Second) // the header says whole seconds
+	e.github.RateLimit(reset)
+	e.waitFor("the limited poll logged", func() bool {
+		return strings.Contains(e.logs.String(), "reading the followed request failed") && strings.Contains(e.logs.String(), "rate limit")
+	})
+	e.model.Enqueue(fakemodel.Text("Still here."))
+	e.reply(testUser, thread, "are you there?")
+	e.waitMessage(thread, "Still here.", 1)
+	added := time.Now()
+	e.github.AddComment("acme/backend", 1, "alice", "One more thing.")
+	e.waitBatch(thread, "PR #1: 1 review comment from @alice")
+	if seen := time.Now(); added.Before(reset) && seen.Before(reset) {
+		t.Errorf("the comment came to the thread at %s, before the rate limit's reset at %s", seen, reset)
 	}
 }
