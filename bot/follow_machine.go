@@ -2,6 +2,7 @@ package bot
 
 import (
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -118,6 +119,7 @@ func (e evFollowPolled) apply(m *move) {
 	if f.busy(m.s) {
 		return // read again after the batch in hand: the cursor stays
 	}
+	recovered, etags := f.Failures > 0, f.Cursor.ETags
 	f.Failures, f.Cursor = 0, e.cur
 	var given []forge.Feedback
 	leftOut := 0
@@ -131,12 +133,17 @@ func (e evFollowPolled) apply(m *move) {
 			leftOut++
 		}
 	}
-	if len(given)+len(e.up.Failed)+leftOut > 0 && f.following() {
+	news := len(given)+len(e.up.Failed)+leftOut > 0
+	if news && f.following() {
 		f.Touched = e.now
 		m.newBatch(given, e.up.Failed, leftOut)
 	}
 	m.requestEnded(e.up.State)
-	m.do(effSave{})
+	if news || !f.following() || recovered || !maps.Equal(e.cur.ETags, etags) {
+		m.do(effSave{})
+	}
+	// A quiet poll is not saved: a restart reads the request again from
+	// the last saved cursor, which finds the same nothing.
 }
 
 // requestEnded says in the thread that the request was merged or closed,

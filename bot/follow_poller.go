@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"hash/fnv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,15 +36,27 @@ func (p *poller) note(key threadKey, f *Follow) {
 	}
 	p.mu.Lock()
 	_, had := p.due[key]
-	if f.following() {
+	switch now := time.Now(); {
+	case f.following() && !had && f.NextPoll.Before(now):
+		// Overdue when this replica took it (a start, a takeover): the
+		// requests found so are read spread over one poll, not at once.
+		p.due[key] = now.Add(spread(key, p.b.cfg.ForgePoll))
+	case f.following():
 		p.due[key] = f.NextPoll
-	} else {
+	default:
 		delete(p.due, key)
 	}
 	p.mu.Unlock()
 	if f.following() || had {
 		p.signal()
 	}
+}
+
+// spread is the session's own offset within a poll period.
+func spread(key threadKey, every time.Duration) time.Duration {
+	h := fnv.New64a()
+	h.Write([]byte(key.channel + "/" + key.ts))
+	return time.Duration(h.Sum64() % uint64(max(every, 1)))
 }
 
 // forget drops the session: its actor retires or lost its lease.

@@ -80,7 +80,7 @@ func newRepoEnvOf(t *testing.T, repo gitrepo.Repo, cfgFn ...func(*Config)) *repo
 }
 
 // newTestRemote is a bare repository with one commit on main.
-func newTestRemote(t *testing.T, files map[string]string) string {
+func newTestRemote(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	work, bare := filepath.Join(root, "work"), filepath.Join(root, "backend.git")
