@@ -296,3 +296,20 @@ func hasEvent(evs []agent.Event, k agent.EventKind, text string) bool {
 	}
 	return false
 }
+
+// An answer that keeps streaming past MaxRequest is cut all the same and
+// retried: a trickling endpoint cannot hold a run for ever.
+func TestMaxRequestCutsATricklingAnswer(t *testing.T) {
+	e := newEndpointEnv(t, envSetup{stream: true, model: func(m *agent.ModelConfig, _ *fakemodel.Server) {
+		m.IdleTimeout, m.MaxRequest = 10*time.Second, 300*time.Millisecond
+	}})
+	trickle := fakemodel.Text(strings.Repeat("word ", 100)) // 32 chunks
+	trickle.ChunkGap = 100 * time.Millisecond               // 3.2 s in all: each gap well within the idle timeout
+	e.srv.Enqueue(trickle, fakemodel.Text("fresh answer"))
+	if res := e.mustRun("s", "talk slowly"); res.Text != "fresh answer" {
+		t.Errorf("answer = %q, want the retry's after the trickle was cut", res.Text)
+	}
+	if n := e.srv.Calls(); n != 2 {
+		t.Errorf("calls = %d, want 2: the cut request and its retry", n)
+	}
+}

@@ -169,6 +169,9 @@ func (e *Engine) Snapshot(ctx context.Context, sessionID string) (Snapshot, erro
 // live list is changed too, so the run's final save keeps the cancellation;
 // the caller should cancel that run's context first.
 func (e *Engine) CancelOpenTodos(ctx context.Context, sessionID string) ([]planning.TodoItem, error) {
+	if e.cfg.Tools != nil {
+		e.cfg.Tools.EndSession(sessionID) // a cancelled session's stdio servers go with its commands
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock() // held over one store write, never over a model call
 	var items []planning.TodoItem

@@ -29,6 +29,9 @@ func DescribeModelError(err error) string {
 	case failIdle:
 		var ie *idleError
 		errors.As(err, &ie)
+		if ie.whole {
+			return fmt.Sprintf("The model endpoint's answer was still not complete after %s, %s in a row.", ie.after, triesText(tries))
+		}
 		return fmt.Sprintf("The model endpoint sent nothing for %s (H9_MODEL_TIMEOUT), %s in a row.", ie.after, triesText(tries))
 	case failDropped:
 		return fmt.Sprintf("The connection to the model endpoint closed before the answer was complete, %s in a row.", triesText(tries))

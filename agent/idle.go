@@ -11,22 +11,36 @@ import (
 // idle time: before the first byte, or between two reads of the body. A
 // streamed answer that keeps coming may take as long as it needs, which
 // one timeout over the whole request could not allow.
+//
+// A request still receiving after its whole time (MaxRequest) is cut all
+// the same: an endpoint trickling a byte now and then must not hold a run
+// for ever (ARCHITECTURE.md, "Lifetimes and deadlines").
 type watchdog struct {
 	idle   time.Duration
 	timer  *time.Timer
+	whole  *time.Timer // the whole request's bound
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 }
 
-func watch(ctx context.Context, idle time.Duration) (context.Context, *watchdog) {
+// DefaultMaxRequest bounds one model request from its start to the last
+// byte of its answer (ModelConfig.MaxRequest's default). The longest honest
+// answer (a full completion budget streamed by a slow local model at a few
+// tokens a second) takes minutes; half an hour is far past it and still
+// frees a stuck run.
+const DefaultMaxRequest = 30 * time.Minute
+
+func watch(ctx context.Context, idle, whole time.Duration) (context.Context, *watchdog) {
 	wctx, cancel := context.WithCancelCause(ctx)
 	d := &watchdog{idle: idle, ctx: wctx, cancel: cancel}
 	d.timer = time.AfterFunc(idle, func() { cancel(&idleError{after: idle}) })
+	d.whole = time.AfterFunc(whole, func() { cancel(&idleError{after: whole, whole: true}) })
 	return wctx, d
 }
 
 func (d *watchdog) stop() {
 	d.timer.Stop()
+	d.whole.Stop()
 	d.cancel(nil)
 }
 

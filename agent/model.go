@@ -57,7 +57,10 @@ type ModelConfig struct {
 	// IdleTimeout bounds each wait for the endpoint: for the first byte of
 	// the answer, then between two reads of its body. 0 = DefaultIdleTimeout.
 	IdleTimeout time.Duration
-	HTTPClient  *http.Client // nil = a client with many idle connections
+	// MaxRequest bounds one request from its start to the end of its
+	// answer, however steadily it streams. 0 = DefaultMaxRequest.
+	MaxRequest time.Duration
+	HTTPClient *http.Client // nil = a client with many idle connections
 }
 
 // DefaultIdleTimeout is ModelConfig.IdleTimeout's default.
@@ -70,6 +73,7 @@ type OpenAIModel struct {
 	key    string
 	stream bool
 	idle   time.Duration
+	whole  time.Duration // MaxRequest
 	client *http.Client
 	// dropped holds the optional request fields the endpoint refused.
 	dropped atomic.Int32
@@ -82,7 +86,8 @@ func NewOpenAIModel(cfg ModelConfig) (*OpenAIModel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: base URL %v", ErrInvalidConfig, err)
 	}
-	m := &OpenAIModel{ep: ep, key: cfg.APIKey, stream: cfg.Stream, idle: cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout), client: cfg.HTTPClient}
+	m := &OpenAIModel{ep: ep, key: cfg.APIKey, stream: cfg.Stream, idle: cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout),
+		whole: cmp.Or(cfg.MaxRequest, DefaultMaxRequest), client: cfg.HTTPClient}
 	if m.client == nil {
 		m.client = &http.Client{Transport: modelTransport()}
 	}
@@ -92,6 +97,8 @@ func NewOpenAIModel(cfg ModelConfig) (*OpenAIModel, error) {
 // ListModels lists the endpoint's model ids through go-openai, configured
 // for Azure when the endpoint is Azure.
 func (m *OpenAIModel) ListModels(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, m.idle) // a short list: one idle wait bounds it
+	defer cancel()
 	list, err := openai.NewClientWithConfig(m.ep.goOpenAIConfig(m.key, m.client)).ListModels(ctx)
 	if err != nil {
 		return nil, m.scrub(fromGoOpenAI(err))
@@ -122,9 +129,16 @@ func fromGoOpenAI(err error) error {
 // the second dial (and TLS-handshake) a new connection for each step.
 const modelIdleConns = 256
 
+// modelIdleTimeout closes a keep-alive connection unused this long: a
+// run's steps follow each other at once and keep theirs, while the extra
+// ones a burst of sessions opened (two goroutines each) close 30 s after
+// it instead of Go's default 90 s (BENCHMARKS.md, issue 26).
+const modelIdleTimeout = 30 * time.Second
+
 func modelTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = modelIdleConns
 	t.MaxIdleConnsPerHost = modelIdleConns
+	t.IdleConnTimeout = modelIdleTimeout
 	return t
 }

@@ -67,13 +67,14 @@ func (m *OpenAIModel) body(req ModelRequest, msgs []Message, fields optionalFiel
 	return w
 }
 
-// send makes one HTTP request under the idle timeout and reads its answer.
+// send makes one HTTP request under the idle timeout and the whole
+// request's bound, and reads its answer.
 func (m *OpenAIModel) send(ctx context.Context, body wireRequest) (Answer, error) {
 	data, err := body.encode()
 	if err != nil {
 		return Answer{}, fmt.Errorf("encoding the request: %w", err)
 	}
-	wctx, dog := watch(ctx, m.idle)
+	wctx, dog := watch(ctx, m.idle, m.whole)
 	defer dog.stop()
 	hreq, err := http.NewRequestWithContext(wctx, http.MethodPost, m.ep.chatURL, bytes.NewReader(data))
 	if err != nil {

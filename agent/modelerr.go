@@ -144,10 +144,19 @@ func plainText(body []byte) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// idleError: the endpoint sent nothing for the idle timeout.
-type idleError struct{ after time.Duration }
+// idleError: the endpoint sent nothing for the idle timeout, or (whole)
+// its answer was still coming after ModelConfig.MaxRequest.
+type idleError struct {
+	after time.Duration
+	whole bool
+}
 
-func (e *idleError) Error() string { return fmt.Sprintf("no data from the endpoint for %s", e.after) }
+func (e *idleError) Error() string {
+	if e.whole {
+		return fmt.Sprintf("the endpoint's answer was not complete after %s", e.after)
+	}
+	return fmt.Sprintf("no data from the endpoint for %s", e.after)
+}
 
 // droppedError: the connection closed before the answer was complete.
 type droppedError struct{ err error }

@@ -72,6 +72,7 @@ func finalText(ans Answer) (string, error) {
 // storableArguments' answer for calls.
 func (r *run) runTools(ctx context.Context, calls []ToolCall, sent []sentArguments) []Message {
 	out := make([]Message, 0, len(calls))
+	var images []toolImage
 	for i, c := range calls {
 		res := fail(errNotRun)
 		if ctx.Err() == nil {
@@ -86,6 +87,12 @@ func (r *run) runTools(ctx context.Context, calls []ToolCall, sent []sentArgumen
 			res.Output = "(no output)" // endpoints reject a tool message without content
 		}
 		out = append(out, toolMessage(c.ID, res.Output))
+		for _, img := range res.Images {
+			images = append(images, toolImage{tool: c.Function.Name, data: img})
+		}
+	}
+	if m, ok := r.toolImagesMessage(images); ok {
+		out = append(out, m)
 	}
 	return out
 }

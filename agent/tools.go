@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/textcut"
 	"github.com/h9-app/h9/workspace"
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -79,6 +80,9 @@ type toolResult struct {
 	TodosChanged bool
 	Todos        []planning.TodoItem
 	Completed    []string
+	// Images are an external tool's images, sent as image parts when the
+	// model sees images (vision_tools.go); Output names them.
+	Images [][]byte
 }
 
 func ok(s string) toolResult { return toolResult{Output: s} }
@@ -247,13 +251,4 @@ const maxToolOutput = 30000
 func capOutput(s string) string { return capText(s, maxToolOutput) }
 
 // capText cuts s to about limit bytes, keeping its head and its tail.
-func capText(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	half := limit / 2
-	// Cutting may split a rune at either edge: drop the broken bytes.
-	head := strings.ToValidUTF8(s[:half], "")
-	tail := strings.ToValidUTF8(s[len(s)-half:], "")
-	return fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", head, len(s)-len(head)-len(tail), tail)
-}
+func capText(s string, limit int) string { return textcut.HeadTail(s, limit) }

@@ -21,6 +21,9 @@ import (
 // run ends.
 type ToolSource interface {
 	Tools(ctx context.Context, scope mcp.Scope) mcp.Set
+	// EndSession releases what the source holds for the session (its
+	// stdio servers' processes) now: the session was cancelled.
+	EndSession(sessionID string)
 }
 
 // externalTools turns a source's tools into the agent's own, leaving out any
@@ -49,7 +52,7 @@ func externalTool(x mcp.Tool) *tool {
 			if res.IsError {
 				return toolResult{Output: "Error: " + res.Output, IsError: true}
 			}
-			return ok(res.Output)
+			return toolResult{Output: res.Output, Images: res.Images}
 		},
 		Preview: func(_ *toolEnv, args string) (string, error) {
 			if x.Preview != nil {

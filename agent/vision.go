@@ -125,6 +125,12 @@ func fitImage(data []byte, kind string) ([]byte, string, error) {
 	if w == cfg.Width && h == cfg.Height {
 		return data, kind, nil
 	}
+	return redrawImage(data, kind, cfg, w, h)
+}
+
+// redrawImage decodes an image of cfg's size and encodes it again at
+// w×h: a JPEG as JPEG, anything else as PNG (metadata is not kept).
+func redrawImage(data []byte, kind string, cfg image.Config, w, h int) ([]byte, string, error) {
 	if cfg.Width*cfg.Height > maxImagePixels {
 		return nil, "", errors.New("too many pixels to scale")
 	}

@@ -373,8 +373,8 @@ func (a *actor) refresh() {
 	}
 }
 
-// say posts in the session's thread and returns the post's ts ("" when it failed).
-func (a *actor) say(m render.Message) string {
+// post posts in the session's thread and returns the post's ts ("" when it failed).
+func (a *actor) post(m render.Message) string {
 	if a.check != nil {
 		a.check.waitFirstPost() // the checklist stays the thread's first reply
 	}
@@ -382,9 +382,9 @@ func (a *actor) say(m render.Message) string {
 	return ts
 }
 
-// tell answers one user privately in the session's thread.
-func (a *actor) tell(user, s string) {
-	a.b.api.ephemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, text(s))
+// postEphemeral answers one user privately in the session's thread.
+func (a *actor) postEphemeral(user, s string) {
+	a.b.api.postEphemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, text(s))
 }
 
 // sessionLogger tags every line about a session with its id, channel and

@@ -172,6 +172,6 @@ type msgNote struct{ text string }
 
 func (m msgNote) handle(a *actor) {
 	if a.rec != nil && !a.lost {
-		a.say(text(m.text))
+		a.post(text(m.text))
 	}
 }

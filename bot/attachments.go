@@ -141,13 +141,13 @@ func (cfg Config) attachmentMax() int64 {
 // takeFiles checks a reply's files and tells the thread which it refused.
 func (a *actor) takeFiles(ts string, shared []sharedFile) []agent.Attachment {
 	take, refused := a.b.attachments(ts, shared)
-	a.sayRefused(refused)
+	a.postRefused(refused)
 	return take
 }
 
-func (a *actor) sayRefused(refused []string) {
+func (a *actor) postRefused(refused []string) {
 	if len(refused) > 0 && a.rec != nil {
-		a.say(text(refusedFiles(refused)))
+		a.post(text(refusedFiles(refused)))
 	}
 }
 

@@ -100,6 +100,10 @@ func New(cfg Config) (*Bot, error) {
 	return b, nil
 }
 
+// authTestTimeout bounds auth.test at start: a Slack that does not answer
+// it is treated as one that failed it (h9 goes on without its user id).
+const authTestTimeout = 30 * time.Second
+
 // Run connects to Slack and serves until ctx is cancelled; then it stops
 // the socket, cancels runs in flight, waits for every session to persist
 // its state and returns nil. It returns an error when Slack refuses the
@@ -109,7 +113,9 @@ func (b *Bot) Run(ctx context.Context) error {
 		return errors.New("bot: Run called twice")
 	}
 	defer b.shutdown()
-	auth, err := b.api.c.AuthTestContext(ctx)
+	actx, cancel := context.WithTimeout(ctx, authTestTimeout)
+	auth, err := b.api.c.AuthTestContext(actx)
+	cancel()
 	switch {
 	case err == nil:
 		b.botUserID, b.teamID = auth.UserID, auth.TeamID
@@ -228,7 +234,7 @@ func (b *Bot) shutdown() {
 	b.log.Info("h9 bot stopped")
 }
 
-// shutdownGrace bounds how long Run waits for sessions to settle.
+// shutdownGrace bounds how long Run waits for sessions to wind down.
 const shutdownGrace = 30 * time.Second
 
 // ackWorkers bounds the commands doing their post-ack work at once.

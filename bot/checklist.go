@@ -30,7 +30,7 @@ type checklist struct {
 	firstDone chan struct{}
 	firstOnce sync.Once
 
-	// hurry cuts a flush's spacing short (settle); idle is closed when the
+	// hurry cuts a flush's spacing short (flushNow); idle is closed when the
 	// flush in progress ends.
 	hurry chan struct{}
 
@@ -43,8 +43,8 @@ type checklist struct {
 	clock    activityClock // the Now: line's (checklist_now.go)
 }
 
-// settleTimeout bounds how long settle holds the actor for a slow Slack.
-const settleTimeout = 5 * time.Second
+// flushNowTimeout bounds how long flushNow holds the actor for a slow Slack.
+const flushNowTimeout = 5 * time.Second
 
 func (a *actor) newChecklist(ts string, first render.Checklist) *checklist {
 	return &checklist{
@@ -99,11 +99,11 @@ func (c *checklist) note(f func(*render.Checklist)) {
 	c.mu.Unlock()
 }
 
-// settle sends a pending edit now, without waiting out the spacing, and
-// returns once it has landed (or after settleTimeout). A run's outcome (the
+// flushNow sends a pending edit now, without waiting out the spacing, and
+// returns once it has landed (or after flushNowTimeout). A run's outcome (the
 // review, "Done", "stalled") is posted after it, so whoever reads that
 // message finds the checklist already showing the todos it speaks of.
-func (c *checklist) settle() {
+func (c *checklist) flushNow() {
 	c.mu.Lock()
 	if !c.flushing {
 		c.mu.Unlock()
@@ -115,7 +115,7 @@ func (c *checklist) settle() {
 	case c.hurry <- struct{}{}:
 	default:
 	}
-	t := time.NewTimer(settleTimeout)
+	t := time.NewTimer(flushNowTimeout)
 	defer t.Stop()
 	select {
 	case <-idle:

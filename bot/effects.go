@@ -31,13 +31,13 @@ type (
 		evidence     map[string]planning.Evidence
 		keepEvidence bool
 	}
-	// effSettle sends the checklist's pending edit before what follows.
-	effSettle struct{}
+	// effFlushChecklist sends the checklist's pending edit before what follows.
+	effFlushChecklist struct{}
 	// effPostChecklist posts a new session's checklist, off the actor.
 	effPostChecklist struct{}
 	// effPost posts a pending post (posts.go), then reports it (evPosted);
 	// effPostApproval posts a step's approval and reports it
-	// (evApprovalShown or evApprovalUnseen). effFinishPosts settles the
+	// (evApprovalShown or evApprovalUnseen). effFinishPosts finishes the
 	// posts a previous holder left pending.
 	effPost struct {
 		key, kind string
@@ -45,8 +45,8 @@ type (
 	}
 	effPostApproval struct{ msg render.Message }
 	effFinishPosts  struct{}
-	// effTell answers one user privately in the thread.
-	effTell struct{ user, text string }
+	// effPostEphemeral answers one user privately in the thread.
+	effPostEphemeral struct{ user, text string }
 	// effUpdate edits a message of the session (a review, an approval).
 	effUpdate struct {
 		ts  string
@@ -101,14 +101,14 @@ func (e effSetTodos) run(a *actor) {
 		}
 	})
 }
-func (effSettle) run(a *actor)      { a.check.settle() }
-func (e effPost) run(a *actor)      { a.postPending(e.key) }
-func (effFinishPosts) run(a *actor) { a.finishPosts() }
-func (e effTell) run(a *actor)      { a.tell(e.user, e.text) }
-func (e effUpdate) run(a *actor)    { _ = a.b.api.update(a.ctx, a.log, a.rec.Channel, e.ts, e.msg) }
-func (e effReact) run(a *actor)     { a.b.api.react(a.ctx, a.log, a.rec.Channel, e.ts, e.name) }
-func (e effStartRun) run(a *actor)  { a.launch(e) }
-func (effForgetStep) run(a *actor)  { a.waiter = nil }
+func (effFlushChecklist) run(a *actor)  { a.check.flushNow() }
+func (e effPost) run(a *actor)          { a.postPending(e.key) }
+func (effFinishPosts) run(a *actor)     { a.finishPosts() }
+func (e effPostEphemeral) run(a *actor) { a.postEphemeral(e.user, e.text) }
+func (e effUpdate) run(a *actor)        { _ = a.b.api.update(a.ctx, a.log, a.rec.Channel, e.ts, e.msg) }
+func (e effReact) run(a *actor)         { a.b.api.react(a.ctx, a.log, a.rec.Channel, e.ts, e.name) }
+func (e effStartRun) run(a *actor)      { a.launch(e) }
+func (effForgetStep) run(a *actor)      { a.waiter = nil }
 
 func (effPostChecklist) run(a *actor) {
 	a.check = a.newChecklist("", a.view(nil, nil))
@@ -116,7 +116,7 @@ func (effPostChecklist) run(a *actor) {
 }
 
 func (e effPostApproval) run(a *actor) {
-	if ts := a.say(e.msg); ts != "" {
+	if ts := a.post(e.msg); ts != "" {
 		a.apply(evApprovalShown{ts: ts})
 	} else {
 		a.apply(evApprovalUnseen{}) // the user cannot see the step
@@ -164,13 +164,13 @@ func (effPrepare) run(a *actor)     { a.prepare() }
 func (effRepoOutcome) run(a *actor) { a.repoOutcome() }
 func (e effPush) run(a *actor)      { a.pushBranch(e) }
 
-// String names each effect for the transition table (machine_test.go).
-func (effSave) String() string          { return "save" }
-func (effSaveForGate) String() string   { return "save for the run's gate" }
-func (effRefresh) String() string       { return "refresh" }
-func (e effSetTodos) String() string    { return "show " + planning.Summarize(e.todos).String() }
-func (effSettle) String() string        { return "settle" }
-func (effPostChecklist) String() string { return "post the checklist" }
+// String names each effect for the transition table (machine_table_test.go).
+func (effSave) String() string           { return "save" }
+func (effSaveForGate) String() string    { return "save for the run's gate" }
+func (effRefresh) String() string        { return "refresh" }
+func (e effSetTodos) String() string     { return "show " + planning.Summarize(e.todos).String() }
+func (effFlushChecklist) String() string { return "flush the checklist" }
+func (effPostChecklist) String() string  { return "post the checklist" }
 func (e effPost) String() string {
 	if e.kind != postNotice {
 		return "post " + e.kind + " " + describe(e.msg)
@@ -181,10 +181,10 @@ func (effFinishPosts) String() string { return "finish the pending posts" }
 func (e effPostApproval) String() string {
 	return "post approval " + describe(e.msg)
 }
-func (e effTell) String() string    { return "tell " + e.user + ": " + e.text }
-func (e effUpdate) String() string  { return "update " + e.ts + " " + describe(e.msg) }
-func (e effReact) String() string   { return "react " + e.ts + " " + e.name }
-func (e effUnreact) String() string { return "unreact " + e.ts + " " + e.name }
+func (e effPostEphemeral) String() string { return "ephemeral to " + e.user + ": " + e.text }
+func (e effUpdate) String() string        { return "update " + e.ts + " " + describe(e.msg) }
+func (e effReact) String() string         { return "react " + e.ts + " " + e.name }
+func (e effUnreact) String() string       { return "unreact " + e.ts + " " + e.name }
 func (e effStartRun) String() string {
 	s := fmt.Sprintf("start %s (%s)", e.req.Intent, e.mode)
 	if e.req.Text != "" {

@@ -30,7 +30,7 @@ func (m *move) followPushed(head string, follow *Follow) {
 		follow.HeadSHA = head
 		s.Follow = follow
 		m.log("following the request", "request", follow.URL)
-		m.say(text(":eyes: h9 follows " + follow.label() + " now: review comments and failing checks will come back to this thread."))
+		m.postNotice(text(":eyes: h9 follows " + follow.label() + " now: review comments and failing checks will come back to this thread."))
 		m.do(effSave{})
 		return
 	}
@@ -53,7 +53,7 @@ func (e evFollowDue) apply(m *move) {
 	}
 	if e.now.Sub(f.Touched) > e.followFor && !f.Batch.open() {
 		f.Ended = endExpired
-		m.say(text("h9 stopped following " + f.label() + ": nothing happened on it for " + e.followFor.String() + "."))
+		m.postNotice(text("h9 stopped following " + f.label() + ": nothing happened on it for " + e.followFor.String() + "."))
 		m.do(effSave{})
 		return
 	}
@@ -162,7 +162,7 @@ func (m *move) requestEnded(st forge.RequestState) {
 		words += " by @" + render.Escape(st.By)
 	}
 	m.log("the followed request ended", "how", f.Ended, "by", st.By)
-	m.say(text(":white_check_mark: " + words + ". h9 stopped following it."))
+	m.postNotice(text(":white_check_mark: " + words + ". h9 stopped following it."))
 }
 
 // newBatch records and posts what one poll found. A batch still waiting
@@ -178,7 +178,7 @@ func (m *move) newBatch(given []forge.Feedback, failed []forge.Check, leftOut in
 		m.do(effUpdate{ts: old.TS, msg: m.batchMessage(old, "")})
 		return
 	case len(given)+len(failed) == 0:
-		m.say(render.RenderFeedbackBatch(render.FeedbackBatch{SessionID: s.ID, Request: f.label(), URL: f.URL, LeftOut: leftOut}))
+		m.postNotice(render.RenderFeedbackBatch(render.FeedbackBatch{SessionID: s.ID, Request: f.label(), URL: f.URL, LeftOut: leftOut}))
 		return
 	case f.supersedable(s):
 		given, failed, leftOut = append(slices.Clone(old.Feedback), given...), append(slices.Clone(old.Failed), failed...), leftOut+old.LeftOut
@@ -231,10 +231,10 @@ func (e evClick) feedbackAction(m *move) {
 	f := s.Follow
 	switch {
 	case f == nil || f.Batch == nil || e.value.Revision != f.Batch.Seq:
-		m.tell(e.user, "This feedback was superseded by a newer message in this thread; use its buttons.")
+		m.postEphemeral(e.user, "This feedback was superseded by a newer message in this thread; use its buttons.")
 		return
 	case f.Batch.Status != batchWaiting && !(f.Batch.Status == batchAddressing && !s.State.inFlight() && e.action == render.ActionAddressFeedback):
-		m.tell(e.user, "This feedback is not waiting any more ("+f.Batch.Status+"), so nothing happened.")
+		m.postEphemeral(e.user, "This feedback is not waiting any more ("+f.Batch.Status+"), so nothing happened.")
 		return
 	case e.action == render.ActionIgnoreFeedback:
 		f.Batch.Status, f.Batch.By = batchIgnored, e.user
@@ -242,7 +242,7 @@ func (e evClick) feedbackAction(m *move) {
 		m.do(effUpdate{ts: f.Batch.TS, msg: m.batchDecided(f.Batch, e.user, "chose Ignore.")}, effSave{})
 		return
 	case s.State.inFlight():
-		m.tell(e.user, "A run is going on in this session; press Address feedback again when it ends.")
+		m.postEphemeral(e.user, "A run is going on in this session; press Address feedback again when it ends.")
 		return
 	}
 	f.Batch.Status, f.Batch.By = batchAddressing, e.user
@@ -291,7 +291,7 @@ func (m *move) addressed(e evRunDone) bool {
 		s.State = stateDone
 	}
 	if e.text != "" {
-		m.say(render.RenderAgentText(e.text))
+		m.postNotice(render.RenderAgentText(e.text))
 	}
 	b.Status, b.Answer = batchPushing, render.Truncate(strings.TrimSpace(e.text), maxAnswer)
 	m.do(effSave{}, effFollowPush{})
@@ -320,7 +320,7 @@ func (e evFeedbackPushed) apply(m *move) {
 	if e.err != nil {
 		b.Status = batchDone
 		m.logError("pushing the addressed feedback failed", "err", e.err)
-		m.say(text(":x: h9 could not push `" + render.Escape(s.Repo.Branch) + "`, so it did not answer on " + s.Follow.label() + ": " +
+		m.postNotice(text(":x: h9 could not push `" + render.Escape(s.Repo.Branch) + "`, so it did not answer on " + s.Follow.label() + ": " +
 			render.Escape(render.Truncate(e.err.Error(), 1500))))
 		m.do(effSave{})
 		return
@@ -329,7 +329,7 @@ func (e evFeedbackPushed) apply(m *move) {
 	s.Follow.HeadSHA, b.Since = e.head, cloneCursor(s.Follow.Cursor)
 	b.Replies, b.Status, b.Tries = forgeReplies(b, shortSHA(e.head), changed), batchReplying, 0
 	if changed {
-		m.say(text(":arrow_up: Pushed `" + render.Escape(s.Repo.Branch) + "` (" + shortSHA(e.head) + "); answering on " + s.Follow.label() + "."))
+		m.postNotice(text(":arrow_up: Pushed `" + render.Escape(s.Repo.Branch) + "` (" + shortSHA(e.head) + "); answering on " + s.Follow.label() + "."))
 	}
 	m.replyAttempt()
 }
@@ -369,7 +369,7 @@ func (e evRepliesSent) apply(m *move) {
 	}
 	b.Status = batchDone
 	n := len(b.Replies) - 1
-	m.say(text(":speech_balloon: Answered on " + m.s.Follow.label() + ": " + render.Escape(pluralWord(n, "reply", "replies")) + " and a summary comment."))
+	m.postNotice(text(":speech_balloon: Answered on " + m.s.Follow.label() + ": " + render.Escape(pluralWord(n, "reply", "replies")) + " and a summary comment."))
 	m.do(effSave{})
 }
 

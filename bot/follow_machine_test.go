@@ -132,7 +132,7 @@ func TestStaleAddressFeedbackIsRefused(t *testing.T) {
 	s := followed(gitrepo.FollowAsk)
 	s.Follow.Batch = &Batch{Seq: 2, Status: batchWaiting, Feedback: []forge.Feedback{{Kind: forge.Conversation, Body: "x"}}}
 	next, effs := transition(s, evClick{user: "U1", action: render.ActionAddressFeedback, value: render.ButtonValue{SessionID: s.ID, Revision: 1}})
-	if next.State.inFlight() || hasEffect[effStartRun](effs) || !hasEffect[effTell](effs) {
+	if next.State.inFlight() || hasEffect[effStartRun](effs) || !hasEffect[effPostEphemeral](effs) {
 		t.Errorf("a stale click: state %s, effects %v", next.State, effs)
 	}
 }

@@ -24,6 +24,8 @@ func (b *Bot) publishHome(user string) {
 	}
 	rows := make([]render.HomeRow, 0, min(len(recs), maxHomeRows))
 	var total agent.Usage
+	links, cancel := context.WithTimeout(b.bg, statusLinkWait)
+	defer cancel()
 	for _, r := range recs {
 		rec, err := decodeSession(r)
 		if err != nil {
@@ -34,7 +36,7 @@ func (b *Bot) publishHome(user string) {
 			total = total.Plus(rec.Tokens)
 			continue
 		}
-		row, tokens := b.statusRow(rec)
+		row, tokens := b.statusRow(links, rec)
 		total = total.Plus(tokens)
 		rows = append(rows, render.HomeRow{StatusRow: row, Channel: rec.Channel})
 	}

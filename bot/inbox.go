@@ -63,7 +63,7 @@ func (m msgReply) handle(a *actor) {
 // reply checks who wrote and hands the reply to the machine.
 func (a *actor) reply(user, text, ts string, shared []sharedFile) {
 	if why := a.b.perms.refusal(user, a.rec.Channel); why != "" {
-		a.tell(user, why)
+		a.postEphemeral(user, why)
 		return
 	}
 	files := a.takeFiles(ts, shared)
@@ -87,11 +87,11 @@ type msgAction struct {
 func (m msgAction) handle(a *actor) {
 	if a.rec == nil {
 		a.log.Warn("click for an unknown session refused", "session", m.value.SessionID, "user", m.user)
-		a.b.api.ephemeral(a.ctx, a.log, m.channel, m.user, "", text("That button belongs to a session h9 does not know, so nothing happened."))
+		a.b.api.postEphemeral(a.ctx, a.log, m.channel, m.user, "", text("That button belongs to a session h9 does not know, so nothing happened."))
 		return
 	}
 	if !a.b.perms.canControl(a.rec, m.user) {
-		a.tell(m.user, "Only <@"+a.rec.Owner+">, who started this session, or an h9 admin can use these buttons.")
+		a.postEphemeral(m.user, "Only <@"+a.rec.Owner+">, who started this session, or an h9 admin can use these buttons.")
 		return
 	}
 	a.apply(evClick{user: m.user, action: m.action, value: m.value})

@@ -29,7 +29,7 @@ func TestShutdownLeavesNothingRunningForTheStore(t *testing.T) {
 	release := e.slack.Hang("")
 	defer release()
 	for range 5 {
-		e.slash(testUser, testChannel, "status") // each waits on a hung chat.postEphemeral
+		e.slash(testUser, testChannel, "status") // each waits on a hung chat.getPermalink
 	}
 	e.stop()
 	if n := b.tasks.count(); n != 0 {

@@ -20,8 +20,8 @@ import (
 //
 // This file holds the states and what a finished run leads to;
 // machine_run.go the other events of a run's life, machine_input.go what
-// users do. machine_test.go covers every (state, event) pair that can
-// happen.
+// users do, machine_posts.go what is posted. machine_table_test.go checks
+// every (state, event) pair: a row, or "cannot happen" with the reason.
 
 // event is something that happened to a session.
 type event interface {
@@ -143,7 +143,7 @@ func (m *move) startRun(req agent.Request) {
 	s := m.s
 	if s.overBudget() {
 		m.parkAtBudget(req)
-		m.settled()
+		m.saveAndShow()
 		return
 	}
 	if req != s.Request {
@@ -183,12 +183,12 @@ func (m *move) resetAutoRun() {
 	s.AutoRun, s.Stuck, s.PrevDone = true, 0, s.Progress.Completed
 }
 
-// settled saves the session and shows its state on the checklist.
-func (m *move) settled() { m.do(effSave{}, effRefresh{}) }
+// saveAndShow saves the session and shows its state on the checklist.
+func (m *move) saveAndShow() { m.do(effSave{}, effRefresh{}) }
 
-func (m *move) say(msg render.Message) { m.post(postNotice, msg) }
+func (m *move) postNotice(msg render.Message) { m.post(postNotice, msg) }
 
-func (m *move) tell(user, words string) { m.do(effTell{user: user, text: words}) }
+func (m *move) postEphemeral(user, words string) { m.do(effPostEphemeral{user: user, text: words}) }
 
 func (m *move) log(msg string, args ...any) {
 	m.do(effLog{level: slog.LevelInfo, msg: msg, args: args})
@@ -214,7 +214,7 @@ func (e evRunDone) outcome(m *move) *agent.Request {
 	case e.err != nil:
 		s.State = stateError
 		m.logError("run failed", "err", e.err)
-		m.say(render.WithSpend(render.RenderError(s.ID, "The run failed: "+failureWords(e.err)), s.spend()))
+		m.postNotice(render.WithSpend(render.RenderError(s.ID, "The run failed: "+failureWords(e.err)), s.spend()))
 	case e.planRun:
 		m.afterPlan(e.text)
 	case s.AutoRun:
@@ -242,7 +242,7 @@ func failureWords(err error) string {
 func (m *move) stopped() {
 	s := m.s
 	s.AutoRun, s.State = false, stateIdle
-	m.say(text("Stopped by <@" + s.StoppedBy + ">. Reply in this thread to continue."))
+	m.postNotice(text("Stopped by <@" + s.StoppedBy + ">. Reply in this thread to continue."))
 	s.StoppedBy = ""
 }
 
@@ -256,7 +256,7 @@ func (m *move) afterPlan(finalText string) {
 		if finalText != "" {
 			msg = render.Escape(render.Truncate(finalText, 3000)) + "\n\n" + msg
 		}
-		m.say(text(msg + " Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning."))
+		m.postNotice(text(msg + " Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning."))
 		return
 	}
 	s.Revision++
@@ -264,7 +264,7 @@ func (m *move) afterPlan(finalText string) {
 	// The summary is its own message so it stays when the decision replaces
 	// the buttons; without one, the checklist is the plan.
 	if strings.TrimSpace(finalText) != "" {
-		m.say(render.RenderPlanSummary(finalText))
+		m.postNotice(render.RenderPlanSummary(finalText))
 	}
 	m.post(postReview, render.RenderReviewAsk(s.ID, s.Revision))
 }
@@ -291,7 +291,7 @@ func (m *move) afterAutoRun(finalText string) *agent.Request {
 	}
 	s.AutoRun, s.State = false, stateStalled
 	m.log("auto-run stalled", "runs", s.Stuck, "progress", p.String())
-	m.say(render.WithSpend(render.RenderStalled(s.ID, s.Stuck), s.spend()))
+	m.postNotice(render.WithSpend(render.RenderStalled(s.ID, s.Stuck), s.spend()))
 	return nil
 }
 
@@ -305,6 +305,6 @@ func (m *move) afterFollowUp(finalText string) {
 	}
 	s.State = stateIdle
 	if finalText != "" {
-		m.say(render.RenderAgentText(finalText))
+		m.postNotice(render.RenderAgentText(finalText))
 	}
 }

@@ -23,7 +23,7 @@ func (e evReply) apply(m *move) {
 		s.Queue = append(s.Queue, QueuedReply{User: e.user, Text: e.text, TS: e.ts, Files: e.files})
 		m.do(effSave{}, effReact{ts: e.ts, name: reactionQueued})
 		if parked {
-			m.tell(e.user, "This session has used its token budget, so your reply waits: it goes to the agent once the session's owner or an h9 admin presses Raise budget.")
+			m.postEphemeral(e.user, "This session has used its token budget, so your reply waits: it goes to the agent once the session's owner or an h9 admin presses Raise budget.")
 		}
 	case s.Repo != nil && !s.Repo.Ready:
 		m.notReady(e)
@@ -81,10 +81,10 @@ func (e evClick) review(m *move) {
 	s := m.s
 	switch {
 	case e.value.Revision < s.Revision:
-		m.tell(e.user, "This plan was superseded by a newer revision; use the buttons on the latest review in this thread.")
+		m.postEphemeral(e.user, "This plan was superseded by a newer revision; use the buttons on the latest review in this thread.")
 		return
 	case s.State != stateAwaitingReview || e.value.Revision != s.Revision:
-		m.tell(e.user, "This review is no longer open, so nothing happened.")
+		m.postEphemeral(e.user, "This review is no longer open, so nothing happened.")
 		return
 	}
 	m.do(effUpdate{ts: s.ReviewTS, msg: render.RenderReviewDecided(e.user, render.ChoiceLabel(e.action))})
@@ -96,8 +96,8 @@ func (e evClick) review(m *move) {
 		m.approvePlan(planning.PlanModeAutoEdit)
 	case render.ActionKeepPlanning:
 		s.State = stateIdle
-		m.settled()
-		m.say(text("Still planning. Reply in this thread with what to change and I will revise the plan."))
+		m.saveAndShow()
+		m.postNotice(text("Still planning. Reply in this thread with what to change and I will revise the plan."))
 	case render.ActionCancel:
 		m.do(effCancelTodos{}) // → evTodosCancelled or evCancelFailed
 	}
@@ -115,14 +115,14 @@ func (e evClick) step(m *move) {
 	s := m.s
 	p := s.Approval
 	if p == nil || e.value.StepID != p.StepID {
-		m.tell(e.user, "This step is no longer waiting for approval, so nothing happened.")
+		m.postEphemeral(e.user, "This step is no longer waiting for approval, so nothing happened.")
 		return
 	}
 	approved := e.action == render.ActionStepApprove
 	m.do(effUpdate{ts: p.TS, msg: render.RenderApprovalDecided(e.user, approved, p.Tool, p.Summary)})
 	m.log("step decided", "user", e.user, "approved", approved, "tool", p.Tool)
 	s.Approval, s.State = nil, stateRunning
-	m.settled()
+	m.saveAndShow()
 	m.do(effAnswerStep{approved: approved})
 }
 
@@ -130,7 +130,7 @@ func (e evClick) step(m *move) {
 func (e evClick) stop(m *move) {
 	s := m.s
 	if !s.State.inFlight() {
-		m.tell(e.user, "Nothing is running in this session.")
+		m.postEphemeral(e.user, "Nothing is running in this session.")
 		return
 	}
 	m.log("stop requested", "user", e.user)
@@ -150,9 +150,9 @@ func (e evClick) resume(m *move) {
 	s := m.s
 	switch {
 	case s.State.inFlight():
-		m.tell(e.user, "This session is already running.")
+		m.postEphemeral(e.user, "This session is already running.")
 	case s.State != stateStalled && s.State != stateInterrupted:
-		m.tell(e.user, "There is nothing to resume in this session.")
+		m.postEphemeral(e.user, "There is nothing to resume in this session.")
 	default:
 		s.Approval = nil
 		m.resetAutoRun()
@@ -165,9 +165,9 @@ func (e evClick) retry(m *move) {
 	s := m.s
 	switch {
 	case s.State.inFlight():
-		m.tell(e.user, "This session is already running.")
+		m.postEphemeral(e.user, "This session is already running.")
 	case s.State != stateError && s.State != stateSetupFailed:
-		m.tell(e.user, "There is no failed run to retry in this session.")
+		m.postEphemeral(e.user, "There is no failed run to retry in this session.")
 	default:
 		m.startRun(s.Request)
 	}
@@ -178,7 +178,7 @@ func (e evClick) retry(m *move) {
 func (e evClick) raiseBudget(m *move) {
 	s := m.s
 	if s.State != stateOverBudget {
-		m.tell(e.user, "This session is not stopped at its token budget, so nothing happened.")
+		m.postEphemeral(e.user, "This session is not stopped at its token budget, so nothing happened.")
 		return
 	}
 	s.BudgetRaises++
@@ -197,7 +197,7 @@ func (e evTodosCancelled) apply(m *move) {
 	s := m.s
 	s.AutoRun, s.State, s.Progress = false, stateCancelled, planning.Summarize(e.todos)
 	m.do(effSetTodos{todos: e.todos, keepEvidence: true})
-	m.settled()
+	m.saveAndShow()
 }
 
 // evCancelFailed: the todos could not be cancelled.
@@ -205,6 +205,6 @@ type evCancelFailed struct{ words string }
 
 func (e evCancelFailed) apply(m *move) {
 	m.s.State = stateError
-	m.say(render.RenderError(m.s.ID, "h9 failed cancelling the plan: "+e.words))
-	m.settled()
+	m.postNotice(render.RenderError(m.s.ID, "h9 failed cancelling the plan: "+e.words))
+	m.saveAndShow()
 }

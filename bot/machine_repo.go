@@ -28,7 +28,7 @@ func (e evPrepared) apply(m *move) {
 	s := m.s
 	switch {
 	case e.stopping:
-		m.settled()
+		m.saveAndShow()
 		return
 	case e.err == nil && e.setup == nil:
 		s.Repo.Base, s.Repo.Ready = e.base, true
@@ -36,20 +36,20 @@ func (e evPrepared) apply(m *move) {
 	switch {
 	case s.StoppedBy != "":
 		m.stopped()
-		m.settled()
+		m.saveAndShow()
 	case e.err != nil:
 		s.State = stateSetupFailed
 		m.logError("preparing the repository failed", "err", e.err)
-		m.say(render.RenderSetupFailed(s.ID, failureWords(e.err), ""))
-		m.settled()
+		m.postNotice(render.RenderSetupFailed(s.ID, failureWords(e.err), ""))
+		m.saveAndShow()
 	case e.setup != nil:
 		s.State = stateSetupFailed
 		m.log("setup failed", "what", e.setup.what)
-		m.say(render.RenderSetupFailed(s.ID, e.setup.what, e.setup.output))
-		m.settled()
+		m.postNotice(render.RenderSetupFailed(s.ID, e.setup.what, e.setup.output))
+		m.saveAndShow()
 	default:
 		if e.warning != "" {
-			m.say(text(":warning: " + render.Escape(e.warning)))
+			m.postNotice(text(":warning: " + render.Escape(e.warning)))
 		}
 		m.startRun(s.Request)
 	}
@@ -62,7 +62,7 @@ func (e evPrepared) apply(m *move) {
 func (m *move) done(finalText string) {
 	s := m.s
 	if s.Repo == nil || !s.Repo.Ready {
-		m.say(render.WithSpend(render.RenderDone(finalText, s.Progress), s.spend()))
+		m.postNotice(render.WithSpend(render.RenderDone(finalText, s.Progress), s.spend()))
 		return
 	}
 	s.Outcome = &RepoOutcome{Text: finalText}
@@ -90,10 +90,10 @@ func (e evOutcome) apply(m *move) {
 	}
 	s.Outcome = nil
 	for _, msg := range e.msgs {
-		m.say(msg)
+		m.postNotice(msg)
 	}
 	if e.diff != "" {
-		m.upload(e.diff)
+		m.post(postDiff, render.Message{Text: e.diff}) // found again by its name
 	}
 	m.do(effSave{})
 }
@@ -113,7 +113,7 @@ func (e evClick) repoAction(m *move) {
 	s := m.s
 	switch {
 	case s.Repo == nil || !s.Repo.Ready:
-		m.tell(e.user, "This session has no repository checkout, so there is nothing to push.")
+		m.postEphemeral(e.user, "This session has no repository checkout, so there is nothing to push.")
 	default:
 		m.log("repository action", "user", e.user, "action", e.action)
 		m.do(effPush{user: e.user, pullRequest: e.action == render.ActionOpenPR})
@@ -133,7 +133,7 @@ func (e evPushed) apply(m *move) {
 	if e.url != "" {
 		evPullRequest{url: e.url}.apply(m)
 	}
-	m.say(e.msg)
+	m.postNotice(e.msg)
 	m.followPushed(e.head, e.follow)
 }
 

@@ -41,20 +41,13 @@ func wantRequest(want agent.Request) func(*testing.T, Session) {
 	}
 }
 
-// budgetPairs are the (state, event) pairs the token budget adds.
-var budgetPairs = []string{
-	"over budget + click raise_budget", "idle + click raise_budget", "over budget + Reply", "over budget + Recover",
-	"over budget + click stop", "over budget + click resume", "over budget + click retry", "over budget + Posted",
-	"idle + Loaded",
-}
-
 var budgetRows = []row{
 	{what: "a new session's first run is given the budget", from: Session{ID: "T1/C1/1.1", rules: tokenRules{budget: 5000}},
 		ev: evCreate{owner: "U1", task: "fix it", mode: planning.PlanModeDefault}, to: stateRunning,
 		effects: []string{"log session created", "save for the run's gate", "post the checklist", "start task (default) fix it within 5000 tokens gated"}},
 	{what: "a run stopped after its step by the budget waits; Raise budget goes on from that step", from: sess(stateRunning, autoRun, budget(1000, 900)),
 		ev: evRunDone{err: errBudgetStop, todos: items(completed, running), tokens: agent.Usage{TotalTokens: 1200}}, to: stateOverBudget,
-		effects: slices.Concat([]string{"show 1/2 tasks", "forget the step", "settle"}, budgetParked),
+		effects: slices.Concat([]string{"show 1/2 tasks", "forget the step", "flush the checklist"}, budgetParked),
 		check: func(t *testing.T, s Session) {
 			wantRequest(proceed)(t, s)
 			wantBool(t, "auto-run, back on after the raise", s.AutoRun, true)
@@ -62,21 +55,21 @@ var budgetRows = []row{
 		}},
 	{what: "a plan run stopped by the budget goes on planning", from: sess(statePlanning, planMode, budget(1000, 900)),
 		ev: evRunDone{planRun: true, err: errBudgetStop, tokens: agent.Usage{TotalTokens: 1100}}, to: stateOverBudget,
-		effects: slices.Concat([]string{"show 0/0 tasks", "forget the step", "settle"}, budgetParked), check: wantRequest(proceed)},
+		effects: slices.Concat([]string{"show 0/0 tasks", "forget the step", "flush the checklist"}, budgetParked), check: wantRequest(proceed)},
 	{what: "a run refused at its start keeps its request, and a queued reply keeps waiting", from: sess(stateRunning, queued, budget(1000, 900),
 		func(s *Session) { s.Request = agent.Request{Intent: agent.IntentReply, Text: "go"} }),
 		ev: evRunDone{err: errOverBudget, todos: items(running), tokens: agent.Usage{TotalTokens: 1100}}, to: stateOverBudget,
-		effects: slices.Concat([]string{"show 0/1 tasks", "forget the step", "settle"}, budgetParked),
+		effects: slices.Concat([]string{"show 0/1 tasks", "forget the step", "flush the checklist"}, budgetParked),
 		check: func(t *testing.T, s Session) {
 			wantRequest(agent.Request{Intent: agent.IntentReply, Text: "go"})(t, s)
 			queuedOnce(t, s)
 		}},
 	{what: "auto-run's next run does not start over the budget", from: sess(stateRunning, autoRun, budget(1000, 900)),
 		ev: evRunDone{todos: items(completed, running), tokens: agent.Usage{TotalTokens: 1001}}, to: stateOverBudget,
-		effects: slices.Concat([]string{"show 1/2 tasks", "forget the step", "settle"}, budgetParked), check: wantRequest(continueReq)},
+		effects: slices.Concat([]string{"show 1/2 tasks", "forget the step", "flush the checklist"}, budgetParked), check: wantRequest(continueReq)},
 	{what: "a finished session over its budget is done: nothing was stopped", from: sess(stateRunning, autoRun, budget(1000, 900)),
 		ev: evRunDone{text: "All done.", todos: items(completed), tokens: agent.Usage{TotalTokens: 1500}}, to: stateDone,
-		effects: []string{"show 1/1 tasks", "forget the step", "settle", "post h9_done", "save", "refresh"}},
+		effects: []string{"show 1/1 tasks", "forget the step", "flush the checklist", "post h9_done", "save", "refresh"}},
 	{what: "Raise budget adds the budget once more and runs the stopped request", from: sess(stateOverBudget, autoRun, budget(1000, 1200), atBudget(proceed)),
 		ev: click(render.ActionRaiseBudget), to: stateRunning,
 		effects: []string{"log budget raised", "update 1.8 h9_budget_raised", "save", "start proceed (default) within 2000 tokens"},
@@ -91,10 +84,10 @@ var budgetRows = []row{
 		check:   func(t *testing.T, s Session) { wantInt(t, "raises", s.BudgetRaises, 1) }},
 	{what: "Raise budget when nothing waits for it", from: sess(stateIdle, budget(1000, 10)),
 		ev: click(render.ActionRaiseBudget), to: stateIdle,
-		effects: []string{"tell U1: This session is not stopped at its token budget, so nothing happened."}},
+		effects: []string{"ephemeral to U1: This session is not stopped at its token budget, so nothing happened."}},
 	{what: "a reply over the budget waits in the queue", from: sess(stateOverBudget, budget(1000, 1200), atBudget(proceed)),
 		ev: reply(), to: stateOverBudget,
-		effects: []string{"save", "react 1.9 hourglass_flowing_sand", "tell U1: This session has used its token budget, so your reply waits: " +
+		effects: []string{"save", "react 1.9 hourglass_flowing_sand", "ephemeral to U1: This session has used its token budget, so your reply waits: " +
 			"it goes to the agent once the session's owner or an h9 admin presses Raise budget."},
 		check: func(t *testing.T, s Session) { queuedOnce(t, s); wantRequest(proceed)(t, s) }},
 	{what: "a reply once the configured budget no longer stops the session runs", from: sess(stateOverBudget, budget(2000, 1200), atBudget(proceed)),
@@ -116,15 +109,15 @@ var budgetRows = []row{
 	{what: "Retry over the budget", from: sess(stateError, budget(1000, 1100)),
 		ev: click(render.ActionRetry), to: stateOverBudget, effects: budgetParked},
 	{what: "a restart resumes nothing over the budget", from: sess(stateRunning, autoRun, budget(1000, 1100)),
-		ev: evRecover{}, to: stateOverBudget, effects: slices.Concat([]string{"log resuming after a restart", say(restartNotice)}, budgetParked)},
+		ev: evRecover{}, to: stateOverBudget, effects: slices.Concat([]string{"log resuming after a restart", notice(restartNotice)}, budgetParked)},
 	{what: "over budget is not in flight: a restart leaves it", from: sess(stateOverBudget, budget(1000, 1100), atBudget(proceed)),
 		ev: evRecover{}, to: stateOverBudget},
 	{what: "Stop over the budget", from: sess(stateOverBudget, budget(1000, 1100), atBudget(proceed)),
-		ev: click(render.ActionStop), to: stateOverBudget, effects: []string{"tell U1: Nothing is running in this session."}},
+		ev: click(render.ActionStop), to: stateOverBudget, effects: []string{"ephemeral to U1: Nothing is running in this session."}},
 	{what: "Resume over the budget is not Raise budget", from: sess(stateOverBudget, budget(1000, 1100), atBudget(proceed)),
-		ev: click(render.ActionResume), to: stateOverBudget, effects: []string{"tell U1: There is nothing to resume in this session."}},
+		ev: click(render.ActionResume), to: stateOverBudget, effects: []string{"ephemeral to U1: There is nothing to resume in this session."}},
 	{what: "Retry over the budget is not Raise budget", from: sess(stateOverBudget, budget(1000, 1100), atBudget(proceed)),
-		ev: click(render.ActionRetry), to: stateOverBudget, effects: []string{"tell U1: There is no failed run to retry in this session."}},
+		ev: click(render.ActionRetry), to: stateOverBudget, effects: []string{"ephemeral to U1: There is no failed run to retry in this session."}},
 	{what: "the budget message's ts is kept for the raise", from: sess(stateOverBudget, budget(1000, 1100), pendingPosts(postBudget)),
 		ev: evPosted{key: "budget-1", ts: "1.8"}, to: stateOverBudget, effects: []string{"save"},
 		check: func(t *testing.T, s Session) { wantString(t, "budget message", s.BudgetTS, "1.8") }},

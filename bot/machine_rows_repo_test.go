@@ -19,13 +19,6 @@ func withRepo(ready bool) func(*Session) {
 // outcomeDue: the session is done and its repository outcome not yet made.
 func outcomeDue(s *Session) { s.Outcome = &RepoOutcome{Text: "Fixed."} }
 
-var repoPairs = []string{
-	"setting up + Prepared", "setting up + click stop", "setting up + Reply", "setting up + Recover",
-	"setup failed + click retry", "setup failed + Reply", "idle + Reply",
-	"done + click push_branch", "done + click open_pr", "running + click push_branch", "idle + click open_pr",
-	"done + PullRequest", "done + Outcome", "done + Pushed",
-}
-
 var repoRows = []row{
 	{what: "/h9 plan [repo=…]: the checkout and setup come before the first run", from: Session{ID: "T1/C1/1.1"},
 		ev: evCreate{owner: "U1", task: "fix it", mode: planning.PlanModePlan, repo: &SessionRepo{Name: "backend", Branch: "h9/fix-it-abc234"}},
@@ -43,7 +36,7 @@ var repoRows = []row{
 		}},
 	{what: "set up from the cache alone: the warning goes to the thread first", from: sess(stateSettingUp, withRepo(false)),
 		ev: evPrepared{base: "main", warning: "could not fetch"}, to: stateRunning,
-		effects: []string{say(":warning: could not fetch"), "save", "start task (default) the task"}},
+		effects: []string{notice(":warning: could not fetch"), "save", "start task (default) the task"}},
 	{what: "the setup command failed: its words and Retry", from: sess(stateSettingUp, withRepo(false)),
 		ev: evPrepared{base: "main", setup: &setupFailure{what: "the setup command `make` of backend exited with code 2", output: "make: *** no rule"}},
 		to: stateSetupFailed, effects: []string{"log setup failed", "post h9_setup_failed", "save", "refresh"},
@@ -56,14 +49,14 @@ var repoRows = []row{
 	{what: "Stop during setup cancels it", from: sess(stateSettingUp, withRepo(false)),
 		ev: click(render.ActionStop), to: stateSettingUp, effects: []string{"log stop requested", "cancel the run", "save"}},
 	{what: "stopped during setup: it rests, still to set up", from: sess(stateSettingUp, withRepo(false), stoppedBy("U2")),
-		ev: evPrepared{err: errors.New("cancelled")}, to: stateIdle, effects: []string{say(stoppedWords), "save", "refresh"},
+		ev: evPrepared{err: errors.New("cancelled")}, to: stateIdle, effects: []string{notice(stoppedWords), "save", "refresh"},
 		check: func(t *testing.T, s Session) { wantBool(t, "ready", s.Repo.Ready, false) }},
 	{what: "a reply during setup waits", from: sess(stateSettingUp, withRepo(false)),
 		ev: evReply{user: "U1", text: "also b", ts: "1.9"}, to: stateSettingUp,
 		effects: []string{"save", "react 1.9 hourglass_flowing_sand"}},
 	{what: "a restart mid-setup sets up again, then the same first request", from: sess(stateSettingUp, withRepo(false)),
 		ev: evRecover{}, to: stateSettingUp,
-		effects: []string{"log setting up again after a restart", say(restartNotice), "save", "refresh", "prepare the repository"},
+		effects: []string{"log setting up again after a restart", notice(restartNotice), "save", "refresh", "prepare the repository"},
 		check: func(t *testing.T, s Session) {
 			wantString(t, "request", s.Request.Text, "the task")
 		}},
@@ -81,11 +74,11 @@ var repoRows = []row{
 		effects: []string{"react 1.9 hourglass_flowing_sand", "save", "refresh", "prepare the repository"}},
 	{what: "done with a repository: the outcome with the changes", from: sess(stateRunning, autoRun, withRepo(true)),
 		ev: evRunDone{text: "Fixed.", todos: items(completed)}, to: stateDone,
-		effects: []string{"show 1/1 tasks", "forget the step", "settle", "post the outcome with the changes", "save", "refresh"},
+		effects: []string{"show 1/1 tasks", "forget the step", "flush the checklist", "post the outcome with the changes", "save", "refresh"},
 		check:   func(t *testing.T, s Session) { wantString(t, "outcome due", s.Outcome.Text, "Fixed.") }},
 	{what: "the outcome made: its messages and the diff's upload become pending posts", from: sess(stateDone, withRepo(true), outcomeDue),
 		ev: evOutcome{msgs: []render.Message{text("the changes")}, diff: "h9-the-task-abc234.diff"}, to: stateDone,
-		effects: []string{say("the changes"), `post diff "h9-the-task-abc234.diff"`, "save"},
+		effects: []string{notice("the changes"), `post diff "h9-the-task-abc234.diff"`, "save"},
 		check: func(t *testing.T, s Session) {
 			wantBool(t, "outcome due", s.Outcome != nil, false)
 			wantPosts(t, s, "notice-1", "diff-2")
@@ -97,7 +90,7 @@ var repoRows = []row{
 		ev: evRecover{}, to: stateDone, effects: []string{"post the outcome with the changes"}},
 	{what: "a push's result is said in the thread, and the pull request kept", from: sess(stateDone, withRepo(true)),
 		ev: evPushed{msg: text("Opened it"), url: "https://github.com/acme/backend/pull/7"}, to: stateDone,
-		effects: []string{"save", say("Opened it")},
+		effects: []string{"save", notice("Opened it")},
 		check: func(t *testing.T, s Session) {
 			wantString(t, "pull request", s.Repo.PullRequest, "https://github.com/acme/backend/pull/7")
 		}},
@@ -109,7 +102,7 @@ var repoRows = []row{
 		ev: click(render.ActionPushBranch), to: stateRunning, effects: []string{"log repository action", "push the branch"}},
 	{what: "no checkout, nothing to push", from: sess(stateIdle, withRepo(false)),
 		ev: click(render.ActionOpenPR), to: stateIdle,
-		effects: []string{"tell U1: This session has no repository checkout, so there is nothing to push."}},
+		effects: []string{"ephemeral to U1: This session has no repository checkout, so there is nothing to push."}},
 	{what: "the pull request's URL is kept", from: sess(stateDone, withRepo(true)),
 		ev: evPullRequest{url: "https://github.com/acme/backend/pull/7"}, to: stateDone, effects: []string{"save"},
 		check: func(t *testing.T, s Session) {

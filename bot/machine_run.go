@@ -60,11 +60,11 @@ func (e evRunDone) apply(m *move) {
 	if e.stopping {
 		// State and approval stay: the next start resumes the run or
 		// reports the step interrupted.
-		m.settled()
+		m.saveAndShow()
 		return
 	}
 	s.Approval = nil
-	m.do(effSettle{}) // the outcome below is posted after the checklist shows its todos
+	m.do(effFlushChecklist{}) // the outcome below is posted after the checklist shows its todos
 	var next *agent.Request
 	if !m.addressed(e) { // the run addressing feedback goes on to the push (follow_machine.go)
 		next = e.outcome(m)
@@ -80,7 +80,7 @@ func (e evRunDone) apply(m *move) {
 		m.startRun(*next)
 		return
 	}
-	m.settled()
+	m.saveAndShow()
 }
 
 // evRecover: h9 started and found the session active. A step approval
@@ -100,19 +100,19 @@ func (evRecover) apply(m *move) {
 		what := "the approval of " + s.Approval.Tool + " `" + render.Truncate(s.Approval.Summary, 200) + "`" // RenderInterrupted escapes
 		s.Approval, s.State = nil, stateInterrupted
 		m.log("step approval interrupted by a restart")
-		m.say(render.RenderInterrupted(s.ID, what))
-		m.settled()
+		m.postNotice(render.RenderInterrupted(s.ID, what))
+		m.saveAndShow()
 	case !s.State.inFlight():
 	case s.StoppedBy != "": // stopped, but h9 stopped before the run ended
 		m.stopped()
-		m.settled()
+		m.saveAndShow()
 	case s.State == stateSettingUp:
 		m.log("setting up again after a restart")
-		m.say(text(restartNotice))
+		m.postNotice(text(restartNotice))
 		m.startRun(s.Request)
 	default:
 		m.log("resuming after a restart", "auto_run", s.AutoRun)
-		m.say(text(restartNotice))
+		m.postNotice(text(restartNotice))
 		req := agent.Request{Intent: agent.IntentContinue}
 		if s.Mode == planning.PlanModePlan {
 			req = s.Request
@@ -163,7 +163,7 @@ func (e evApprovalShown) apply(m *move) {
 		return
 	}
 	s.Approval.TS, s.State = e.ts, stateAwaitingApproval
-	m.settled()
+	m.saveAndShow()
 }
 
 // evApprovalUnseen: the approval could not be posted, so the step must not run.

@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot/render"
@@ -85,75 +81,6 @@ type row struct {
 	to      state
 	effects []string
 	check   func(t *testing.T, s Session) // further fields, when the row is about them
-}
-
-// eventName names an event kind for the table's pairs.
-func eventName(ev event) string {
-	switch e := ev.(type) {
-	case evClick:
-		return "click " + strings.TrimPrefix(e.action, "h9_")
-	case evRunDone:
-		return "run done"
-	}
-	return strings.TrimPrefix(reflect.TypeOf(ev).Name(), "ev")
-}
-
-func TestTransitions(t *testing.T) {
-	rows := slices.Concat(startRows, runDoneRows, reviewRows, stepRows, controlRows, replyRows, recoverRows, bookkeepingRows, budgetRows, repoRows)
-	covered := map[string]bool{}
-	for _, r := range rows {
-		from := r.from.State
-		if from == "" {
-			from = "new"
-		}
-		pair := string(from) + " + " + eventName(r.ev)
-		covered[pair] = true
-		t.Run(pair+": "+r.what, func(t *testing.T) {
-			before := r.from.clone()
-			next, effs := transition(r.from, r.ev)
-			if !reflect.DeepEqual(r.from, before) {
-				t.Errorf("transition changed its input session")
-			}
-			if next.State != r.to {
-				t.Errorf("state = %q, want %q", next.State, r.to)
-			}
-			var got []string
-			for _, e := range effs {
-				got = append(got, e.String())
-			}
-			if diff := cmp.Diff(r.effects, got); diff != "" {
-				t.Errorf("effects (-want +got):\n%s", diff)
-			}
-			if r.check != nil {
-				r.check(t, next)
-			}
-		})
-	}
-	for _, pair := range slices.Concat(possiblePairs, budgetPairs, repoPairs) {
-		if !covered[pair] {
-			t.Errorf("no row covers %s", pair)
-		}
-	}
-}
-
-// possiblePairs is every (state, event) that can happen; TestTransitions
-// fails when one has no row.
-var possiblePairs = []string{
-	"new + Create",
-	"planning + run done", "running + run done", "awaiting approval + run done",
-	"awaiting review + click approve_auto", "awaiting review + click approve_confirm",
-	"awaiting review + click keep_planning", "awaiting review + click cancel",
-	"awaiting review + TodosCancelled", "awaiting review + CancelFailed", "planning + click approve_auto",
-	"idle + click approve_auto", "awaiting review + Reply",
-	"running + ApprovalAsked", "running + ApprovalShown", "running + ApprovalUnseen",
-	"awaiting approval + click step_approve", "awaiting approval + click step_reject", "interrupted + click step_approve",
-	"running + click stop", "awaiting approval + click stop", "planning + click stop", "idle + click stop",
-	"stalled + click resume", "interrupted + click resume", "running + click resume", "done + click resume",
-	"error + click retry", "planning + click retry", "idle + click retry",
-	"planning + Reply", "running + Reply", "awaiting approval + Reply", "idle + Reply", "stalled + Reply",
-	"interrupted + Reply", "done + Reply", "cancelled + Reply", "error + Reply",
-	"planning + Recover", "running + Recover", "awaiting approval + Recover", "idle + Recover",
-	"running + ChecklistPosted", "awaiting review + Posted", "done + Posted", "done + Recover",
 }
 
 var startRows = []row{

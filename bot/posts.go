@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
-	"strconv"
 
 	"github.com/slack-go/slack"
 
@@ -39,19 +38,6 @@ type PendingPost struct {
 	Blocks json.RawMessage `json:"blocks,omitempty"`
 }
 
-// post records a post of msg and asks for it.
-func (m *move) post(kind string, msg render.Message) {
-	s := m.s
-	s.PostSeq++
-	key := kind + "-" + strconv.Itoa(s.PostSeq)
-	blocks, _ := json.Marshal(msg.Blocks) // render's blocks always encode
-	if len(msg.Blocks) == 0 {
-		blocks = nil
-	}
-	s.Posts = append(s.Posts, PendingPost{Key: key, Kind: kind, Text: msg.Text, Blocks: blocks})
-	m.do(effPost{key: key, kind: kind, msg: msg})
-}
-
 // message decodes a pending post back into what is sent.
 func (p PendingPost) message() render.Message {
 	m := render.Message{Text: p.Text}
@@ -62,30 +48,6 @@ func (p PendingPost) message() render.Message {
 		}
 	}
 	return m
-}
-
-// evPosted: a pending post was posted (ts; "" when Slack refused it, which
-// is logged and not tried again) or found in the thread.
-type evPosted struct{ key, ts string }
-
-func (e evPosted) apply(m *move) {
-	s := m.s
-	i := slices.IndexFunc(s.Posts, func(p PendingPost) bool { return p.Key == e.key })
-	if i < 0 {
-		return
-	}
-	switch s.Posts[i].Kind {
-	case postReview:
-		s.ReviewTS = e.ts
-	case postBudget:
-		s.BudgetTS = e.ts
-	case postFeedback:
-		if b := s.Follow.batch(); b != nil && b.TS == "" {
-			b.TS = e.ts
-		}
-	}
-	s.Posts = slices.Delete(s.Posts, i, i+1)
-	m.do(effSave{})
 }
 
 // postPending posts the pending post key, after its intent is stored.
@@ -105,10 +67,10 @@ func (a *actor) postPending(key string) {
 		a.uploadDiff(p)
 		return
 	}
-	a.apply(evPosted{key: key, ts: a.say(render.WithKey(p.message(), key))})
+	a.apply(evPosted{key: key, ts: a.post(render.WithKey(p.message(), key))})
 }
 
-// finishPosts settles what a previous holder left pending: each post found
+// finishPosts finishes what a previous holder left pending: each post found
 // in the thread is adopted, the others are posted.
 func (a *actor) finishPosts() {
 	for _, p := range slices.Clone(a.rec.Posts) {

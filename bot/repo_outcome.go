@@ -66,10 +66,6 @@ func renderChanges(r *SessionRepo, ch gitrepo.Changes, canPR bool) render.Change
 	return out
 }
 
-// upload records an upload of the session branch's diff as the file
-// name, a pending post like the others (found again by its name).
-func (m *move) upload(name string) { m.post(postDiff, render.Message{Text: name}) }
-
 // maxDiffUpload bounds the diff file uploaded into a thread.
 const maxDiffUpload = 32 << 20
 

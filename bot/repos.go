@@ -157,12 +157,12 @@ func (a *actor) createFromMention(m msgMention) {
 		repo, err = a.b.resolveRepo(opts, a.key.channel, task)
 	}
 	if err != nil {
-		a.b.api.ephemeral(a.b.bg, a.log, a.key.channel, m.user, a.key.ts, text("h9 did not start a session: "+err.Error()+"."))
+		a.b.api.postEphemeral(a.b.bg, a.log, a.key.channel, m.user, a.key.ts, text("h9 did not start a session: "+err.Error()+"."))
 		return
 	}
 	files, refused := a.b.attachments(m.ts, m.files)
 	a.create(m.team, m.user, task, planning.PlanModePlan, repo, files)
-	a.sayRefused(refused)
+	a.postRefused(refused)
 }
 
 // resolveRepo checks the options and applies the precedence with the

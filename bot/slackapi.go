@@ -48,12 +48,19 @@ type slackAPI struct {
 // of commands costs more CPU than the calls and delays the socket's acks.
 const slackIdleConns = 64
 
+// slackIdleTimeout closes a keep-alive connection unused this long. A
+// session's calls come seconds apart and keep theirs; the extra ones a
+// burst opened (up to slackIdleConns, two goroutines each) close 30 s
+// after it instead of Go's default 90 s (BENCHMARKS.md, issue 26).
+const slackIdleTimeout = 30 * time.Second
+
 // slackTransport is the default transport with enough idle connections for
 // many sessions posting at once.
 func slackTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = slackIdleConns
 	t.MaxIdleConnsPerHost = slackIdleConns
+	t.IdleConnTimeout = slackIdleTimeout
 	return t
 }
 
@@ -160,11 +167,9 @@ func (s *slackAPI) update(ctx context.Context, log *slog.Logger, channel, ts str
 	})
 }
 
-// ephemeral shows a message to one user only.
-func (s *slackAPI) ephemeral(ctx context.Context, log *slog.Logger, channel, user, threadTS string, m render.Message) {
-	_ = s.postEphemeral(ctx, log, channel, user, threadTS, m)
-}
-
+// postEphemeral shows a message to one user only (in a thread when
+// threadTS is set). A failure is logged; callers that can do nothing
+// about it ignore the error.
 func (s *slackAPI) postEphemeral(ctx context.Context, log *slog.Logger, channel, user, threadTS string, m render.Message) error {
 	if err := checkLimits(m); err != nil {
 		s.metrics.SlackFailed("chat.postEphemeral")
@@ -179,15 +184,6 @@ func (s *slackAPI) postEphemeral(ctx context.Context, log *slog.Logger, channel,
 		_, err := s.c.PostEphemeralContext(ctx, channel, user, opts...)
 		return err
 	})
-}
-
-// ephemeralOrRespond tries chat.postEphemeral and, when Slack refuses it
-// (e.g. the bot is not in the channel), the slash command's response_url.
-func (s *slackAPI) ephemeralOrRespond(ctx context.Context, log *slog.Logger, responseURL, channel, user string, m render.Message) {
-	if s.postEphemeral(ctx, log, channel, user, "", m) == nil || responseURL == "" {
-		return
-	}
-	s.respond(ctx, log, responseURL, "", "", m)
 }
 
 // respond answers a slash command through its response_url, ephemeral to
@@ -207,7 +203,7 @@ func (s *slackAPI) respond(ctx context.Context, log *slog.Logger, responseURL, c
 			return
 		}
 	}
-	s.ephemeral(ctx, log, channel, user, "", m)
+	s.postEphemeral(ctx, log, channel, user, "", m)
 }
 
 // findChecklist returns the ts of the checklist in a session's thread: the

@@ -30,3 +30,27 @@ func TestStatusFallsBackToResponseURL(t *testing.T) {
 		t.Errorf("chat.getPermalink called %d times after unknown_method, want 1", n)
 	}
 }
+
+// TestStatusAnswersWhileWebAPIHangs: with every Web API call hanging,
+// /h9 status still answers, through the command's response_url, without
+// waiting out chat.getPermalink (issue 26: it used to wait on
+// chat.getPermalink, then chat.postEphemeral, for the whole hang).
+func TestStatusAnswersWhileWebAPIHangs(t *testing.T) {
+	e := newEnv(t)
+	e.planned("hung web api task", "a:pending", "b:pending")
+	release := e.slack.Hang("")
+	defer release()
+	e.slash(testUser, testChannel, "status")
+	e.waitFor("status through the response_url", func() bool {
+		for _, c := range e.slack.Calls("response_url") {
+			body := string(c.Body)
+			if c.SlackError == "" && strings.Contains(body, "hung web api task") && strings.Contains(body, "0/2 tasks") {
+				return true
+			}
+		}
+		return false
+	})
+	if n := len(e.slack.Calls("chat.postEphemeral")); n != 0 {
+		t.Errorf("chat.postEphemeral called %d times; the response_url answers a slash command", n)
+	}
+}

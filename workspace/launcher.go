@@ -40,7 +40,13 @@ type launchSpec struct {
 	// ScopeSignals puts an unconfined command in a signal scope, so it
 	// cannot kill the launcher (scope.go).
 	ScopeSignals bool
+	// Stdio: the command's stdin is the launcher's fd 4 (a stdio server's
+	// requests, process_stdio.go), not /dev/null.
+	Stdio bool
 }
+
+// stdioInFD is the launcher's descriptor of a stdio command's stdin.
+const stdioInFD = 4
 
 // init turns this process into the launcher when h9 started it as one.
 // Doing it in init, not through a hook in main, means no program that
@@ -110,26 +116,34 @@ func prepareLauncher(spec launchSpec) error {
 	return nil
 }
 
-// startCommand starts the command with /dev/null as stdin and the
-// launcher's environment without the launcher's own marker.
+// startCommand starts the command with /dev/null as stdin (a stdio
+// command: the pipe of its requests) and the launcher's environment
+// without the launcher's own marker.
 func startCommand(spec launchSpec) (*os.Process, error) {
-	devNull, err := os.Open(os.DevNull)
+	stdin, err := commandStdin(spec)
 	if err != nil {
 		return nil, err
 	}
-	defer devNull.Close()
+	defer stdin.Close()
 	var env []string
 	for _, kv := range os.Environ() {
 		if len(kv) < len(launcherEnv)+1 || kv[:len(launcherEnv)+1] != launcherEnv+"=" {
 			env = append(env, kv)
 		}
 	}
-	attr := &os.ProcAttr{Dir: spec.Dir, Env: env, Files: []*os.File{devNull, os.Stdout, os.Stderr}}
+	attr := &os.ProcAttr{Dir: spec.Dir, Env: env, Files: []*os.File{stdin, os.Stdout, os.Stderr}}
 	switch {
 	case spec.Confine != nil:
 		return startConfined(spec.Confine, spec.Argv, attr)
 	}
 	return startScoped(spec.ScopeSignals, spec.Argv, attr)
+}
+
+func commandStdin(spec launchSpec) (*os.File, error) {
+	if spec.Stdio {
+		return os.NewFile(stdioInFD, "stdio-in"), nil
+	}
+	return os.Open(os.DevNull)
 }
 
 // supervise waits for the command or a stop, then kills what is left.

@@ -157,6 +157,7 @@ func wait(cmd *exec.Cmd) chan struct{} {
 // startLauncher starts the launcher (launcher.go) for j. Its stdin is the
 // control pipe: closing it stops everything; fd 3 carries its status.
 func startLauncher(j *job, stdout, out *os.File) (*started, error) {
+	j.spec.Stdio = j.stdio != nil
 	arg, err := marshalSpec(j.spec)
 	if err != nil {
 		return nil, err
@@ -177,6 +178,9 @@ func startLauncher(j *job, stdout, out *os.File) (*started, error) {
 		Stdin: controlR, Stdout: stdout, Stderr: out, ExtraFiles: []*os.File{statusW},
 		// Its own process group: a Ctrl-C meant for h9 does not reach it.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	if j.stdio != nil {
+		cmd.Stdout, cmd.ExtraFiles = j.stdio.out, append(cmd.ExtraFiles, j.stdio.in) // fd 4: stdioInFD
 	}
 	err = cmd.Start()
 	controlR.Close()

@@ -1,17 +1,12 @@
 package workspace
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"sync"
 )
-
-// ErrStdioNeedsBwrap: a long-lived stdio process runs only under bwrap,
-// whose PID namespace ends it and everything it started.
-var ErrStdioNeedsBwrap = errors.New("a stdio server needs the bubblewrap sandbox (H9_SANDBOX=bwrap or auto with bubblewrap working)")
 
 // maxStdioStderr is how much of a stdio process's stderr is kept, to say
 // why it failed.
@@ -41,16 +36,16 @@ type StdioProcess struct {
 }
 
 // StartStdio starts `bash -c command` in the workspace's sandbox with its
-// stdin and stdout as pipes (stderr is kept, capped, for Stderr).
+// stdin and stdout as pipes (stderr is kept, capped, for Stderr). Under
+// bwrap its PID namespace ends the tree; in the other modes the launcher
+// does, as it does for any command: a subreaper that kills everything
+// below it when h9 closes its control pipe or dies.
 func (w *Workspace) StartStdio(command string, opts StdioOptions) (*StdioProcess, error) {
 	if w.isClosed() {
 		return nil, ErrClosed
 	}
 	if err := checkCommand(command); err != nil {
 		return nil, err
-	}
-	if w.sandbox.level != LevelBwrap {
-		return nil, ErrStdioNeedsBwrap
 	}
 	j, err := w.sandbox.prepare(place{dir: w.dir, home: w.home, readOnly: opts.ReadOnly}, command)
 	if err != nil {
@@ -64,9 +59,8 @@ func (w *Workspace) StartStdio(command string, opts StdioOptions) (*StdioProcess
 	return p, nil
 }
 
-// startStdio owns j from here: the goroutine that starts bwrap keeps its
-// OS thread until bwrap is gone (--die-with-parent follows that thread),
-// then kills what is left and cleans j up.
+// startStdio owns j from here: a goroutine (serve) holds the process
+// until it exits or is stopped, then kills what is left and cleans j up.
 func startStdio(j *job) (*StdioProcess, error) {
 	pipes, err := newPipes(3)
 	if err != nil {
@@ -75,35 +69,50 @@ func startStdio(j *job) (*StdioProcess, error) {
 	inR, inW, outR, outW, errR, errW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
 	j.stdio = &stdioFiles{in: inR, out: outW}
 	p := &StdioProcess{Stdin: inW, Stdout: outR, done: make(chan struct{}), stop: make(chan struct{}), stderr: newHeadTail(maxStdioStderr)}
-	started := make(chan error, 1)
-	go func() {
-		defer close(p.done)
-		defer j.cleanup()
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		sealInheritedFDs()
-		s, err := startBwrap(j, nil, errW)
-		inR.Close()
-		outW.Close()
-		errW.Close()
-		started <- err
-		if err != nil {
-			errR.Close()
-			return
-		}
-		drained := make(chan struct{})
-		go func() { defer close(drained); io.Copy(p.stderrWriter(), errR) }()
-		p.hold(j, s)
-		errR.Close()
-		<-drained
-	}()
-	if err := <-started; err != nil {
+	ready := make(chan error, 1)
+	go p.serve(j, []*os.File{inR, outW, errW}, errR, ready)
+	if err := <-ready; err != nil {
 		inW.Close()
 		outR.Close()
 		<-p.done
 		return nil, err
 	}
 	return p, nil
+}
+
+// serve starts the process with the child's ends of its pipes (closed
+// here once it has them), says on ready whether it started, and holds it.
+func (p *StdioProcess) serve(j *job, childEnds []*os.File, errR *os.File, ready chan<- error) {
+	defer close(p.done)
+	defer j.cleanup()
+	if j.direct {
+		// bwrap dies with the thread that started it (--die-with-parent):
+		// keep that thread for as long as bwrap runs.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	sealInheritedFDs()
+	start := startLauncher
+	if j.direct {
+		start = startBwrap
+	}
+	s, err := start(j, nil, childEnds[2])
+	for _, f := range childEnds {
+		f.Close()
+	}
+	ready <- err
+	if err != nil {
+		errR.Close()
+		return
+	}
+	drained := make(chan struct{})
+	go func() { defer close(drained); io.Copy(p.stderrWriter(), errR) }()
+	p.hold(j, s)
+	errR.Close()
+	<-drained
+	if err := s.status(); err != nil {
+		fmt.Fprintf(p.stderrWriter(), "\n%v\n", err) // the launcher could not start the command: why
+	}
 }
 
 // hold waits for the process to exit or be stopped, then makes sure the

@@ -63,11 +63,22 @@ func BenchmarkMCPCall(b *testing.B) {
 
 // BenchmarkStdioFirstCall is a stdio server's first call in a session's
 // sandbox, its start, initialisation and listing included, then its stop,
-// against `bash -c true` in the same sandbox.
+// against `bash -c true` in the same sandbox; and a later call of the
+// session's kept process. Under bubblewrap and in the Landlock mode.
 func BenchmarkStdioFirstCall(b *testing.B) {
-	needBwrap(b)
+	for _, sandbox := range []string{"bwrap", "landlock"} {
+		b.Run(sandbox, func(b *testing.B) { benchStdioIn(b, sandbox) })
+	}
+}
+
+func benchStdioIn(b *testing.B, sandbox string) {
+	if sandbox == "bwrap" {
+		needBwrap(b)
+	} else {
+		needLandlockMode(b)
+	}
 	dir := b.TempDir()
-	wsm, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "workspaces"), Sandbox: "bwrap"})
+	wsm, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "workspaces"), Sandbox: sandbox})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -78,6 +89,8 @@ func BenchmarkStdioFirstCall(b *testing.B) {
 	defer ws.Close()
 	os.MkdirAll(filepath.Join(ws.Dir(), ".mcp"), 0o755)
 	buildStdioServer(b, filepath.Join(ws.Dir(), ".mcp"))
+	servers := []mcp.Server{{ServerConfig: mcp.ServerConfig{Name: "local", Command: "./.mcp/stdioserver"}}}
+	scope := mcp.Scope{SessionID: "s1", Mode: planning.PlanModeDefault, Workspace: func() (*workspace.Workspace, error) { return ws, nil }}
 	b.Run("bash_true", func(b *testing.B) {
 		report(b, func() {
 			if res, err := ws.Bash(context.Background(), "true", workspace.BashOptions{}); err != nil || res.ExitCode != 0 {
@@ -86,18 +99,12 @@ func BenchmarkStdioFirstCall(b *testing.B) {
 		})
 	})
 	b.Run("stdio_first_call", func(b *testing.B) {
-		scope := mcp.Scope{SessionID: "s1", Mode: planning.PlanModeDefault, Workspace: func() (*workspace.Workspace, error) { return ws, nil }}
 		report(b, func() {
 			// A fresh manager each time: no cached tool list, so the
 			// process starts to list them, as on a session's first use.
-			m := mcp.New(mcp.Options{Servers: []mcp.Server{{ServerConfig: mcp.ServerConfig{Name: "local", Command: "./.mcp/stdioserver"}}}})
+			m := mcp.New(mcp.Options{Servers: servers})
 			set := m.Tools(context.Background(), scope)
-			var res mcp.Result
-			for _, tl := range set.Tools {
-				if tl.Name == "local__echo" {
-					res = tl.Call(context.Background(), `{"text":"hi"}`)
-				}
-			}
+			res := callEcho(b, set)
 			set.Close()
 			m.Close()
 			if res.Output != "echo: hi" {
@@ -105,6 +112,31 @@ func BenchmarkStdioFirstCall(b *testing.B) {
 			}
 		})
 	})
+	b.Run("stdio_later_call", func(b *testing.B) {
+		m := mcp.New(mcp.Options{Servers: servers})
+		defer m.Close()
+		set := m.Tools(context.Background(), scope)
+		callEcho(b, set)
+		set.Close() // the session's process is kept, as between runs
+		report(b, func() {
+			set := m.Tools(context.Background(), scope)
+			res := callEcho(b, set)
+			set.Close()
+			if res.Output != "echo: hi" {
+				b.Fatalf("stdio call: %+v", res)
+			}
+		})
+	})
+}
+
+func callEcho(b *testing.B, set mcp.Set) mcp.Result {
+	for _, tl := range set.Tools {
+		if tl.Name == "local__echo" {
+			return tl.Call(context.Background(), `{"text":"hi"}`)
+		}
+	}
+	b.Fatal("local__echo not offered")
+	return mcp.Result{}
 }
 
 // report runs f b.N times and reports the p50 and p90 of its durations.

@@ -110,8 +110,10 @@ func check(c ServerConfig, seen map[string]bool) error {
 	switch {
 	case c.Name == "":
 		return fmt.Errorf("name is missing")
-	case !serverNameRE.MatchString(c.Name) || strings.Contains(c.Name, "__"):
-		return fmt.Errorf("name may have only letters, digits, _ and - (no \"__\"), at most 32 of them")
+	case !serverNameRE.MatchString(c.Name) || strings.Contains(c.Name, "__") || strings.HasSuffix(c.Name, "_"):
+		// <server>__<tool> then splits at its first "__" one way only, so
+		// two servers' tools never get the same name (names.go).
+		return fmt.Errorf("name may have only letters, digits, _ and - (no \"__\", not ending in _), at most 32 of them")
 	case seen[strings.ToLower(c.Name)]:
 		return fmt.Errorf("name is used by an earlier server")
 	case (c.URL == "") == (strings.TrimSpace(c.Command) == ""):

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,7 @@ func TestParseErrorsAreOneLineInUsersWords(t *testing.T) {
 		{"servers:\n- url: http://x\n", "server 1: name is missing"},
 		{"servers:\n- name: a.b\n  url: http://x\n", "only letters, digits, _ and -"},
 		{"servers:\n- name: a__b\n  url: http://x\n", `no "__"`},
+		{"servers:\n- name: x_\n  url: http://x\n", `not ending in _`}, // x___y would be x's tool _y too
 		{"servers:\n- name: a\n  url: http://x\n- name: A\n  url: http://y\n", `server 2 ("A"): name is used by an earlier server`},
 		{"servers:\n- name: a\n  url: ftp://x\n", "url must be an http:// or https:// address"},
 		{"servers:\n- name: a\n  url: https://u:p@x\n", "must not carry a password"},
@@ -65,8 +67,23 @@ func TestExposedNamesFitTheModelAPIAndAreDeterministic(t *testing.T) {
 }
 
 func TestInputSchemaRules(t *testing.T) {
-	if _, err := inputSchema(map[string]any{"type": "array"}); err == nil {
-		t.Error("an array schema accepted")
+	for _, refused := range []string{
+		`{"type":"array"}`,
+		`{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}`,
+		`{"type":"object","oneOf":[]}`,
+		`{"enum":[1,2]}`,
+		`{"type":"object","properties":[]}`,
+		`{"type":"object","required":"a"}`,
+		`{"type":"object","required":[1]}`,
+		`{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`,
+	} {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(refused), &v); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := inputSchema(v); err == nil {
+			t.Errorf("%s accepted, which the model API refuses", refused)
+		}
 	}
 	if _, err := inputSchema(map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/x"}}}); err != nil {
 		t.Errorf("a local $ref refused: %v", err)
@@ -74,5 +91,26 @@ func TestInputSchemaRules(t *testing.T) {
 	got, err := inputSchema(map[string]any{"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": map[string]any{}})
 	if err != nil || strings.Contains(string(got), "$schema") || !strings.Contains(string(got), `"type":"object"`) {
 		t.Errorf("sanitised: %s, %v", got, err)
+	}
+}
+
+// Two servers' tools never share a name: a server's name has no "__" and
+// does not end in "_", so <server>__ is a prefix of its tools' names only.
+func TestExposedNamesUniqueAcrossServers(t *testing.T) {
+	servers := map[string][]string{"x": {"_y", "y", "__z"}, "x-": {"y"}, "_x": {"y"}, "x-y": {"z"}, "x__": {"z"}, "x_": {"y"}}
+	seen := map[string]string{}
+	for srv, tools := range servers {
+		if _, err := Parse([]byte("servers:\n- name: "+srv+"\n  url: http://x\n"), env); err != nil {
+			if srv == "x__" || srv == "x_" {
+				continue // refused, as it must be
+			}
+			t.Fatalf("server %q: %v", srv, err)
+		}
+		for tl, n := range exposedNames(srv, tools) {
+			if other, dup := seen[n]; dup {
+				t.Errorf("%s's %q and %s share the name %q", srv, tl, other, n)
+			}
+			seen[n] = srv + "'s " + tl
+		}
 	}
 }

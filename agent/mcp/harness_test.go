@@ -68,7 +68,9 @@ func (c *countingMetrics) get(k string) int {
 	return c.n[k]
 }
 
-func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout time.Duration) *harness {
+// newHarness makes the harness; tune may change the manager's options and
+// the engine's configuration before they are made.
+func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout time.Duration, tune ...func(*mcp.Options, *agent.Config)) *harness {
 	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, model: fakemodel.New(), logs: &syncBuffer{}, calls: &countingMetrics{n: map[string]int{}}}
@@ -79,7 +81,12 @@ func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout 
 	}
 	h.wsm = wsm
 	log := slog.New(slog.NewTextHandler(h.logs, nil))
-	h.mgr = mcp.New(mcp.Options{Servers: servers, CallTimeout: callTimeout, Logger: log, Metrics: h.calls})
+	opts := mcp.Options{Servers: servers, CallTimeout: callTimeout, Logger: log, Metrics: h.calls}
+	cfg := agent.Config{ModelName: "fake-model", Workspaces: wsm, RetryBaseDelay: time.Millisecond, Logger: log}
+	for _, f := range tune {
+		f(&opts, &cfg)
+	}
+	h.mgr = mcp.New(opts)
 	t.Cleanup(h.mgr.Close)
 	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
@@ -94,8 +101,8 @@ func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout 
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.eng, err = agent.New(agent.Config{Store: st, Model: model, ModelName: "fake-model", Workspaces: wsm,
-		RetryBaseDelay: time.Millisecond, Logger: log, Tools: h.mgr})
+	cfg.Store, cfg.Model, cfg.Tools = st, model, h.mgr
+	h.eng, err = agent.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

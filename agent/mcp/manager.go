@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,7 @@ type Metrics interface {
 type Options struct {
 	Servers     []Server
 	CallTimeout time.Duration // per call; 0 = DefaultCallTimeout
+	StdioIdle   time.Duration // a session's stdio server outlives its last run by this; 0 = DefaultStdioIdle
 	Logger      *slog.Logger  // nil = discard
 	Metrics     Metrics       // nil = counts nothing
 }
@@ -60,6 +62,9 @@ func New(opts Options) *Manager {
 	if opts.Metrics == nil {
 		opts.Metrics = noMetrics{}
 	}
+	if opts.StdioIdle <= 0 {
+		opts.StdioIdle = DefaultStdioIdle
+	}
 	m := &Manager{opts: opts, log: opts.Logger, scrub: newScrubber(opts.Servers)}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	for _, s := range opts.Servers {
@@ -70,6 +75,10 @@ func New(opts Options) *Manager {
 			srv.stdio = newStdio(srv)
 		}
 		m.servers = append(m.servers, srv)
+	}
+	if slices.ContainsFunc(m.servers, func(s *server) bool { return s.stdio != nil }) {
+		m.wg.Add(1)
+		go m.reapIdle()
 	}
 	return m
 }
@@ -84,7 +93,8 @@ func (m *Manager) Start() {
 	}
 }
 
-// Close ends every connection and stdio server and waits for them.
+// Close ends every connection and stdio server and waits for them and
+// for the Manager's goroutines.
 func (m *Manager) Close() {
 	m.cancel()
 	for _, s := range m.servers {

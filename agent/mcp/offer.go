@@ -114,9 +114,10 @@ func (s *server) callOnce(ctx context.Context, o offer, call caller, args string
 		outcome = "failed"
 		out = Result{Output: fmt.Sprintf("MCP server %s failed: %s", s.cfg.Name, short(oneLine(err.Error()), 2000)), IsError: true}
 	case res.IsError:
-		outcome, out = "tool_error", Result{Output: resultText(res), IsError: true}
+		outcome, out = "tool_error", Result{IsError: true}
+		out.Output, _ = resultText(res)
 	default:
-		out.Output = resultText(res)
+		out.Output, out.Images = resultText(res)
 	}
 	s.m.opts.Metrics.MCPCall(s.cfg.Kind(), outcome)
 	out.Output = s.m.scrub.String(out.Output)

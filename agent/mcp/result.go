@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/h9-app/h9/textcut"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -12,11 +13,17 @@ import (
 // its head and tail kept.
 const maxResultChars = 28_000
 
+// maxResultImages bounds the images of one result that go to the model
+// as images; the others are only named.
+const maxResultImages = 4
+
 // resultText is what the model reads of a tool's result: its text, other
 // content named ([image: image/png, 2.1 KiB]), structured content when
-// there is no text, cut to maxResultChars.
-func resultText(res *mcp.CallToolResult) string {
+// there is no text, cut to maxResultChars; and the bytes of its first
+// images, for a model that sees them.
+func resultText(res *mcp.CallToolResult) (string, [][]byte) {
 	var b strings.Builder
+	var images [][]byte
 	for i, c := range res.Content {
 		if b.Len() > 4*maxResultChars {
 			fmt.Fprintf(&b, "\n[… %d more content parts left out …]", len(res.Content)-i)
@@ -26,6 +33,9 @@ func resultText(res *mcp.CallToolResult) string {
 			b.WriteByte('\n')
 		}
 		b.WriteString(contentText(c))
+		if img, ok := c.(*mcp.ImageContent); ok && len(images) < maxResultImages && len(img.Data) > 0 {
+			images = append(images, img.Data)
+		}
 	}
 	if b.Len() == 0 && res.StructuredContent != nil {
 		if data, err := json.Marshal(res.StructuredContent); err == nil {
@@ -33,9 +43,9 @@ func resultText(res *mcp.CallToolResult) string {
 		}
 	}
 	if b.Len() == 0 {
-		return "(no output)"
+		return "(no output)", nil
 	}
-	return cut(b.String(), maxResultChars)
+	return textcut.HeadTail(b.String(), maxResultChars), images
 }
 
 func contentText(c mcp.Content) string {
@@ -64,17 +74,6 @@ func size(n int) string {
 		return fmt.Sprintf("%d bytes", n)
 	}
 	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-}
-
-// cut keeps the head and tail of s, as bash output is kept.
-func cut(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	half := limit / 2
-	head := strings.ToValidUTF8(s[:half], "")
-	tail := strings.ToValidUTF8(s[len(s)-half:], "")
-	return fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", head, len(s)-len(head)-len(tail), tail)
 }
 
 // scrubber replaces header values in anything a server says.

@@ -37,6 +37,9 @@ func inputSchema(raw any) (json.RawMessage, error) {
 	}
 	delete(schema, "$schema")
 	delete(schema, "$id")
+	if err := checkTop(schema); err != nil {
+		return nil, err
+	}
 	if err := checkNode(schema, 0); err != nil {
 		return nil, err
 	}
@@ -51,6 +54,39 @@ func inputSchema(raw any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("its input schema has %d bytes, more than %d", len(data), maxSchemaBytes)
 	}
 	return data, nil
+}
+
+// topCombinators are what OpenAI refuses at a function schema's top level
+// ("schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/
+// 'enum'/'not' at the top level").
+var topCombinators = []string{"oneOf", "anyOf", "allOf", "enum", "not"}
+
+// checkTop refuses what the model API refuses of the top level: a
+// combinator, properties that are not an object, required that is not a
+// list of names.
+func checkTop(schema map[string]any) error {
+	for _, k := range topCombinators {
+		if _, ok := schema[k]; ok {
+			return fmt.Errorf("its input schema has %q at the top level", k)
+		}
+	}
+	if p, ok := schema["properties"]; ok {
+		if _, isObject := p.(map[string]any); !isObject {
+			return fmt.Errorf("its input schema's properties is not an object")
+		}
+	}
+	if r, ok := schema["required"]; ok {
+		list, isList := r.([]any)
+		for _, v := range list {
+			if _, isName := v.(string); !isName {
+				isList = false
+			}
+		}
+		if !isList {
+			return fmt.Errorf("its input schema's required is not a list of names")
+		}
+	}
+	return nil
 }
 
 // checkNode refuses references that leave the schema and nesting too deep.

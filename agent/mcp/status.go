@@ -22,9 +22,10 @@ func (m *Manager) Check(ctx context.Context, wait time.Duration) []Status {
 		st := Status{Name: s.cfg.Name, Kind: s.cfg.Kind()}
 		if s.stdio != nil {
 			st.OK = true
-			st.Line = fmt.Sprintf("stdio server %q, started in each session's sandbox on first use", s.cfg.Command)
-			if n, listed := s.stdio.state(); listed {
-				st.Line += fmt.Sprintf(", %d %s", n, plural(n, "tool", "tools"))
+			st.Line = fmt.Sprintf("stdio server %q, started in each session's sandbox on first use and stopped once the session is idle for %s",
+				s.cfg.Command, m.opts.StdioIdle)
+			if n, listed, running := s.stdio.state(); listed {
+				st.Line += fmt.Sprintf(", %d %s, running for %d %s", n, plural(n, "tool", "tools"), running, plural(running, "session", "sessions"))
 			}
 			out = append(out, st)
 			continue

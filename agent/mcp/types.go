@@ -42,4 +42,8 @@ type Tool struct {
 type Result struct {
 	Output  string
 	IsError bool
+	// Images are the bytes of the result's first images (maxResultImages),
+	// as the server sent them; Output names every image too, for a model
+	// that does not see images.
+	Images [][]byte
 }

@@ -53,7 +53,7 @@ type Config struct {
 	GithubAPIUrl      string         `split_words:"true" default:"https://api.github.com/" desc:"GitHub REST API base (GitHub Enterprise: https://HOST/api/v3/); must end in /"`
 	GitlabToken       string         `split_words:"true" desc:"GitLab token (api scope, Developer or above) for merge requests and https pushes; a repo's forge.token_env may name another variable"`
 	GitlabAPIUrl      string         `split_words:"true" default:"https://gitlab.com/api/v4/" desc:"GitLab REST API base (self-managed: https://HOST/api/v4/); must end in /"`
-	GiteaToken        string         `split_words:"true" desc:"Gitea/Forgejo token (write:repository) for pull requests and https pushes; a repo's forge.api gives the server"`
+	GiteaToken        string         `split_words:"true" desc:"Gitea/Forgejo token (scopes write:repository, write:issue, read:user) for pull requests and https pushes; a repo's forge.api gives the server"`
 	GitName           string         `split_words:"true" default:"h9" desc:"author name of h9's commits"`
 	GitEmail          string         `split_words:"true" default:"h9@localhost" desc:"author email of h9's commits"`
 	LogFormat         string         `split_words:"true" default:"text" desc:"log format on stderr: text or json"`

@@ -22,8 +22,12 @@ var layers = []struct {
 	rank   int
 }{
 	{"planning", 0},
+	{"textcut", 0},
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
+	{"workspace/forge/fakegitea", 1}, // a fake: tests only
+	{"workspace/forge/fakegitlab", 1},
+	{"workspace/forge/forgetest", 2},
 	{"workspace/egress", 1},
 	{"workspace", 1},
 	{"workspace/gitrepo", 2},

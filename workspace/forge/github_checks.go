@@ -113,8 +113,9 @@ func (p *ghPoll) jobLog(ctx context.Context, id int64) string {
 	if resp.StatusCode != http.StatusOK {
 		return ""
 	}
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	return tail(string(data), LogLines)
+	tw := newTailWriter(LogLines) // read through, never held whole
+	io.Copy(tw, resp.Body)
+	return tail(tw.String(), LogLines)
 }
 
 // statuses reads the commit statuses on sha: the newest per context,

@@ -79,6 +79,8 @@ func (r Repo) checkForge() (Repo, error) {
 		return r, fmt.Errorf("forge.api is required for gitea (like https://git.example.com/api/v1/)")
 	case c.API != "" && !validAPI(c.API):
 		return r, fmt.Errorf("forge.api %q must be an http(s) URL ending in /", c.API)
+	case kind == forge.Gitea && !strings.HasSuffix(c.API, "/api/v1/"):
+		return r, fmt.Errorf("forge.api %q for gitea must end in /api/v1/ (like https://git.example.com/api/v1/)", c.API)
 	case c.TokenEnv != "" && !envNameRE.MatchString(c.TokenEnv):
 		return r, fmt.Errorf("forge.token_env %q is not an environment variable name", c.TokenEnv)
 	}
@@ -151,7 +153,9 @@ func (r *Repos) token(repo Repo) string {
 	return ""
 }
 
-// Forge is the client of the repository's forge, with its token.
+// Forge is the client of the repository's forge, with its token; one per
+// repository for the life of Repos, so what a client learns (GitLab
+// commenters' access levels, GitHub's rate limit) outlives a poll.
 func (r *Repos) Forge(name string) (forge.Client, error) {
 	repo, err := r.repo(name)
 	if err != nil {
@@ -164,5 +168,18 @@ func (r *Repos) Forge(name string) (forge.Client, error) {
 	if r.token(repo) == "" {
 		return nil, fmt.Errorf("%w for %s (%s is not set)", ErrNoPullRequests, repo.Name, p.TokenEnv)
 	}
-	return forge.New(p, r.token(repo), r.cfg.HTTPClient)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.forges[repo.Name]; c != nil {
+		return c, nil
+	}
+	c, err := forge.New(p, r.token(repo), r.cfg.HTTPClient)
+	if err != nil {
+		return nil, err
+	}
+	if r.forges == nil {
+		r.forges = map[string]forge.Client{}
+	}
+	r.forges[repo.Name] = c
+	return c, nil
 }

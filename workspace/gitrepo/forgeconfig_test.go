@@ -48,3 +48,23 @@ func TestForgeKey(t *testing.T) {
 		}
 	}
 }
+
+// One forge client per repository, made once: what it learns outlives a
+// poll.
+func TestForgeClientIsMadeOnce(t *testing.T) {
+	r, err := New(Config{Dir: t.TempDir(), Author: Identity{Name: "h9", Email: "h9@localhost"},
+		Repos:  []Repo{{Name: "gl", URL: "https://gitlab.example.com/g/s/r.git", Forge: &ForgeConfig{Type: "gitlab", API: "https://gitlab.example.com/api/v4/"}}},
+		Tokens: map[string]string{"H9_GITLAB_TOKEN": "glpat-x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	first, err := r.Forge("gl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.Forge("GL")
+	if err != nil || again != first || first.Kind() != "gitlab" {
+		t.Errorf("second client %v (%v), want the first", again, err)
+	}
+}

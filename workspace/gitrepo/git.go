@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // gitRun is one of h9's own git commands: in a directory h9 owns (the
@@ -60,6 +61,13 @@ func gitEnv(extra []string) []string {
 	return append(env, extra...)
 }
 
+// gitTimeout bounds one of h9's own git commands, whatever its caller's
+// deadline: a remote that stops answering mid-fetch (git has no timeout
+// of its own over ssh) frees the session's actor and the repository's
+// lock. A first clone of a large repository over a slow link is the
+// longest honest command; it takes minutes, not half an hour.
+const gitTimeout = 30 * time.Minute
+
 // maxGitOutput bounds what h9 keeps of a git command's captured output.
 const maxGitOutput = 64 << 20
 
@@ -67,6 +75,8 @@ const maxGitOutput = 64 << 20
 // is ErrGit with git's last lines of stderr. The child has no terminal
 // (its own session), so ssh cannot ask for a passphrase.
 func (g gitRun) run(ctx context.Context) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, fixedOptions...), g.args...)...)
 	cmd.Dir, cmd.Env, cmd.Stdin = g.dir, gitEnv(append(g.remote.env, g.env...)), g.stdin
 	token, err := g.remote.pipe()

@@ -62,7 +62,8 @@ type Repos struct {
 	bg        context.Context // spares are made under it; Close cancels it
 	stop      context.CancelFunc
 	mu        sync.Mutex
-	refilling map[string]bool // repository@base → a spare is being made
+	refilling map[string]bool         // repository@base → a spare is being made
+	forges    map[string]forge.Client // repository name → its forge's client, made once (Forge)
 	closed    bool
 	wg        sync.WaitGroup
 	spareErr  atomic.Value // errorOrNil: the last spare's outcome

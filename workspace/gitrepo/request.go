@@ -2,9 +2,16 @@ package gitrepo
 
 import (
 	"context"
+	"time"
 
 	"github.com/h9-app/h9/workspace/forge"
 )
+
+// forgeTimeout bounds one forge operation (finding or opening a request
+// takes up to four API calls, checking access two or three): a forge that
+// stops answering fails it with a clear error instead of holding the
+// session's push for ever.
+const forgeTimeout = 2 * time.Minute
 
 // PullRequest is an open pull (or merge) request of a session branch.
 type PullRequest struct {
@@ -27,6 +34,8 @@ func (r *Repos) OpenPullRequest(ctx context.Context, s Session, title, body stri
 	if err != nil {
 		return PullRequest{}, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, forgeTimeout)
+	defer cancel()
 	req, err := client.OpenRequest(ctx, s.Branch, s.Base, title, body)
 	if err != nil {
 		return PullRequest{}, err
@@ -42,6 +51,8 @@ func (r *Repos) CheckAccess(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, forgeTimeout)
+	defer cancel()
 	return client.CheckAccess(ctx)
 }
 

@@ -4,14 +4,22 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
-	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,14 +30,17 @@ import (
 //   - read_file: named like a built-in tool;
 //   - huge: a result of about a mebibyte;
 //   - hang: never answers until the call is cancelled;
-//   - picture: an image;
+//   - picture: an image (Picture); icon: a small one;
 //   - env: the server's environment (for the stdio server);
+//   - instance: an id of this server, made when it was: two calls that
+//     get the same reached the same process;
 //   - leak: echoes the request's Authorization header, as a careless
 //     server might;
 //   - add_tool: adds a tool named by "name" (notifications/tools/list_changed);
 //   - bad_type, ext_ref: schemas a model API would refuse.
 func NewServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "h9-test", Version: "1"}, nil)
+	instance := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
 	obj := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)
 	add := func(name string, readOnly bool, schema json.RawMessage, h mcp.ToolHandler) {
 		s.AddTool(&mcp.Tool{Name: name, Description: "test tool " + name, InputSchema: schema,
@@ -57,12 +68,17 @@ func NewServer() *mcp.Server {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the tracker is read-only today"}}}, nil
 	})
 	add("picture", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		png, _ := base64.StdEncoding.DecodeString("iVBORw0KGgo=")
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a chart"}, &mcp.ImageContent{Data: png, MIMEType: "image/png"}}}, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a chart"}, &mcp.ImageContent{Data: Picture(), MIMEType: "image/png"}}}, nil
+	})
+	add("icon", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: icon(), MIMEType: "image/png"}}}, nil
 	})
 	add("env", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		wd, _ := os.Getwd()
 		return text("cwd=" + wd + "\n" + strings.Join(os.Environ(), "\n")), nil
+	})
+	add("instance", true, obj, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text("instance " + instance), nil
 	})
 	add("leak", true, obj, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if req.Extra != nil && req.Extra.Header != nil {
@@ -152,3 +168,34 @@ func NewRemote(token string) *Remote {
 	}))
 	return r
 }
+
+// PictureMetadata is in a text chunk of Picture: what a server can hide in
+// an image besides its pixels.
+const PictureMetadata = "h9-test-png-metadata"
+
+// Picture is a PNG of 3000×1200 pixels, larger than a model takes, with
+// PictureMetadata in a tEXt chunk.
+var Picture = sync.OnceValue(func() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 3000, 1200))
+	for x := 0; x < 3000; x += 7 {
+		img.Set(x, x%1200, color.RGBA{R: 200, A: 255})
+	}
+	var buf bytes.Buffer
+	png.Encode(&buf, img)
+	data := buf.Bytes()
+	iend := len(data) - 12 // the IEND chunk: length, type, CRC
+	chunk := []byte("tEXt" + "Comment\x00" + PictureMetadata)
+	var out bytes.Buffer
+	out.Write(data[:iend])
+	binary.Write(&out, binary.BigEndian, uint32(len(chunk)-4))
+	out.Write(chunk)
+	binary.Write(&out, binary.BigEndian, crc32.ChecksumIEEE(chunk))
+	out.Write(data[iend:])
+	return out.Bytes()
+})
+
+var icon = sync.OnceValue(func() []byte {
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewGray(image.Rect(0, 0, 32, 16)))
+	return buf.Bytes()
+})

@@ -10,47 +10,47 @@ import (
 )
 
 // say is how a plain post appears in a row's effects.
-func say(words string) string { return "post " + fmt.Sprintf("%q", render.Truncate(words, 80)) }
+func notice(words string) string { return "post " + fmt.Sprintf("%q", render.Truncate(words, 80)) }
 
 const stoppedWords = "Stopped by <@U2>. Reply in this thread to continue."
 
 var runDoneRows = []row{
 	{what: "a plan with todos opens the review at the next revision", from: sess(statePlanning, planMode, func(s *Session) { s.Revision = 1 }),
 		ev: evRunDone{planRun: true, text: "Plan: a, then b.", todos: items(pending, pending)}, to: stateAwaitingReview,
-		effects: []string{"show 0/2 tasks", "forget the step", "settle", "post h9_plan_summary_0", "post review h9_review_ask", "save", "refresh"},
+		effects: []string{"show 0/2 tasks", "forget the step", "flush the checklist", "post h9_plan_summary_0", "post review h9_review_ask", "save", "refresh"},
 		check: func(t *testing.T, s Session) {
 			wantInt(t, "revision", s.Revision, 2)
 			wantPosts(t, s, "notice-1", "review-2") // recorded before they are posted
 		}},
 	{what: "a plan without todos says so and rests", from: sess(statePlanning, planMode),
 		ev: evRunDone{planRun: true}, to: stateIdle,
-		effects: []string{"show 0/0 tasks", "forget the step", "settle",
-			say("No plan yet: the agent wrote no todo list. Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning."),
+		effects: []string{"show 0/0 tasks", "forget the step", "flush the checklist",
+			notice("No plan yet: the agent wrote no todo list. Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning."),
 			"save", "refresh"}},
 	{what: "a failed run posts its words with Retry", from: sess(statePlanning, planMode),
 		ev: evRunDone{planRun: true, err: &agent.RunError{Text: "The model endpoint is down.", Err: agent.ErrModel}}, to: stateError,
-		effects: []string{"show 0/0 tasks", "forget the step", "settle", "log run failed", "post h9_error", "save", "refresh"}},
+		effects: []string{"show 0/0 tasks", "forget the step", "flush the checklist", "log run failed", "post h9_error", "save", "refresh"}},
 	{what: "h9 stopping keeps the run in flight for the next start", from: sess(statePlanning, planMode),
 		ev: evRunDone{stopping: true, planRun: true, err: agent.ErrCancelled}, to: statePlanning,
 		effects: []string{"show 0/0 tasks", "forget the step", "save", "refresh"}},
 	{what: "auto-run: a todo completed, more open: the next run continues, counter reset", from: sess(stateRunning, autoRun, stuck(1, 0)),
 		ev: evRunDone{todos: items(completed, running)}, to: stateRunning,
-		effects: []string{"show 1/2 tasks", "forget the step", "settle", "save", "start continue (default)"},
+		effects: []string{"show 1/2 tasks", "forget the step", "flush the checklist", "save", "start continue (default)"},
 		check:   func(t *testing.T, s Session) { wantInt(t, "stuck", s.Stuck, 0); wantInt(t, "prev done", s.PrevDone, 1) }},
 	{what: "auto-run: nothing newly completed counts a run without progress", from: sess(stateRunning, autoRun, stuck(1, 1)),
 		ev: evRunDone{todos: items(completed, running)}, to: stateRunning,
-		effects: []string{"show 1/2 tasks", "forget the step", "settle", "save", "start continue (default)"},
+		effects: []string{"show 1/2 tasks", "forget the step", "flush the checklist", "save", "start continue (default)"},
 		check:   func(t *testing.T, s Session) { wantInt(t, "stuck", s.Stuck, 2) }},
 	{what: "auto-run: the third run in a row without progress stalls", from: sess(stateRunning, autoRun, stuck(2, 1)),
 		ev: evRunDone{todos: items(completed, running)}, to: stateStalled,
-		effects: []string{"show 1/2 tasks", "forget the step", "settle", "log auto-run stalled", "post h9_stalled", "save", "refresh"},
+		effects: []string{"show 1/2 tasks", "forget the step", "flush the checklist", "log auto-run stalled", "post h9_stalled", "save", "refresh"},
 		check: func(t *testing.T, s Session) {
 			wantInt(t, "stuck", s.Stuck, stallLimit)
 			wantBool(t, "auto-run", s.AutoRun, false)
 		}},
 	{what: "auto-run: every todo completed is done", from: sess(stateRunning, autoRun, stuck(0, 1)),
 		ev: evRunDone{text: "Built both.", todos: items(completed, completed)}, to: stateDone,
-		effects: []string{"show 2/2 tasks", "forget the step", "settle", "post h9_done", "save", "refresh"},
+		effects: []string{"show 2/2 tasks", "forget the step", "flush the checklist", "post h9_done", "save", "refresh"},
 		check: func(t *testing.T, s Session) {
 			wantBool(t, "auto-run", s.AutoRun, false)
 			wantPosts(t, s, "notice-1")
@@ -58,25 +58,25 @@ var runDoneRows = []row{
 		}},
 	{what: "a follow-up that leaves todos open rests with the agent's answer", from: sess(stateRunning),
 		ev: evRunDone{text: "Answered.", todos: items(completed, pending)}, to: stateIdle,
-		effects: []string{"show 1/2 tasks", "forget the step", "settle", "post h9_reply_0", "save", "refresh"}},
+		effects: []string{"show 1/2 tasks", "forget the step", "flush the checklist", "post h9_reply_0", "save", "refresh"}},
 	{what: "a follow-up that completes every todo is done", from: sess(stateRunning),
 		ev: evRunDone{text: "All done.", todos: items(completed)}, to: stateDone,
-		effects: []string{"show 1/1 tasks", "forget the step", "settle", "post h9_done", "save", "refresh"}},
+		effects: []string{"show 1/1 tasks", "forget the step", "flush the checklist", "post h9_done", "save", "refresh"}},
 	{what: "a follow-up without words or todos posts nothing", from: sess(stateRunning),
 		ev: evRunDone{}, to: stateIdle,
-		effects: []string{"show 0/0 tasks", "forget the step", "settle", "save", "refresh"}},
+		effects: []string{"show 0/0 tasks", "forget the step", "flush the checklist", "save", "refresh"}},
 	{what: "a stopped run says who stopped it", from: sess(stateRunning, stoppedBy("U2")),
 		ev: evRunDone{err: agent.ErrCancelled, todos: items(running)}, to: stateIdle,
-		effects: []string{"show 0/1 tasks", "forget the step", "settle", say(stoppedWords), "save", "refresh"},
+		effects: []string{"show 0/1 tasks", "forget the step", "flush the checklist", notice(stoppedWords), "save", "refresh"},
 		check:   func(t *testing.T, s Session) { wantString(t, "stopped by", s.StoppedBy, "") }},
 	{what: "a queued reply runs next, its hourglass turned to eyes", from: sess(stateRunning, queued),
 		ev: evRunDone{text: "First part done."}, to: stateRunning,
-		effects: []string{"show 0/0 tasks", "forget the step", "settle", "post h9_reply_0",
+		effects: []string{"show 0/0 tasks", "forget the step", "flush the checklist", "post h9_reply_0",
 			"unreact 1.9 hourglass_flowing_sand", "react 1.9 eyes", "save", "start reply (default) also b"},
 		check: func(t *testing.T, s Session) { wantInt(t, "queue", len(s.Queue), 0) }},
 	{what: "a queued reply goes before auto-run's next run", from: sess(stateRunning, autoRun, queued),
 		ev: evRunDone{todos: items(completed, pending)}, to: stateRunning,
-		effects: []string{"show 1/2 tasks", "forget the step", "settle",
+		effects: []string{"show 1/2 tasks", "forget the step", "flush the checklist",
 			"unreact 1.9 hourglass_flowing_sand", "react 1.9 eyes", "save", "start reply (default) also b"},
 		check: func(t *testing.T, s Session) {
 			wantInt(t, "queue", len(s.Queue), 0)
@@ -106,7 +106,7 @@ var reviewRows = []row{
 	{what: "Keep planning rests and asks for changes", from: sess(stateAwaitingReview, reviewOpen),
 		ev: click(render.ActionKeepPlanning), to: stateIdle,
 		effects: []string{"update 1.5 h9_review_decided", "log review decided", "save", "refresh",
-			say("Still planning. Reply in this thread with what to change and I will revise the plan.")}},
+			notice("Still planning. Reply in this thread with what to change and I will revise the plan.")}},
 	{what: "Cancel cancels the open todos", from: sess(stateAwaitingReview, reviewOpen),
 		ev: click(render.ActionCancel), to: stateAwaitingReview,
 		effects: []string{"update 1.5 h9_review_decided", "log review decided", "cancel the open todos"}},
@@ -119,13 +119,13 @@ var reviewRows = []row{
 		effects: []string{"post h9_error", "save", "refresh"}},
 	{what: "a superseded review's buttons are refused", from: sess(stateAwaitingReview, reviewOpen),
 		ev: click(render.ActionApproveAuto, revision(1)), to: stateAwaitingReview,
-		effects: []string{"tell U1: This plan was superseded by a newer revision; use the buttons on the latest review in this thread."}},
+		effects: []string{"ephemeral to U1: This plan was superseded by a newer revision; use the buttons on the latest review in this thread."}},
 	{what: "a review whose revision is being planned is closed", from: sess(statePlanning, reviewOpen),
 		ev: click(render.ActionApproveAuto), to: statePlanning,
-		effects: []string{"tell U1: This review is no longer open, so nothing happened."}},
+		effects: []string{"ephemeral to U1: This review is no longer open, so nothing happened."}},
 	{what: "a review decided already is closed", from: sess(stateIdle, reviewOpen),
 		ev: click(render.ActionApproveAuto), to: stateIdle,
-		effects: []string{"tell U1: This review is no longer open, so nothing happened."}},
+		effects: []string{"ephemeral to U1: This review is no longer open, so nothing happened."}},
 	{what: "a reply revises the plan", from: sess(stateAwaitingReview, reviewOpen, autoRun),
 		ev: evReply{user: "U1", text: "also b", ts: "1.9"}, to: statePlanning,
 		effects: []string{"save", "start reply (plan) also b"},
@@ -162,10 +162,10 @@ var stepRows = []row{
 		effects: []string{"update 1.7 h9_approval_decided", "log step decided", "save", "refresh", "answer the step false"}},
 	{what: "an earlier step's buttons are refused", from: sess(stateAwaitingApproval, pendingStep),
 		ev: click(render.ActionStepApprove, stepID("0")), to: stateAwaitingApproval,
-		effects: []string{"tell U1: This step is no longer waiting for approval, so nothing happened."}},
+		effects: []string{"ephemeral to U1: This step is no longer waiting for approval, so nothing happened."}},
 	{what: "a step cut by a restart no longer waits", from: sess(stateInterrupted, confirmMode),
 		ev: click(render.ActionStepApprove), to: stateInterrupted,
-		effects: []string{"tell U1: This step is no longer waiting for approval, so nothing happened."}},
+		effects: []string{"ephemeral to U1: This step is no longer waiting for approval, so nothing happened."}},
 }
 
 func wantInt(t *testing.T, what string, got, want int) {

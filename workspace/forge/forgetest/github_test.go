@@ -1,0 +1,50 @@
+package forgetest_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/h9-app/h9/workspace/forge"
+	"github.com/h9-app/h9/workspace/forge/forgetest"
+	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
+)
+
+// gitHubFake adapts fakegithub to the suite.
+type gitHubFake struct{}
+
+type gitHubForge struct{ gh *fakegithub.Server }
+
+const ghRepo = "acme/r"
+
+func (gitHubFake) Start(t *testing.T, bare string, push bool) forgetest.Forge {
+	gh := fakegithub.New("ghp_good")
+	t.Cleanup(gh.Close)
+	gh.AddRepo(ghRepo, bare, push)
+	return gitHubForge{gh: gh}
+}
+
+func (f gitHubForge) Project() forge.Project {
+	return forge.Project{Kind: forge.GitHub, Path: ghRepo, API: f.gh.URL(), TokenEnv: "H9_GITHUB_TOKEN"}
+}
+func (f gitHubForge) Token() string { return "ghp_good" }
+func (f gitHubForge) Login() string { return f.gh.Login() }
+func (f gitHubForge) Grant(login string, write bool) {
+	f.gh.SetPermission(login, map[bool]string{true: "write", false: "read"}[write])
+}
+func (f gitHubForge) AddInline(n int, author, path string, line int, body string) {
+	f.gh.AddInline(ghRepo, n, author, path, line, "@@ -10,3 +10,3 @@\n // line 10\n // line 11\n-// line 12\n+func renamed() {}", body, 0)
+}
+func (f gitHubForge) AddReview(n int, author, body string) bool {
+	f.gh.AddReview(ghRepo, n, author, "CHANGES_REQUESTED", body)
+	return true
+}
+func (f gitHubForge) AddComment(n int, author, body string) { f.gh.AddComment(ghRepo, n, author, body) }
+func (f gitHubForge) AddFailingCheck(sha, name, log string) {
+	f.gh.AddCheckRun(ghRepo, sha, name, "github-actions", "failure", log)
+}
+func (f gitHubForge) Merge(n int, by string)    { f.gh.Merge(ghRepo, n, by) }
+func (f gitHubForge) Close(n int, by string)    { f.gh.ClosePull(ghRepo, n, by) }
+func (f gitHubForge) RateLimit(until time.Time) { f.gh.RateLimit(until) }
+func (f gitHubForge) Body(n int) string         { return f.gh.Pulls(ghRepo)[n-1].Body }
+
+func TestGitHubConforms(t *testing.T) { forgetest.Run(t, gitHubFake{}) }
