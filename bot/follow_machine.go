@@ -225,12 +225,18 @@ func (m *move) batchView(b *Batch, busy bool) render.FeedbackBatch {
 	return v
 }
 
+// noFeedbackWords answers a feedback button of a session with no batch.
+const noFeedbackWords = "This session has no review feedback waiting, so nothing happened."
+
 // feedbackAction handles Address feedback and Ignore.
 func (e evClick) feedbackAction(m *move) {
 	s := m.s
 	f := s.Follow
 	switch {
-	case f == nil || f.Batch == nil || e.value.Revision != f.Batch.Seq:
+	case f == nil || f.Batch == nil:
+		m.postEphemeral(e.user, noFeedbackWords)
+		return
+	case e.value.Revision != f.Batch.Seq:
 		m.postEphemeral(e.user, "This feedback was superseded by a newer message in this thread; use its buttons.")
 		return
 	case f.Batch.Status != batchWaiting && !(f.Batch.Status == batchAddressing && !s.State.inFlight() && e.action == render.ActionAddressFeedback):
