@@ -229,3 +229,26 @@ func TestFollowWaitsOutARateLimit(t *testing.T) {
 		t.Errorf("the comment came to the thread at %s, before the rate limit's reset at %s", seen, reset)
 	}
 }
+
+// follow_up: auto's Stop stops the addressing run: nothing is pushed or
+// written on the forge, and the batch is offered again with its buttons.
+func TestFollowAutoStop(t *testing.T) {
+	e := newFollowEnv(t, gitrepo.FollowAuto)
+	thread, branch, head := e.openFollowed()
+	e.github.SetPermission("alice", "write")
+	e.model.Enqueue(fakemodel.Text("never").WithLatency(time.Hour))
+	e.github.AddComment("acme/backend", 1, "alice", "Rename it.")
+	msg := e.waitMessage(thread, "has started addressing it", 1)
+	e.waitFor("the addressing run's model request", func() bool { return strings.Contains(e.lastUserMessage(-1), "Rename it.") })
+	e.click(testUser, msg.TS, render.ActionStop)
+	e.waitFor("the batch offered again", func() bool {
+		m, _ := e.slack.Message(testChannel, msg.TS)
+		return strings.Contains(blocksText(m), render.ActionAddressFeedback)
+	})
+	if w := e.github.Written("acme/backend", 1); len(w) != 0 {
+		t.Errorf("h9 wrote %+v after Stop", w)
+	}
+	if now := runGit(t, e.remote, "rev-parse", "refs/heads/"+branch); now != head {
+		t.Errorf("the branch moved after Stop (%s → %s)", head, now)
+	}
+}

@@ -145,3 +145,20 @@ func hasEffect[T effect](effs []effect) bool {
 	}
 	return false
 }
+
+// The session's token budget applies to the addressing run: past it,
+// Address feedback parks the run at the budget (Raise budget starts it).
+func TestAddressingRespectsTheBudget(t *testing.T) {
+	s := followed(gitrepo.FollowAsk)
+	s.rules.budget, s.Tokens.TotalTokens = 1000, 1500
+	s.Follow.Batch = &Batch{Seq: 1, Status: batchWaiting, TS: "1.7", Feedback: []forge.Feedback{{Kind: forge.Conversation, Author: "alice", Body: "x"}}}
+	next, effs := transition(s, evClick{user: "U1", action: render.ActionAddressFeedback, value: render.ButtonValue{SessionID: s.ID, Revision: 1}})
+	if next.State != stateOverBudget || hasEffect[effStartRun](effs) || next.Request.Feedback == nil {
+		t.Fatalf("state %s, request %+v, effects %v", next.State, next.Request, effs)
+	}
+	next.rules.budget, next.BudgetRaises = 1000, 1
+	raised, effs := transition(next, evClick{user: "U1", action: render.ActionRaiseBudget, value: render.ButtonValue{SessionID: s.ID}})
+	if !hasEffect[effStartRun](effs) || raised.Request.Feedback == nil {
+		t.Errorf("after Raise budget: state %s, effects %v", raised.State, effs)
+	}
+}
