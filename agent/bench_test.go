@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/agent/store"
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -106,15 +107,17 @@ func BenchmarkStep(b *testing.B) {
 func benchHTTPStep(b *testing.B, stream bool, fakeOpts []fakemodel.Option, where dbPlace) {
 	const perRun = 10
 	opts := append([]fakemodel.Option{fakemodel.WithoutRecording()}, fakeOpts...)
-	srv := fakemodel.New(append(opts, fakemodel.WithHandler(func(req openai.ChatCompletionRequest) fakemodel.Reply {
+	srv := fakemodel.New(append(opts, fakemodel.WithHandler(func(req goopenai.ChatCompletionRequest) fakemodel.Reply {
 		if len(toolMessages(req)) < perRun {
 			return fakemodel.ToolCall(todoWriteName, `{}`)
 		}
 		return fakemodel.Text("done")
 	}))...)
 	b.Cleanup(srv.Close)
-	model := newTestModel(b, srv.URL(), "k")
-	model.stream = stream
+	model, err := openai.New(openai.Config{BaseURL: srv.URL(), APIKey: "k", Stream: stream})
+	if err != nil {
+		b.Fatal(err)
+	}
 	h := newHarness(b, func(c *Config) { c.Model = model })
 	h.moveDB(where.dir(b))
 	runs := (b.N + perRun - 1) / perRun

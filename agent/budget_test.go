@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/h9-app/h9/agent/fakemodel"
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 func storedMessages(t *testing.T, h *harness, id string) int {
@@ -55,7 +55,7 @@ func TestBudgetStopsAfterTheStepAndProceedGoesOn(t *testing.T) {
 	if len(got) != len(asked)+2 { // the stored history: the last request, its answer and the result
 		t.Fatalf("proceed sent %d messages, want %d", len(got), len(asked)+2)
 	}
-	if last := got[len(got)-1]; last.Role != openai.ChatMessageRoleTool || last.Content == "" {
+	if last := got[len(got)-1]; last.Role != goopenai.ChatMessageRoleTool || last.Content == "" {
 		t.Errorf("proceed added a message after the stored history: %+v", last)
 	}
 	if diff := cmp.Diff(asked, got[:len(asked)]); diff != "" {
@@ -98,7 +98,7 @@ func TestProceedAfterAFinalAnswerContinues(t *testing.T) {
 	h.mustRun("s", "hi")
 	h.mustRunRequest("s", Request{Intent: IntentProceed})
 	msgs := h.lastRequest().Messages
-	if last := msgs[len(msgs)-1]; last.Role != openai.ChatMessageRoleUser || last.Content != ContinuePrompt {
+	if last := msgs[len(msgs)-1]; last.Role != goopenai.ChatMessageRoleUser || last.Content != ContinuePrompt {
 		t.Errorf("proceed after an answer sent %+v, want the continue prompt", last)
 	}
 }

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
+
+	"github.com/h9-app/h9/agent/openai"
 )
 
 // overflowToolShare: after an overflow, each kept tool output is cut to
@@ -40,11 +42,10 @@ func (r *run) promptSize() int {
 // in the kept ones. It reports whether the history changed, so the
 // request is worth sending again.
 func (r *run) shrinkAfterOverflow(ctx context.Context, err error) bool {
-	var ee *EndpointError
-	if classify(err) != failOverflow || !errors.As(err, &ee) {
+	window, overflowed := openai.Overflowed(err)
+	if !overflowed {
 		return false
 	}
-	window := statedWindow(ee.Message)
 	if window <= 0 {
 		window = estimatePromptTokens(r.req) * 3 / 4
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/planning"
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 const testSummary = "**Goal:** build the server\n**Progress:** wrote the plan\n**Next Steps:** write the handler"
@@ -97,17 +97,17 @@ func TestCompactionFailureKeepsHistory(t *testing.T) {
 
 // checkPairs fails when a tool result is not preceded by the assistant
 // message that made its call.
-func checkPairs(t *testing.T, msgs []openai.ChatCompletionMessage) {
+func checkPairs(t *testing.T, msgs []goopenai.ChatCompletionMessage) {
 	t.Helper()
 	open := map[string]bool{}
 	for i, m := range msgs {
 		switch m.Role {
-		case openai.ChatMessageRoleAssistant:
+		case goopenai.ChatMessageRoleAssistant:
 			open = map[string]bool{}
 			for _, c := range m.ToolCalls {
 				open[c.ID] = true
 			}
-		case openai.ChatMessageRoleTool:
+		case goopenai.ChatMessageRoleTool:
 			if !open[m.ToolCallID] {
 				t.Errorf("message %d: tool result %s has no call before it", i, m.ToolCallID)
 			}

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/openai"
 )
 
 // rawEndpoint answers the n-th request with bodies[n] (the last one
@@ -82,7 +82,7 @@ func TestEndpointAnswerShapes(t *testing.T) {
 				done = rawAnswer{200, "text/event-stream", sse(`{"choices":[{"index":0,"delta":{"role":"assistant","content":"all done"},"finish_reason":"stop"}]}`, "[DONE]"), nil}
 			}
 			srv, got := rawServer(t, c.first, done)
-			env := newEndpointEnv(t, envSetup{stream: c.stream, model: func(mc *agent.ModelConfig, _ *fakemodel.Server) { mc.BaseURL = srv.URL + "/v1" }})
+			env := newEndpointEnv(t, envSetup{stream: c.stream, model: func(mc *openai.Config, _ *fakemodel.Server) { mc.BaseURL = srv.URL + "/v1" }})
 			res, evs, err := env.run("S1", "read x.txt")
 			t.Logf("result=%q err=%v requests=%d", res.Text, err, len(*got))
 			for _, e := range evs {
@@ -114,7 +114,7 @@ func TestEndpointErrorsNameTheCause(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv, got := rawServer(t, c.a)
-			env := newEndpointEnv(t, envSetup{model: func(mc *agent.ModelConfig, _ *fakemodel.Server) { mc.BaseURL = srv.URL + "/v1" }})
+			env := newEndpointEnv(t, envSetup{model: func(mc *openai.Config, _ *fakemodel.Server) { mc.BaseURL = srv.URL + "/v1" }})
 			_, evs, err := env.run("S1", "hi")
 			msg := lastError(t, evs)
 			t.Logf("requests=%d err=%v\n  user sees: %s", len(*got), err, msg)
@@ -171,7 +171,7 @@ func TestInvalidArgumentsNeverStored(t *testing.T) {
 	for _, args := range []string{"", `{"path": "x.txt"`, `path=x.txt`} {
 		t.Run(fmt.Sprintf("%q", args), func(t *testing.T) {
 			srv, seen := strictArgsServer(t, args)
-			env := newEndpointEnv(t, envSetup{model: func(mc *agent.ModelConfig, _ *fakemodel.Server) { mc.BaseURL = srv.URL + "/v1" }})
+			env := newEndpointEnv(t, envSetup{model: func(mc *openai.Config, _ *fakemodel.Server) { mc.BaseURL = srv.URL + "/v1" }})
 			res, evs, err := env.run("S1", "read x.txt")
 			if err != nil {
 				t.Errorf("run failed after a call with arguments %q: %v (%s); requests %d", args, err, lastError(t, evs), len(*seen))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/workspace"
 )
@@ -30,7 +31,7 @@ type endpointEnv struct {
 type envSetup struct {
 	stream bool
 	fake   []fakemodel.Option
-	model  func(*agent.ModelConfig, *fakemodel.Server)
+	model  func(*openai.Config, *fakemodel.Server)
 	engine func(*agent.Config)
 }
 
@@ -38,11 +39,11 @@ func newEndpointEnv(t *testing.T, s envSetup) *endpointEnv {
 	t.Helper()
 	srv := fakemodel.New(s.fake...)
 	t.Cleanup(srv.Close)
-	mc := agent.ModelConfig{BaseURL: srv.URL(), APIKey: "test-key", Stream: s.stream}
+	mc := openai.Config{BaseURL: srv.URL(), APIKey: "test-key", Stream: s.stream}
 	if s.model != nil {
 		s.model(&mc, srv)
 	}
-	model, err := agent.NewOpenAIModel(mc)
+	model, err := openai.New(mc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/openai"
 )
 
 // Endpoint failures, as real endpoints send them. Each test fails on the
@@ -82,7 +83,7 @@ func TestEndpointWordsWithoutTheKey(t *testing.T) {
 	e := newEndpointEnv(t, envSetup{
 		stream: true,
 		fake:   []fakemodel.Option{fakemodel.WithAPIKey("sk-right")},
-		model:  func(c *agent.ModelConfig, _ *fakemodel.Server) { c.APIKey = "sk-wrong-secret-1234" },
+		model:  func(c *openai.Config, _ *fakemodel.Server) { c.APIKey = "sk-wrong-secret-1234" },
 	})
 	_, evs, _ := e.run("s", "hello")
 	text := lastError(t, evs)
@@ -205,7 +206,7 @@ func TestAzureEndpoints(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			bothModes(t, func(t *testing.T, stream bool) {
 				e := newEndpointEnv(t, envSetup{stream: stream, fake: []fakemodel.Option{fakemodel.WithAPIKey("azure-key")},
-					model: func(m *agent.ModelConfig, s *fakemodel.Server) { m.BaseURL, m.APIKey = c.url(s), "azure-key" }})
+					model: func(m *openai.Config, s *fakemodel.Server) { m.BaseURL, m.APIKey = c.url(s), "azure-key" }})
 				e.srv.Enqueue(fakemodel.Text("hello from Azure"))
 				if res := e.mustRun("s", "hi"); res.Text != "hello from Azure" {
 					t.Errorf("text = %q", res.Text)
@@ -218,7 +219,7 @@ func TestAzureEndpoints(t *testing.T) {
 // An Azure host gets the api-key header on /openai/v1 too; the request is
 // dialled to the fake under the Azure name.
 func TestAzureHostSendsAPIKey(t *testing.T) {
-	e := newEndpointEnv(t, envSetup{stream: true, model: func(m *agent.ModelConfig, s *fakemodel.Server) {
+	e := newEndpointEnv(t, envSetup{stream: true, model: func(m *openai.Config, s *fakemodel.Server) {
 		m.BaseURL, m.APIKey = "http://my-resource.openai.azure.com/openai/v1", "azure-key"
 		m.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, network, s.Addr())
@@ -274,7 +275,7 @@ func TestStrictEndpointGetsTheRequestWithoutOptionalFields(t *testing.T) {
 // The idle timeout is between chunks, not over the whole answer: a stream
 // that keeps coming may take longer than it, one that stops is retried.
 func TestIdleTimeoutIsBetweenChunks(t *testing.T) {
-	e := newEndpointEnv(t, envSetup{stream: true, model: func(m *agent.ModelConfig, _ *fakemodel.Server) { m.IdleTimeout = time.Second }})
+	e := newEndpointEnv(t, envSetup{stream: true, model: func(m *openai.Config, _ *fakemodel.Server) { m.IdleTimeout = time.Second }})
 	slow := fakemodel.Text(strings.Repeat("word ", 100)) // 32 chunks
 	slow.ChunkGap = 50 * time.Millisecond                // 1.6 s in all, 50 ms apart
 	stalled := fakemodel.Text("stalled answer")
@@ -300,7 +301,7 @@ func hasEvent(evs []agent.Event, k agent.EventKind, text string) bool {
 // An answer that keeps streaming past MaxRequest is cut all the same and
 // retried: a trickling endpoint cannot hold a run for ever.
 func TestMaxRequestCutsATricklingAnswer(t *testing.T) {
-	e := newEndpointEnv(t, envSetup{stream: true, model: func(m *agent.ModelConfig, _ *fakemodel.Server) {
+	e := newEndpointEnv(t, envSetup{stream: true, model: func(m *openai.Config, _ *fakemodel.Server) {
 		m.IdleTimeout, m.MaxRequest = 10*time.Second, 300*time.Millisecond
 	}})
 	trickle := fakemodel.Text(strings.Repeat("word ", 100)) // 32 chunks

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
@@ -29,7 +30,7 @@ const (
 // Config holds the engine's dependencies and limits.
 type Config struct {
 	Store          Store              // required
-	Model          Model              // required; an *OpenAIModel bounds each try with its idle timeout
+	Model          Model              // required; an *openai.Client bounds each try with its idle timeout
 	ModelName      string             // required
 	Workspaces     *workspace.Manager // required
 	SkillsDir      string             // optional global skills ($H9_SKILLS_DIR)
@@ -90,7 +91,7 @@ func New(cfg Config) (*Engine, error) {
 	cfg.MaxSteps = cmp.Or(cfg.MaxSteps, DefaultMaxSteps)
 	cfg.ContextWindow = cmp.Or(cfg.ContextWindow, DefaultContextWindow)
 	cfg.MaxRetries = cmp.Or(cfg.MaxRetries, DefaultMaxRetries)
-	cfg.RetryBaseDelay = cmp.Or(cfg.RetryBaseDelay, defaultRetryBase)
+	cfg.RetryBaseDelay = cmp.Or(cfg.RetryBaseDelay, openai.DefaultRetryBase)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -100,7 +101,7 @@ func New(cfg Config) (*Engine, error) {
 	e := &Engine{
 		cfg:     cfg,
 		store:   cfg.Store,
-		model:   retryModel{model: cfg.Model, tries: cfg.MaxRetries, base: cfg.RetryBaseDelay, metrics: cfg.Metrics},
+		model:   openai.WithRetries(cfg.Model, cfg.MaxRetries, cfg.RetryBaseDelay, cfg.Metrics),
 		log:     cfg.Logger,
 		metrics: cfg.Metrics,
 		live:    map[string]*liveSession{},

@@ -3,14 +3,16 @@ package agent
 import (
 	"errors"
 	"fmt"
+
+	"github.com/h9-app/h9/agent/openai"
 )
 
 // Sentinel errors. Run wraps them with the session and cause in a
 // *RunError, which also carries the words for users; match with errors.Is.
 var (
 	// ErrInvalidConfig: New was given a Config missing a required field,
-	// or NewOpenAIModel a base URL it cannot use.
-	ErrInvalidConfig = errors.New("invalid agent config")
+	// or openai.New a base URL it cannot use.
+	ErrInvalidConfig = openai.ErrInvalidConfig
 	// ErrBusy: Run was called for a session that is already running.
 	ErrBusy = errors.New("session is already running")
 	// ErrStepLimit: the model kept calling tools past Config.MaxSteps.
@@ -19,10 +21,10 @@ var (
 	ErrCancelled = errors.New("run cancelled")
 	// ErrModel: the model endpoint failed after retries or answered
 	// something unusable.
-	ErrModel = errors.New("model request failed")
+	ErrModel = openai.ErrModel
 	// ErrEmptyReply: the endpoint answered with neither text nor tool
 	// calls, twice; the answer was not stored.
-	ErrEmptyReply = errors.New("model returned an empty answer")
+	ErrEmptyReply = openai.ErrEmptyReply
 	// ErrAnswerCut: the final answer was stopped before its end, at the
 	// model's output limit (finish_reason "length") or by a content filter.
 	// It is stored and is the run's Result.Text, but incomplete.

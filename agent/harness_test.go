@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -64,9 +65,9 @@ func newHarnessSandbox(t testing.TB, sandbox string, tune ...func(*Config)) *har
 }
 
 // newTestModel is a streaming model (h9's default) for the endpoint at url.
-func newTestModel(t testing.TB, url, key string) *OpenAIModel {
+func newTestModel(t testing.TB, url, key string) *openai.Client {
 	t.Helper()
-	m, err := NewOpenAIModel(ModelConfig{BaseURL: url, APIKey: key, Stream: true})
+	m, err := openai.New(openai.Config{BaseURL: url, APIKey: key, Stream: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,10 +197,10 @@ func (h *harness) wsDir(session string) string {
 }
 
 // toolMessages returns the tool results of the conversation sent in req.
-func toolMessages(req openai.ChatCompletionRequest) []openai.ChatCompletionMessage {
-	var out []openai.ChatCompletionMessage
+func toolMessages(req goopenai.ChatCompletionRequest) []goopenai.ChatCompletionMessage {
+	var out []goopenai.ChatCompletionMessage
 	for _, m := range req.Messages {
-		if m.Role == openai.ChatMessageRoleTool {
+		if m.Role == goopenai.ChatMessageRoleTool {
 			out = append(out, m)
 		}
 	}
@@ -207,7 +208,7 @@ func toolMessages(req openai.ChatCompletionRequest) []openai.ChatCompletionMessa
 }
 
 // lastRequest is the last chat request the fake model received.
-func (h *harness) lastRequest() openai.ChatCompletionRequest {
+func (h *harness) lastRequest() goopenai.ChatCompletionRequest {
 	h.t.Helper()
 	reqs := h.srv.Requests()
 	if len(reqs) == 0 {
@@ -216,7 +217,7 @@ func (h *harness) lastRequest() openai.ChatCompletionRequest {
 	return reqs[len(reqs)-1]
 }
 
-func toolNames(req openai.ChatCompletionRequest) []string {
+func toolNames(req goopenai.ChatCompletionRequest) []string {
 	var names []string
 	for _, t := range req.Tools {
 		names = append(names, t.Function.Name)

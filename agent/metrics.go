@@ -1,32 +1,22 @@
 package agent
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/h9-app/h9/agent/openai"
 )
 
 // Metrics is told what the engine does, to be counted (cmd/h9 counts it
 // with Prometheus). Its methods are called from the runs' goroutines: they
 // must be cheap, must not block and must be safe for concurrent use. Every
-// string they get is from a small fixed set (RunOutcomes, ModelFailures,
+// string they get is from a small fixed set (RunOutcomes, openai.Failures,
 // the intents' names), never a session id. Config.Metrics nil counts
 // nothing.
 type Metrics interface {
-	ModelMetrics
+	openai.Metrics
 	RunMetrics
-}
-
-// ModelMetrics hears every request to the model endpoint.
-type ModelMetrics interface {
-	// ModelRequest: one try of a model request (retries are tries of
-	// their own) ended after d; failure is "" when the answer was usable,
-	// else its kind, one of ModelFailures.
-	ModelRequest(d time.Duration, failure string)
-	// Tokens: what one answer used; estimated when the endpoint reported
-	// no usage and h9 estimated it.
-	Tokens(prompt, completion int, estimated bool)
 }
 
 // RunMetrics hears every Run.
@@ -110,43 +100,4 @@ func intentLabel(i Intent) string {
 		return n
 	}
 	return "none"
-}
-
-// ModelFailures lists every failure kind ModelRequest reports.
-func ModelFailures() []string {
-	out := make([]string, 0, len(failureNames)+1)
-	for _, n := range failureNames {
-		out = append(out, n)
-	}
-	return append(out, failureCancelled)
-}
-
-// failureCancelled: the request's context ended (the run was stopped).
-const failureCancelled = "cancelled"
-
-// failureNames are the failures' names in metrics.
-var failureNames = [...]string{
-	failOther: "other", failRateLimit: "rate_limit", failQuota: "quota", failAuth: "auth",
-	failNotFound: "not_found", failOverflow: "context_overflow", failSetup: "setup",
-	failServer: "server", failRejected: "rejected", failIdle: "idle_timeout",
-	failDropped: "dropped", failUnreachable: "unreachable", failEmpty: "empty_answer",
-}
-
-// failureKind names what went wrong with one try ("" for nothing).
-func failureKind(ctx context.Context, err error) string {
-	switch {
-	case err == nil:
-		return ""
-	case ctx.Err() != nil:
-		return failureCancelled
-	}
-	return classify(err).metricName()
-}
-
-// metricName is f's name in metrics; a failure without one is "other".
-func (f failure) metricName() string {
-	if int(f) < len(failureNames) && failureNames[f] != "" {
-		return failureNames[f]
-	}
-	return failureNames[failOther]
 }

@@ -2,12 +2,12 @@ package agent
 
 import (
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/openai"
 )
 
 func TestRetryHonoursRetryAfterThenSucceeds(t *testing.T) {
@@ -83,32 +83,15 @@ func TestEmptyChoicesThenSuccessIsRetried(t *testing.T) {
 }
 
 func TestRequestTimeoutIsRetried(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Model.(*OpenAIModel).idle = 200 * time.Millisecond })
+	h := newHarness(t)
+	model, err := openai.New(openai.Config{BaseURL: h.srv.URL(), APIKey: "test-key", Stream: true, IdleTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.cfg.Model = model
+	h.reopen()
 	h.srv.Enqueue(fakemodel.Text("slow").WithLatency(10*time.Second), fakemodel.Text("fast"))
 	if res, _ := h.mustRun("s", "hi"); res.Text != "fast" {
 		t.Errorf("text = %q, want the retried answer", res.Text)
-	}
-}
-
-func TestRetryAfterParsing(t *testing.T) {
-	tests := []struct {
-		name   string
-		header http.Header
-		want   time.Duration
-		ok     bool
-	}{
-		{"none", http.Header{}, 0, false},
-		{"seconds", http.Header{"Retry-After": {"3"}}, 3 * time.Second, true},
-		{"ms wins", http.Header{"Retry-After": {"3"}, "Retry-After-Ms": {"250"}}, 250 * time.Millisecond, true},
-		{"garbage", http.Header{"Retry-After": {"soon"}}, 0, false},
-		{"past date", http.Header{"Retry-After": {"Wed, 21 Oct 2015 07:28:00 GMT"}}, 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := retryAfter(tt.header)
-			if got != tt.want || ok != tt.ok {
-				t.Errorf("retryAfter = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
-			}
-		})
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/planning"
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 func TestSessionSurvivesNewEngine(t *testing.T) {
@@ -40,9 +40,9 @@ func TestSessionSurvivesNewEngine(t *testing.T) {
 	h.mustRunRequest("s", Request{Intent: IntentContinue})
 
 	got := h.lastRequest().Messages[1:]
-	want := append(append([]openai.ChatCompletionMessage{}, before...),
-		openai.ChatCompletionMessage{Role: "assistant", Content: "here is the plan"},
-		openai.ChatCompletionMessage{Role: "user", Content: ContinuePrompt},
+	want := append(append([]goopenai.ChatCompletionMessage{}, before...),
+		goopenai.ChatCompletionMessage{Role: "assistant", Content: "here is the plan"},
+		goopenai.ChatCompletionMessage{Role: "user", Content: ContinuePrompt},
 	)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("conversation after restart (-want +got):\n%s", diff)
@@ -72,7 +72,7 @@ func TestFailedCommitStopsRun(t *testing.T) {
 	h := newHarness(t)
 	// The database goes away while the first request is in flight: the
 	// step's commit fails.
-	h.srv.SetHandler(func(req openai.ChatCompletionRequest) fakemodel.Reply {
+	h.srv.SetHandler(func(req goopenai.ChatCompletionRequest) fakemodel.Reply {
 		if len(req.Messages) > 2 {
 			return fakemodel.ToolCall("write_file", `{"path":"after.txt","content":"x"}`)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/planning"
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 func TestPlanModeOffersWhitelistAndPrefixesPrompt(t *testing.T) {
@@ -38,7 +38,7 @@ func TestPlanModeOffersWhitelistAndPrefixesPrompt(t *testing.T) {
 			if tt.prefixed {
 				want = planModePrefix + want
 			}
-			if user.Role != openai.ChatMessageRoleUser || user.Content != want {
+			if user.Role != goopenai.ChatMessageRoleUser || user.Content != want {
 				t.Errorf("user message = %q, want %q", user.Content, want)
 			}
 			if !strings.Contains(req.Messages[0].Content, "Mode: "+tt.mode.String()) {

@@ -37,6 +37,9 @@ const (
 // Request is one run's intent and, for the intents that carry them, the
 // user's words.
 type Request struct {
+	// Network is news of the session's network, told with the prompt.
+	Network *NetworkNews `json:"network,omitempty"`
+
 	Intent Intent `json:"intent"`
 	Text   string `json:"text,omitempty"`
 	// Feedback is what IntentFeedback addresses (feedback.go).

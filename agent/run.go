@@ -70,6 +70,7 @@ func (e *Engine) Run(ctx context.Context, sessionID string, req Request, opts Ru
 	e.metrics.RunStarted(intent)
 	defer func() { e.metrics.RunEnded(intent, runOutcome(err), time.Since(started)) }() // after the recover below
 	prompt, err := req.prompt(opts.Files)
+	prompt += req.Network.note()
 	if err == nil && !opts.Mode.Valid() {
 		err = fmt.Errorf("%w: %d", ErrInvalidMode, int(opts.Mode))
 	}

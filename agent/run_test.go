@@ -12,12 +12,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/planning"
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 func TestStepLimitEndsLoopingModel(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.MaxSteps = 3 })
-	h.srv.SetHandler(func(openai.ChatCompletionRequest) fakemodel.Reply {
+	h.srv.SetHandler(func(goopenai.ChatCompletionRequest) fakemodel.Reply {
 		return fakemodel.ToolCall("todo_write", `{}`)
 	})
 	_, rec, err := h.run("s", "loop forever", RunOptions{})
@@ -163,7 +163,7 @@ func TestSameSessionIsBusy(t *testing.T) {
 func TestManySessionsConcurrently(t *testing.T) {
 	h := newHarness(t)
 	// One script per session, keyed by the session id the agent sends as req.User.
-	h.srv.SetHandler(func(req openai.ChatCompletionRequest) fakemodel.Reply {
+	h.srv.SetHandler(func(req goopenai.ChatCompletionRequest) fakemodel.Reply {
 		if len(toolMessages(req)) < 2 {
 			return fakemodel.ToolCall("write_file", fmt.Sprintf(`{"path":"%s.txt","content":"x"}`, req.User)).WithLatency(10 * time.Millisecond)
 		}

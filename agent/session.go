@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/planning"
 )
@@ -245,7 +246,7 @@ func failureText(err error, maxSteps int) string {
 	case errors.As(err, &cut):
 		return cut.text()
 	case errors.Is(err, ErrModel):
-		return DescribeModelError(err)
+		return openai.DescribeError(err)
 	case errors.Is(err, ErrWorkspace):
 		return "h9 could not open this thread's workspace."
 	case errors.Is(err, ErrStore):

@@ -9,7 +9,7 @@ import (
 )
 
 // ask sends the conversation to the model and returns its checked answer
-// (see checkAnswer). When the endpoint says the prompt does not fit, the
+// (see openai.WithRetries). When the endpoint says the prompt does not fit, the
 // history is shrunk once and the request sent again.
 func (r *run) ask(ctx context.Context) (Answer, error) {
 	ans, err := r.askOnce(ctx)
@@ -45,8 +45,8 @@ func (r *run) askOnce(ctx context.Context) (Answer, error) {
 // count adds tokens to the run's and the session's totals and tells the
 // caller the new figures.
 func (r *run) count(u Usage) {
-	r.runUsage.add(u)
-	r.state.Total.add(u)
+	r.runUsage = r.runUsage.Plus(u)
+	r.state.Total = r.state.Total.Plus(u)
 	r.e.metrics.Tokens(u.PromptTokens, u.CompletionTokens, u.Estimated)
 	if u != (Usage{}) {
 		r.emit(Event{Kind: EventUsage, Usage: r.runUsage, Total: r.state.Total})
@@ -58,9 +58,9 @@ func (r *run) count(u Usage) {
 func finalText(ans Answer) (string, error) {
 	text := ans.Message.Content
 	switch {
-	case ans.refused():
+	case refused(&ans):
 		return "The model refused: " + text, nil
-	case ans.cut():
+	case cut(&ans):
 		return text, &cutError{finish: ans.FinishReason}
 	}
 	return text, nil

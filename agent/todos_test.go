@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/planning"
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 var threePending = []planning.TodoItem{
@@ -110,8 +110,8 @@ func TestCancelOpenTodos(t *testing.T) {
 // run's saves keep the cancellation, wherever Cancel lands.
 func TestCancelOpenTodosDuringRun(t *testing.T) {
 	h := newHarness(t)
-	h.srv.SetHandler(func(req openai.ChatCompletionRequest) fakemodel.Reply {
-		if last := req.Messages[len(req.Messages)-1]; last.Role == openai.ChatMessageRoleUser && strings.Contains(last.Content, "plan") {
+	h.srv.SetHandler(func(req goopenai.ChatCompletionRequest) fakemodel.Reply {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == goopenai.ChatMessageRoleUser && strings.Contains(last.Content, "plan") {
 			return fakemodel.ToolCall("todo_write", todoArgs(todo("1", "a", planning.TodoPending), todo("2", "b", planning.TodoInProgress)))
 		}
 		return fakemodel.Text("ok").WithLatency(20 * time.Millisecond)

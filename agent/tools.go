@@ -10,10 +10,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/textcut"
 	"github.com/h9-app/h9/workspace"
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // tool is one function the model can call. Each lives in its own file
@@ -110,7 +111,7 @@ var planModeWhitelist = map[string]bool{
 // list, so a tool hidden from the model is also refused when called.
 type toolset struct {
 	byName map[string]*tool
-	defs   []openai.Tool
+	defs   []goopenai.Tool
 	mode   planning.PlanMode
 }
 
@@ -139,13 +140,13 @@ func toolInMode(t *tool, mode planning.PlanMode) bool {
 // defsByMode caches each mode's definitions, with compact schemas: every
 // step's request carries them, so fewer bytes to encode, send and parse.
 // Shared read-only by every run of that mode.
-var defsByMode sync.Map // planning.PlanMode → []openai.Tool
+var defsByMode sync.Map // planning.PlanMode → []goopenai.Tool
 
-func toolDefs(mode planning.PlanMode) []openai.Tool {
+func toolDefs(mode planning.PlanMode) []goopenai.Tool {
 	if defs, ok := defsByMode.Load(mode); ok {
-		return defs.([]openai.Tool)
+		return defs.([]goopenai.Tool)
 	}
-	var defs []openai.Tool
+	var defs []goopenai.Tool
 	for _, t := range registry {
 		if toolInMode(t, mode) {
 			defs = append(defs, definition(t))
@@ -153,21 +154,19 @@ func toolDefs(mode planning.PlanMode) []openai.Tool {
 	}
 	defs = slices.Clip(defs)
 	if won, loaded := defsByMode.LoadOrStore(mode, defs); loaded {
-		return won.([]openai.Tool)
+		return won.([]goopenai.Tool)
 	}
-	if data, err := json.Marshal(defs); err == nil {
-		encodedDefs.Store(&defs[0], data)
-	}
+	openai.KeepEncoded(defs)
 	return defs
 }
 
-func definition(t *tool) openai.Tool {
+func definition(t *tool) goopenai.Tool {
 	schema := t.Schema
 	var buf bytes.Buffer
 	if json.Compact(&buf, schema) == nil {
 		schema = buf.Bytes()
 	}
-	return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+	return goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
 		Name: t.Name, Description: t.Description, Parameters: schema,
 	}}
 }

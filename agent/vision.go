@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"image"
 	_ "image/gif" // image.Decode reads GIF
@@ -13,6 +12,7 @@ import (
 	"net/http"
 	"regexp"
 
+	"github.com/h9-app/h9/agent/openai"
 	"golang.org/x/image/draw"
 	_ "golang.org/x/image/webp" // image.Decode reads WebP
 )
@@ -177,11 +177,11 @@ var imagesRefusedRE = regexp.MustCompile(`(?i)image|vision|multimodal|multi-moda
 // process, this run's are taken off, and the thread is told; the caller
 // asks again.
 func (r *run) dropRefusedImages(err error) bool {
-	var ee *EndpointError
+	var ee *openai.EndpointError
 	if r.e.cfg.Vision == VisionOn || r.e.cfg.Vision == VisionOff || !errors.As(err, &ee) || !hasImages(r.msgs) {
 		return false
 	}
-	if s := ee.status(); s != http.StatusBadRequest && s != http.StatusUnprocessableEntity &&
+	if s := ee.StatusCode(); s != http.StatusBadRequest && s != http.StatusUnprocessableEntity &&
 		s != http.StatusUnsupportedMediaType && s != http.StatusInternalServerError {
 		return false
 	}
@@ -206,30 +206,4 @@ func hasImages(msgs []Message) bool {
 		}
 	}
 	return false
-}
-
-// imagePart and textPart are a user message's content parts.
-type imageURLPart struct {
-	URL string `json:"url"`
-}
-
-type contentPart struct {
-	Type     string        `json:"type"`
-	Text     string        `json:"text,omitempty"`
-	ImageURL *imageURLPart `json:"image_url,omitempty"`
-}
-
-// marshalWithImages writes a message whose content is parts: its text,
-// then one image_url part per image.
-func marshalWithImages(m Message) ([]byte, error) {
-	type plain Message
-	parts := make([]contentPart, 0, 1+len(m.Images))
-	parts = append(parts, contentPart{Type: "text", Text: m.Content})
-	for _, u := range m.Images {
-		parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURLPart{URL: u}})
-	}
-	return json.Marshal(struct {
-		plain
-		Content []contentPart `json:"content"`
-	}{plain: plain(m), Content: parts})
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -178,15 +177,6 @@ func benchAtRest(b *testing.B, n int) {
 		b.ReportMetric(float64(req)/float64(n)/wall.Hours(), "requests/PR/hour")
 		b.ReportMetric(100*float64(cached)/float64(max(req, 1)), "%304")
 	}
-}
-
-// processCPU is the user and system time the test process used so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func botMessagesIn(fb *followBench, thread, marker string) []string {

@@ -137,9 +137,11 @@ func (c *checklist) busy() bool {
 // flush sends the latest state, spacing edits by the interval, until
 // nothing new arrived during the last one. It starts only when dirty.
 func (c *checklist) flush() {
+	c.api.editing.Add(1)
+	defer c.api.editing.Add(-1)
 	for {
 		c.mu.Lock()
-		wait := c.interval - time.Since(c.lastSent)
+		wait := editSpacing(c.interval, c.api.editing.Load(), c.api.editBudget) - time.Since(c.lastSent)
 		c.mu.Unlock()
 		if wait > 0 {
 			t := time.NewTimer(wait)
@@ -168,6 +170,26 @@ func (c *checklist) flush() {
 		}
 		c.mu.Unlock()
 	}
+}
+
+// editsPerInterval bounds the checklist edits of all sessions together in
+// one coalescing interval. Below it each checklist is edited once an
+// interval; above it the spacing grows with the checklists waiting to be
+// edited, so the edit load grows with the sessions running, not with
+// sessions × how long their runs take (a burst of 1,000 sessions made 11
+// Web API calls per session instead of 5: BENCHMARKS.md, issue 26). Slack
+// limits chat.update per workspace, so past this many h9 would only earn
+// 429s. A run's last edit is not spaced (flushNow).
+const editsPerInterval = 100
+
+// editSpacing is the least time between two edits of one checklist while
+// editing checklists have edits pending or in flight, at most budget of
+// them an interval (editsPerInterval).
+func editSpacing(interval time.Duration, editing, budget int64) time.Duration {
+	if editing <= budget {
+		return interval
+	}
+	return time.Duration(float64(interval) * float64(editing) / float64(budget))
 }
 
 // send edits the checklist, or posts it when an earlier post failed (a

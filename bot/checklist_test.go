@@ -129,3 +129,21 @@ func TestSlowFirstChecklistPostStaysOneAndFirst(t *testing.T) {
 	}
 	e.checklist(thread) // exactly one
 }
+
+// Up to editsPerInterval checklists editing at once each get an edit per
+// interval; past that the spacing grows with their number, so the edits
+// of all of them together stay at editsPerInterval per interval.
+func TestEditSpacingGrowsPastTheBudget(t *testing.T) {
+	for _, tc := range []struct {
+		editing int64
+		want    time.Duration
+	}{
+		{0, time.Second}, {1, time.Second}, {editsPerInterval, time.Second},
+		{2 * editsPerInterval, 2 * time.Second}, {10 * editsPerInterval, 10 * time.Second},
+		{editsPerInterval + editsPerInterval/2, 1500 * time.Millisecond},
+	} {
+		if got := editSpacing(time.Second, tc.editing, editsPerInterval); got != tc.want {
+			t.Errorf("editSpacing(1s, %d) = %v, want %v", tc.editing, got, tc.want)
+		}
+	}
+}

@@ -46,6 +46,11 @@ func (b *Bot) commandAck(cmd slack.SlashCommand) (payload any, work bool) {
 		return ephemeralAck(render.RenderHelp()), false
 	case verb == verbStatus:
 		return nil, true
+	case verb == verbRepos && arg != "":
+		if why := b.forgetAck(cmd.UserID, arg); why != "" {
+			return ephemeralAck(text(why)), false
+		}
+		return nil, true
 	case verb == verbRepos:
 		return ephemeralAck(b.renderRepos()), false
 	case verb == verbRepo:
@@ -118,6 +123,8 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 		b.runRepoCommand(cmd, arg, log)
 	case verbInstructions:
 		b.runInstructionsCommand(cmd, arg, log)
+	case verbRepos:
+		b.runForget(cmd, arg, log)
 	case verbPlan, verbRun:
 		mode := planning.PlanModePlan
 		if verb == verbRun {

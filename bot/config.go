@@ -48,6 +48,9 @@ type Config struct {
 	Workspaces Workspaces
 	// AttachmentMax is the largest file downloaded from a thread; 0 = 20 MiB.
 	AttachmentMax int64
+	// Network is h9's egress proxy, told of hosts the thread allows;
+	// nil: no session has an allow list.
+	Network Network
 
 	// SandboxLevel is the workspace sandbox in force ("bwrap" or "none");
 	// "none" marks every checklist as unsandboxed. SandboxWarning, when set,

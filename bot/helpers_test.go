@@ -46,6 +46,9 @@ type env struct {
 	// made in the bot's workspaces.
 	repos func(ws *workspace.Manager) Repos
 	logs  *syncBuffer // everything the bot and agent logged
+	// workspaces, when set, changes the workspaces' configuration (a
+	// real sandbox, a network).
+	workspaces func(*workspace.Config)
 }
 
 func newEnv(t *testing.T, cfgFn ...func(*Config)) *env {
@@ -96,7 +99,11 @@ func (e *env) newBot() *Bot {
 	t := e.t
 	t.Helper()
 	e.store = openStore(t, e.db)
-	ws, err := workspace.NewManager(workspace.Config{Root: e.wsRoot, Sandbox: "none"})
+	wsCfg := workspace.Config{Root: e.wsRoot, Sandbox: "none"}
+	if e.workspaces != nil {
+		e.workspaces(&wsCfg)
+	}
+	ws, err := workspace.NewManager(wsCfg)
 	if err != nil {
 		t.Fatal(err)
 	}

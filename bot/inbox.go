@@ -90,6 +90,10 @@ func (m msgAction) handle(a *actor) {
 		a.b.api.postEphemeral(a.ctx, a.log, m.channel, m.user, "", text("That button belongs to a session h9 does not know, so nothing happened."))
 		return
 	}
+	if render.IsNetworkAction(m.action) {
+		a.networkClick(m)
+		return
+	}
 	if !a.b.perms.canControl(a.rec, m.user) {
 		a.postEphemeral(m.user, "Only <@"+a.rec.Owner+">, who started this session, or an h9 admin can use these buttons.")
 		return

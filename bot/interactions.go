@@ -21,7 +21,7 @@ func (b *Bot) onInteraction(cb slack.InteractionCallback) {
 	for _, a := range cb.ActionCallback.BlockActions {
 		v, err := render.DecodeButtonValue(a.Value)
 		thread, ok := threadOf(v.SessionID)
-		if err != nil || !ok || render.ChoiceLabel(a.ActionID) == "" {
+		if err != nil || !ok || !knownAction(a.ActionID) {
 			log.Warn("refused a click with an unknown action or value", "action", a.ActionID, "err", err)
 			b.afterAck(func() {
 				b.api.postEphemeral(b.bg, log, channel, user, "", text("That button is not one h9 recognises, so nothing happened."))

@@ -149,6 +149,7 @@ func (m *move) startRun(req agent.Request) {
 	if req != s.Request {
 		s.Files = nil // a new request; a retry keeps its files
 	}
+	req = s.withNetworkNews(req)
 	s.Request, s.StoppedBy = req, ""
 	if s.Repo != nil && !s.Repo.Ready {
 		s.State = stateSettingUp

@@ -41,6 +41,8 @@ func (e evPosted) apply(m *move) {
 		return
 	}
 	switch s.Posts[i].Kind {
+	case postNetwork:
+		s.networkPosted(e.key, e.ts)
 	case postReview:
 		s.ReviewTS = e.ts
 	case postBudget:

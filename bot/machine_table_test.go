@@ -4,7 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -36,6 +36,7 @@ var allEvents = []event{
 	click(render.ActionApproveAuto), click(render.ActionApproveConfirm), click(render.ActionKeepPlanning), click(render.ActionCancel),
 	click(render.ActionStepApprove), click(render.ActionStepReject), click(render.ActionStop), click(render.ActionResume),
 	click(render.ActionRetry), click(render.ActionRaiseBudget), click(render.ActionPushBranch), click(render.ActionOpenPR),
+	evNetworkRefused{}, evRepoAllowed{}, netClick(render.ActionNetAllowSession, false), netClick(render.ActionNetAllowRepo, false), netClick(render.ActionNetDeny, false),
 	evFollowDue{}, evFollowPolled{}, evFeedbackPushed{}, evRepliesSent{},
 	click(render.ActionAddressFeedback), click(render.ActionIgnoreFeedback),
 }
@@ -47,6 +48,8 @@ func eventName(ev event) string {
 		return "click " + strings.TrimPrefix(e.action, "h9_")
 	case evRunDone:
 		return "run done"
+	case evNetworkClick:
+		return "click " + strings.TrimPrefix(e.action, "h9_")
 	}
 	return strings.TrimPrefix(reflect.TypeOf(ev).Name(), "ev")
 }
@@ -73,10 +76,12 @@ func except(sts ...state) func(state) bool {
 
 var (
 	runEvents = []event{evRunDone{}, evApprovalAsked{}, evApprovalShown{}, evApprovalUnseen{}, evTodosCancelled{},
-		evCancelFailed{}, evPrepared{}, evOutcome{}, evPushed{}, evPullRequest{}, evPosted{}, evChecklistPosted{}, evLoaded{}, evRecover{}}
+		evCancelFailed{}, evPrepared{}, evOutcome{}, evPushed{}, evPullRequest{}, evPosted{}, evChecklistPosted{}, evLoaded{}, evRecover{},
+		evNetworkRefused{}, evRepoAllowed{}}
 	userEvents = []event{evReply{}, click(render.ActionApproveAuto), click(render.ActionApproveConfirm), click(render.ActionKeepPlanning),
 		click(render.ActionCancel), click(render.ActionStepApprove), click(render.ActionStepReject), click(render.ActionStop),
-		click(render.ActionResume), click(render.ActionRetry), click(render.ActionRaiseBudget), click(render.ActionPushBranch), click(render.ActionOpenPR)}
+		click(render.ActionResume), click(render.ActionRetry), click(render.ActionRaiseBudget), click(render.ActionPushBranch), click(render.ActionOpenPR),
+		netClick(render.ActionNetAllowSession, false), netClick(render.ActionNetAllowRepo, false), netClick(render.ActionNetDeny, false)}
 	exists = func(s state) bool { return s != "" }
 )
 
@@ -115,7 +120,7 @@ func cannotHappenPairs() map[string]string {
 
 func TestTransitions(t *testing.T) {
 	rows := slices.Concat(startRows, runDoneRows, reviewRows, stepRows, controlRows, replyRows, recoverRows,
-		bookkeepingRows, budgetRows, repoRows, anyStateRows(), refusalRows(), followRows())
+		bookkeepingRows, budgetRows, repoRows, anyStateRows(), refusalRows(), networkRows(), followRows())
 	covered := map[string]bool{}
 	for _, r := range rows {
 		pair := pairName(r.from.State, r.ev)
@@ -233,6 +238,9 @@ func TestAllEventsListed(t *testing.T) {
 		if c, ok := ev.(evClick); ok {
 			listed[c.action] = true
 		}
+		if c, ok := ev.(evNetworkClick); ok {
+			listed[c.action] = true
+		}
 	}
 	for _, name := range eventTypes(t, ".") {
 		if !listed[name] {
@@ -249,17 +257,21 @@ func TestAllEventsListed(t *testing.T) {
 // parseDir parses the package's non-test files.
 func parseDir(t *testing.T, dir string) []*ast.File {
 	t.Helper()
-	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, 0)
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	fset := token.NewFileSet()
 	var files []*ast.File
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			files = append(files, f)
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
 		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
 	}
 	return files
 }

@@ -12,33 +12,38 @@ import (
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
-// networkLookupTimeout bounds the store read behind a command's allow list.
+// networkLookupTimeout bounds the store read behind a command's allow list
+// (SessionNetwork, network_actor.go).
 const networkLookupTimeout = 10 * time.Second
 
-// SessionRepo is the name of the session's repository ("" for none), for
-// h9's egress proxy to pick the session's allow list when a command starts.
-func (b *Bot) SessionRepo(ctx context.Context, sessionID string) (string, error) {
+// sessionByID reads a session from the store; nil when there is none.
+func (b *Bot) sessionByID(ctx context.Context, sessionID string) (*Session, error) {
 	_, channel, thread, ok := ParseSessionID(sessionID)
 	if !ok {
-		return "", fmt.Errorf("session id %q is not team/channel/thread", sessionID)
+		return nil, fmt.Errorf("session id %q is not team/channel/thread", sessionID)
 	}
 	ctx, cancel := context.WithTimeout(ctx, networkLookupTimeout)
 	defer cancel()
 	rec, err := b.store.FindThread(ctx, channel, thread)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", nil
+		return nil, nil
 	}
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	s, err := decodeSession(rec)
+	return decodeSession(rec)
+}
+
+// allowedText is what threads added to repo's allow list, for /h9 repos.
+func (b *Bot) allowedText(repo string) string {
+	list, err := b.repoAllowed(b.bg, repo)
 	if err != nil {
-		return "", err
+		return ", allowed from threads: (h9 could not read them: " + render.Escape(err.Error()) + ")"
 	}
-	if s.Repo == nil {
-		return "", nil
+	if len(list) == 0 {
+		return ""
 	}
-	return s.Repo.Name, nil
+	return ", allowed from threads: `" + render.Escape(strings.Join(list, "`, `")) + "`"
 }
 
 // networkText is a repository's allow list for /h9 repos ("" for none).

@@ -102,6 +102,7 @@ func (b *Bot) renderRepos() render.Message {
 			sb.WriteString(", setup `" + render.Escape(strings.ReplaceAll(render.Truncate(r.Setup, 80), "`", "'")) + "`")
 		}
 		sb.WriteString(networkText(r.Network))
+		sb.WriteString(b.allowedText(r.Name))
 		sb.WriteString("\n")
 	}
 	return text(render.Truncate(sb.String(), 3800))

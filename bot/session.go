@@ -47,6 +47,9 @@ type Session struct {
 	StepSeq  int              `json:"step_seq"`
 
 	Repo *SessionRepo `json:"repo,omitempty"` // the session's repository; nil: an empty workspace
+	// Network is what the thread was told and decided about refused hosts
+	// (network_asks.go); nil: nothing yet.
+	Network *SessionNetwork `json:"network,omitempty"`
 
 	Queue []QueuedReply `json:"queue,omitempty"` // replies that arrived during a run, in order
 	// Files are the files shared with Request, downloaded when its run
@@ -106,6 +109,7 @@ func (s Session) clone() Session {
 	s.Queue = slices.Clone(s.Queue)
 	s.Posts = slices.Clone(s.Posts)
 	s.Files = slices.Clone(s.Files)
+	s.Network = s.Network.clone()
 	if s.Approval != nil {
 		a := *s.Approval
 		s.Approval = &a

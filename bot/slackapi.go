@@ -40,6 +40,11 @@ type slackAPI struct {
 	// unknown_method; links are built instead of asked for.
 	noPermalinks atomic.Bool
 	metrics      SlackMetrics
+	// editing counts the checklists with an edit pending or in flight
+	// (their flush goroutines), which spaces their edits past editBudget
+	// of them (editSpacing; editsPerInterval, set once before use).
+	editing    atomic.Int64
+	editBudget int64
 }
 
 // slackIdleConns is how many idle keep-alive connections to Slack the bot
@@ -69,7 +74,8 @@ func slackTransport() *http.Transport {
 func newSlackAPI(botToken, appToken, apiURL string, log *slog.Logger) *slackAPI {
 	hc := &http.Client{Transport: leaseGate{next: slackTransport()}}
 	c := slack.New(botToken, slack.OptionAppLevelToken(appToken), slack.OptionAPIURL(apiURL), slack.OptionHTTPClient(hc))
-	return &slackAPI{c: c, http: hc, token: botToken, log: log, apiURL: apiURL, permalinks: newLinkCache(maxPermalinks), metrics: noMetrics{}}
+	return &slackAPI{c: c, http: hc, token: botToken, log: log, apiURL: apiURL, permalinks: newLinkCache(maxPermalinks), metrics: noMetrics{},
+		editBudget: editsPerInterval}
 }
 
 // call runs f, waiting out rate limits, and logs a final failure.

@@ -7,14 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/h9-app/h9/workspace/egress"
 )
 
 // A command with network runs under a forwarder: this same program,
 // bound into the sandbox as /.h9/h9-egress (see init). As the sandbox's
-// first process it listens on the namespace's loopback, pipes every
-// connection to h9's proxy socket, starts the command, reaps whatever is
-// orphaned below it and exits with the command's status; the kernel then
-// ends everything left in the namespace, its connections included.
+// first process it listens on the namespace's loopback, hands every
+// connection's socket to h9's proxy (it copies no bytes), starts the
+// command, reaps whatever is orphaned below it and exits with the
+// command's status; the kernel then ends everything left in the namespace.
 const (
 	forwarderName = "h9-egress"
 	forwarderEnv  = "H9_INTERNAL_EGRESS_FORWARDER" // "1" in the forwarder's environment only
@@ -80,22 +82,38 @@ func serveForwarder(ln net.Listener) {
 	}
 }
 
-// forwardConn pipes one client connection to the proxy, both ways.
+// forwardConn hands one client connection to the proxy: its socket goes
+// over the unix socket (egress.PassMarker with SCM_RIGHTS) and the proxy
+// serves it directly, so no byte passes through this process.
 func forwardConn(c net.Conn) {
 	defer c.Close()
-	up, err := net.Dial("unix", egressSocket)
+	up, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: egressSocket, Net: "unix"})
+	if err == nil {
+		defer up.Close()
+		err = passSocket(up, c.(*net.TCPConn))
+	}
 	if err != nil {
 		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 32\r\n\r\nh9: the network proxy is gone.\r\n")
 		return
 	}
-	defer up.Close()
-	done := make(chan struct{})
-	go func() {
-		io.Copy(up, c)
-		up.(*net.UnixConn).CloseWrite()
-		close(done)
-	}()
-	io.Copy(c, up)
-	c.(*net.TCPConn).CloseWrite()
-	<-done
+	port := c.RemoteAddr().(*net.TCPAddr).Port
+	c.Close() // the proxy holds the socket now
+	answerWho(up, port)
+}
+
+// passSocket sends c's descriptor to the proxy; the kernel keeps the
+// socket open for it once this process closes its own.
+func passSocket(up *net.UnixConn, c *net.TCPConn) error {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var sendErr error
+	err = rc.Control(func(fd uintptr) {
+		_, _, sendErr = up.WriteMsgUnix([]byte{egress.PassMarker}, syscall.UnixRights(int(fd)), nil)
+	})
+	if err != nil {
+		return err
+	}
+	return sendErr
 }

@@ -24,6 +24,7 @@ const (
 	egressDir       = "/.h9/egress"
 	egressForwarder = "/.h9/" + forwarderName
 	egressSocket    = egressDir + "/proxy.sock"
+	egressPort      = 3128
 	egressListen    = "127.0.0.1:3128"
 	egressProxyURL  = "http://" + egressListen
 )

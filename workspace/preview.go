@@ -33,7 +33,7 @@ func (w *Workspace) PreviewWrite(path, content string) (string, error) {
 	if err != nil {
 		return "", w.fileErr(path, err)
 	}
-	return out, nil
+	return scrubSecrets(out, w.sandbox.secrets), nil // shown in the thread
 }
 
 // PreviewEdit shows, as a capped diff, what EditFile would change, with the
@@ -59,5 +59,5 @@ func (w *Workspace) PreviewEdit(path, oldString, newString string, replaceAll bo
 	if err != nil {
 		return "", w.fileErr(path, err)
 	}
-	return out, nil
+	return scrubSecrets(out, w.sandbox.secrets), nil // shown in the thread
 }

@@ -54,7 +54,7 @@ func (w *Workspace) ReadFile(path string, offset, limit int) (string, error) {
 	if err != nil {
 		return "", w.fileErr(path, err)
 	}
-	return out, nil
+	return scrubSecrets(out, w.sandbox.secrets), nil // a file setup wrote (an .npmrc) may hold one
 }
 
 func readLines(f *os.File, path string, offset, limit int) (string, error) {

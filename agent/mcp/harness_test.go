@@ -14,6 +14,7 @@ import (
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/agent/mcp"
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
@@ -97,7 +98,7 @@ func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout 
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := agent.NewOpenAIModel(agent.ModelConfig{BaseURL: h.model.URL(), APIKey: "test-key", Stream: true})
+	model, err := openai.New(openai.Config{BaseURL: h.model.URL(), APIKey: "test-key", Stream: true})
 	if err != nil {
 		t.Fatal(err)
 	}

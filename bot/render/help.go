@@ -9,7 +9,8 @@ const helpText = "*h9 runs a coding agent per Slack thread.*\n" +
 	"• Options go first, in brackets: `/h9 plan [repo=backend branch=release-1.2] &lt;task&gt;` " +
 	"(also `/h9 run` and `@h9`). `repo=` picks a repository (`none` for an empty workspace), `branch=` the branch to start from. " +
 	"The session works on its own `h9/…` branch; when it is done you get the diff, *Push branch* and *Open pull request*.\n" +
-	"• `/h9 repo &lt;name&gt;` or `/h9 repo none`: this channel's repository; `/h9 repo` shows it; `/h9 repos` lists them.\n" +
+	"• `/h9 repo &lt;name&gt;` or `/h9 repo none`: this channel's repository; `/h9 repo` shows it; `/h9 repos` lists them; " +
+	"`/h9 repos forget &lt;repo&gt; &lt;host:port&gt;` removes a host a thread allowed for a repository (admins).\n" +
 	"• `/h9 instructions`: this channel's instructions for the agent (house rules, given to every new session after AGENTS.md); " +
 	"`/h9 instructions set &lt;text&gt;` replaces them (at most 4,000 characters), `/h9 instructions clear` removes them.\n" +
 	"• `/h9 status`: this channel's sessions with their progress.\n" +

@@ -13,7 +13,7 @@ import (
 type ButtonValue struct {
 	SessionID string
 	Revision  int    // plan revision for review buttons; 0 elsewhere
-	StepID    string // approval step for step buttons; "" elsewhere
+	StepID    string // approval step for step buttons; host:port for network buttons; "" elsewhere
 }
 
 // MaxValueID bounds SessionID and StepID (bytes) so that an encoded value,

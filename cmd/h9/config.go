@@ -9,7 +9,7 @@ import (
 
 	"github.com/kelseyhightower/envconfig"
 
-	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
@@ -216,7 +216,7 @@ func checkModelURL(v string) error {
 	if err := checkHTTPURL("OPENAI_BASE_URL", v); err != nil {
 		return err
 	}
-	if err := agent.CheckBaseURL(v); err != nil {
+	if err := openai.CheckBaseURL(v); err != nil {
 		return invalid("OPENAI_BASE_URL: %v", err)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/h9-app/h9/bot"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/egress"
 	"github.com/h9-app/h9/workspace/gitrepo"
@@ -42,11 +43,19 @@ func (c Config) networkWanted() bool {
 }
 
 // networkPolicies picks a session's allow list: its repository's, or
-// H9_NETWORK_ALLOW's without one. repoOf is the bot's, set once it exists.
+// H9_NETWORK_ALLOW's without one, with what its thread allowed. threads is
+// the bot, set once it exists.
 type networkPolicies struct {
-	none   egress.Policy
-	repos  map[string]egress.Policy
-	repoOf atomic.Pointer[func(ctx context.Context, sessionID string) (string, error)]
+	none    egress.Policy
+	repos   map[string]egress.Policy
+	threads atomic.Pointer[threadNetwork]
+	log     *slog.Logger
+}
+
+// threadNetwork is what the bot knows of sessions' networks.
+type threadNetwork interface {
+	SessionNetwork(ctx context.Context, sessionID string) (repo string, allowed []string, err error)
+	NetworkRefused(sessionID, command, hostPort string)
 }
 
 func (c Config) newNetworkPolicies() (*networkPolicies, error) {
@@ -54,7 +63,7 @@ func (c Config) newNetworkPolicies() (*networkPolicies, error) {
 	if err != nil {
 		return nil, err
 	}
-	np := &networkPolicies{none: none, repos: map[string]egress.Policy{}}
+	np := &networkPolicies{none: none, repos: map[string]egress.Policy{}, log: slog.New(slog.DiscardHandler)}
 	for _, r := range c.repos {
 		if np.repos[r.Name], err = r.Network.Policy(); err != nil {
 			return nil, err
@@ -64,18 +73,39 @@ func (c Config) newNetworkPolicies() (*networkPolicies, error) {
 }
 
 func (np *networkPolicies) policy(sessionID string) (egress.Policy, error) {
-	lookup := np.repoOf.Load()
-	if lookup == nil {
+	threads := np.threads.Load()
+	if threads == nil {
 		return egress.Policy{}, errors.New("h9 is still starting")
 	}
-	repo, err := (*lookup)(context.Background(), sessionID)
+	repo, allowed, err := (*threads).SessionNetwork(context.Background(), sessionID)
 	if err != nil {
 		return egress.Policy{}, err
 	}
+	base := np.repos[repo]
 	if repo == "" || repo == gitrepo.NoRepo {
-		return np.none, nil
+		base = np.none
 	}
-	return np.repos[repo], nil
+	if base.Empty() {
+		return base, nil // no allow list configured: the thread is never asked, so nothing was added
+	}
+	var more []egress.Entry
+	for _, s := range allowed {
+		e, err := egress.ParseEntry(s)
+		if err != nil {
+			np.log.Warn("an entry allowed in a thread does not parse; left out", "session", sessionID, "entry", s, "err", err)
+			continue
+		}
+		more = append(more, e)
+	}
+	return base.With(more...), nil
+}
+
+// refused tells the bot of a refusal its thread may fix.
+func (np *networkPolicies) refused(a egress.Attempt) {
+	np.log.Warn("a command's request was refused by the network allow list", "session", a.SessionID, "host", a.HostPort, "command", a.Command)
+	if threads := np.threads.Load(); threads != nil {
+		(*threads).NetworkRefused(a.SessionID, a.Command, a.HostPort)
+	}
 }
 
 // newGateway is h9's egress proxy when some allow list is configured
@@ -84,10 +114,8 @@ func (c Config) newGateway(np *networkPolicies, m egress.Metrics, log *slog.Logg
 	if !c.networkWanted() {
 		return nil, nil
 	}
-	refused := func(a egress.Attempt) {
-		log.Warn("a command's request was refused by the network allow list", "session", a.SessionID, "host", a.HostPort, "command", a.Command)
-	}
-	return egress.New(egress.Config{Policy: np.policy, Metrics: m, Refused: refused})
+	np.log = log
+	return egress.New(egress.Config{Policy: np.policy, Metrics: m, Refused: np.refused})
 }
 
 // loadRepoSecrets reads the values of the repositories' `secrets:` from
@@ -145,9 +173,29 @@ func (n network) into(wc workspace.Config, c Config) workspace.Config {
 	return wc
 }
 
-// serve lets the proxy ask the bot for a session's repository.
-func (n network) serve(repoOf func(ctx context.Context, sessionID string) (string, error)) {
-	n.policies.repoOf.Store(&repoOf)
+// serve lets the proxy ask the bot for a session's allow list and tell it
+// of refused hosts.
+func (n network) serve(b threadNetwork) { n.policies.threads.Store(&b) }
+
+// intoBot lets the bot give a host allowed in a thread to the session's
+// running commands.
+func (n network) intoBot(bc bot.Config) bot.Config {
+	if n.gateway != nil {
+		bc.Network = gatewayAllow{n.gateway}
+	}
+	return bc
+}
+
+// gatewayAllow is the proxy as the bot sees it.
+type gatewayAllow struct{ gw *egress.Gateway }
+
+func (g gatewayAllow) Allow(sessionID, entry string) error {
+	e, err := egress.ParseEntry(entry)
+	if err != nil {
+		return err
+	}
+	g.gw.Allow(sessionID, e)
+	return nil
 }
 
 func (n network) close() {

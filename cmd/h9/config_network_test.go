@@ -52,8 +52,13 @@ func TestRepoSecretsConfig(t *testing.T) {
 	if got := c.secretList(); len(got) != 1 || got[0] != (workspace.Secret{Name: "NPM_TOKEN", Value: "npm-secret-0123456789"}) {
 		t.Errorf("secrets %+v", got)
 	}
-	if s, _ := secretsOf(c).scrub("token npm-secret-0123456789"); strings.Contains(s, "npm-secret") {
-		t.Errorf("the log scrubber kept the value: %q", s)
+	if s, _ := secretsOf(c).scrub("token npm-secret-0123456789"); s != "token [REDACTED:NPM_TOKEN]" {
+		t.Errorf("the log scrubber shows %q, want the value replaced by its name", s)
+	}
+	var logs strings.Builder
+	newLogger(&logs, "json", "info", secretsOf(c)).Warn("setup said npm-secret-0123456789", "err", errors.New("401 for npm-secret-0123456789"))
+	if out := logs.String(); strings.Contains(out, "npm-secret") || strings.Count(out, "[REDACTED:NPM_TOKEN]") != 2 {
+		t.Errorf("the log line: %s", out)
 	}
 	if names := repoSecretNames(); len(names) != 1 || names[0] != "NPM_TOKEN" {
 		t.Errorf("names hidden at start: %q", names)

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/openai"
 )
 
 // checkModel looks for H9_MODEL in the endpoint's models list, then makes one tiny
@@ -20,12 +20,12 @@ func checkModel(ctx context.Context, cfg Config) finding {
 	ids, err := m.ListModels(ctx)
 	listed := err == nil && slices.Contains(ids, cfg.Model)
 	if err != nil && !listingUnsupported(err) {
-		return failed(modelHint(err, cfg), "listing models failed: %s", agent.DescribeModelError(err))
+		return failed(modelHint(err, cfg), "listing models failed: %s", openai.DescribeError(err))
 	}
-	probe, err := agent.ProbeTools(ctx, m, cfg.Model)
+	probe, err := openai.ProbeTools(ctx, m, cfg.Model)
 	switch {
 	case err != nil:
-		return failed(modelHint(err, cfg), "a tool-calling test with %s failed: %s", cfg.Model, agent.DescribeModelError(err))
+		return failed(modelHint(err, cfg), "a tool-calling test with %s failed: %s", cfg.Model, openai.DescribeError(err))
 	case probe.AsText:
 		return failed(noParserHint, "%s wrote its tool call as text instead of calling the tool: the server parses no tool calls", cfg.Model)
 	case !probe.Called:
@@ -43,13 +43,13 @@ const noParserHint = "start vLLM with --enable-auto-tool-choice --tool-call-pars
 
 // listingUnsupported: some OpenAI-compatible servers have no /models route.
 func listingUnsupported(err error) bool {
-	code := agent.HTTPStatus(err)
+	code := openai.HTTPStatus(err)
 	return code == http.StatusNotFound || code == http.StatusMethodNotAllowed || code == http.StatusNotImplemented
 }
 
 func modelHint(err error, cfg Config) string {
-	switch code := agent.HTTPStatus(err); {
-	case agent.IsSetupError(err):
+	switch code := openai.HTTPStatus(err); {
+	case openai.IsSetupError(err):
 		return "restart the server with the fix above, then run h9 doctor again"
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return "check OPENAI_API_KEY for " + cfg.OpenAIBaseURL

@@ -28,7 +28,7 @@ var layers = []struct {
 	{"workspace/forge/fakegitea", 1}, // a fake: tests only
 	{"workspace/forge/fakegitlab", 1},
 	{"workspace/forge/forgetest", 2},
-	{"workspace/egress", 1},
+	{"workspace/egress", 0},
 	{"workspace", 1},
 	{"workspace/gitrepo", 2},
 	{"agent/store", 1},

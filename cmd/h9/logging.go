@@ -30,27 +30,39 @@ func newLogger(w io.Writer, format, level string, s scrubber) *slog.Logger {
 	return slog.New(sessionHandler{h: h})
 }
 
-// scrubber removes known secret values from text.
-type scrubber struct{ secrets []string }
+// scrubber removes known secret values from text; marks[i] is what
+// replaces secrets[i].
+type scrubber struct{ secrets, marks []string }
 
 func newScrubber(secrets ...string) scrubber {
 	var s scrubber
 	for _, v := range secrets {
-		if len(v) >= minSecretLen {
-			s.secrets = append(s.secrets, v)
-		}
+		s.add(v, redacted)
 	}
 	return s
+}
+
+// add scrubs v as mark, unless v is too short to be a secret.
+func (sc *scrubber) add(v, mark string) {
+	if len(v) >= minSecretLen {
+		sc.secrets, sc.marks = append(sc.secrets, v), append(sc.marks, mark)
+	}
 }
 
 // secretsOf lists the configuration values that must never be printed.
 func secretsOf(c Config) scrubber {
 	values := append(mcpHeaderValues(c), c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, c.GithubToken, c.DatabaseURL, databasePassword(c.DatabaseURL))
 	values = append(values, c.forgeSecrets()...)
-	for _, v := range c.secrets { // the repositories' setup secrets
-		values = append(values, v)
+	sc := newScrubber(values...)
+	// The repositories' setup secrets by name, as the workspace shows
+	// them in command output (ARCHITECTURE.md, "Network for the agent").
+	// First, so a value that is also h9's own secret reads by its name.
+	var named scrubber
+	for n, v := range c.secrets {
+		named.add(v, "[REDACTED:"+n+"]")
 	}
-	return newScrubber(values...)
+	named.secrets, named.marks = append(named.secrets, sc.secrets...), append(named.marks, sc.marks...)
+	return named
 }
 
 // databasePassword is the password in a postgres:// URL ("" when none).
@@ -66,9 +78,9 @@ func databasePassword(dsn string) string {
 // scrub returns s with every secret replaced, and whether anything was.
 func (sc scrubber) scrub(s string) (string, bool) {
 	changed := false
-	for _, secret := range sc.secrets {
+	for i, secret := range sc.secrets {
 		if strings.Contains(s, secret) {
-			s = strings.ReplaceAll(s, secret, redacted)
+			s = strings.ReplaceAll(s, secret, sc.marks[i])
 			changed = true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/bot"
 )
@@ -109,7 +110,7 @@ func (m *promMetrics) showAtZero() {
 	for _, o := range agent.RunOutcomes() {
 		m.runsEnded.WithLabelValues(o)
 	}
-	for _, k := range agent.ModelFailures() {
+	for _, k := range openai.Failures() {
 		m.modelErrors.WithLabelValues(k)
 	}
 	m.promptTokens, m.completionTokens = m.tokens.WithLabelValues("prompt"), m.tokens.WithLabelValues("completion")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/bot"
 	"github.com/h9-app/h9/workspace"
 )
@@ -52,11 +53,11 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b, err := bot.New(botConfig(cfg, st, engine, repos, ws, log, metrics))
+	b, err := bot.New(net.intoBot(botConfig(cfg, st, engine, repos, ws, log, metrics)))
 	if err != nil {
 		return fmt.Errorf("bot: %w", err)
 	}
-	net.serve(b.SessionRepo)
+	net.serve(b)
 	srv, err := serveHTTP(cfg, metrics, b, st, log.With("component", "http"))
 	if err != nil {
 		return err
@@ -130,8 +131,8 @@ func newEngine(cfg Config, st agent.Store, ws *workspace.Manager, log *slog.Logg
 }
 
 // newModel is the model endpoint as configured; idle bounds each wait for it.
-func newModel(cfg Config, idle time.Duration) (*agent.OpenAIModel, error) {
-	m, err := agent.NewOpenAIModel(agent.ModelConfig{
+func newModel(cfg Config, idle time.Duration) (*openai.Client, error) {
+	m, err := openai.New(openai.Config{
 		BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Stream: cfg.ModelStream, IdleTimeout: idle,
 	})
 	if err != nil {

@@ -58,6 +58,7 @@ func (g *Gateway) startCommand(s *session, pol Policy, line string) (*command, e
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(io.Discard, "", 0),
 		ConnState:         c.connState,
+		ConnContext:       withConn,
 	}
 	c.server.SetKeepAlivesEnabled(false) // one request per connection: headerGuard checks it
 	g.mu.Lock()
@@ -146,6 +147,9 @@ func (l limitListener) Accept() (net.Conn, error) {
 			io.WriteString(conn, tooMany)
 			conn.Close()
 			continue
+		}
+		if uc, ok := conn.(*net.UnixConn); ok {
+			conn = newPassedConn(uc) // the forwarder's, or a client's own
 		}
 		sc := &slotConn{Conn: conn, guard: &headerGuard{Conn: conn}, c: l.c}
 		if !l.c.track(sc) {

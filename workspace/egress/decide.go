@@ -75,7 +75,8 @@ func decide(ctx context.Context, res Resolver, own map[netip.Addr]bool, pol Poli
 
 func notAllowed(hp, why string) string {
 	return fmt.Sprintf("h9 refused %s: %s.\n"+
-		"To allow it, add %q to the repository's network: allow: list (H9_NETWORK_ALLOW for sessions without a repository) "+
+		"To allow it, press Allow on the message h9 posts about it in the session's Slack thread, "+
+		"or add %q to the repository's network: allow: list (H9_NETWORK_ALLOW for sessions without a repository) "+
 		"in h9's configuration.\n", hp, why, hp)
 }
 

@@ -36,8 +36,10 @@ type Metrics interface{ EgressRequest(decision string) }
 // once per session and host:port.
 type Attempt struct {
 	SessionID string
-	Command   string
-	HostPort  string
+	// Command is the process that tried, as the forwarder found it
+	// (`go mod download`), else the command line the agent ran.
+	Command  string
+	HostPort string
 }
 
 // Config configures a Gateway.
@@ -180,8 +182,10 @@ func (g *Gateway) policyOf(c *command) Policy {
 	return c.policy.With(c.session.extra...)
 }
 
-// tell gives a fixable refusal to Config.Refused once per session.
-func (g *Gateway) tell(c *command, hp string) {
+// tell gives a fixable refusal to Config.Refused once per session, with
+// the words of the command that tried (who; the command line it was
+// started with when who knows none).
+func (g *Gateway) tell(c *command, hp string, who func() string) {
 	g.mu.Lock()
 	told := g.told[c.session.id]
 	if told == nil {
@@ -191,9 +195,14 @@ func (g *Gateway) tell(c *command, hp string) {
 	seen := told[hp]
 	told[hp] = true
 	g.mu.Unlock()
-	if !seen && g.cfg.Refused != nil {
-		g.cfg.Refused(Attempt{SessionID: c.session.id, Command: c.line, HostPort: hp})
+	if seen || g.cfg.Refused == nil {
+		return
 	}
+	words := who()
+	if words == "" {
+		words = c.line
+	}
+	g.cfg.Refused(Attempt{SessionID: c.session.id, Command: words, HostPort: hp})
 }
 
 func (g *Gateway) count(decision string) {

@@ -53,3 +53,18 @@ func TestPlanModeHasNoNetwork(t *testing.T) {
 		t.Errorf("plan mode reached the proxy: %s", res)
 	}
 }
+
+// The thread is told the words of the process that tried, not the whole
+// command line: the forwarder finds it through the sandbox's /proc.
+func TestRefusalNamesTheProcessThatTried(t *testing.T) {
+	plain := httptest.NewServer(http.HandlerFunc(hello))
+	t.Cleanup(plain.Close)
+	port := serverPort(plain)
+	rr := newRig(t, []string{"127.0.0.1"}, fakeDNS{"other.test": loopback}, nil)
+	ws := rr.sandboxed(t)
+	bash(t, ws, "true && cd . && curl -sS -m 20 http://other.test:"+port+"/x | cat")
+	got := rr.told.list()
+	if len(got) != 1 || got[0].Command != "curl -sS -m 20 http://other.test:"+port+"/x" {
+		t.Errorf("told %+v, want curl's own words", got)
+	}
+}

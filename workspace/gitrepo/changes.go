@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/h9-app/h9/workspace"
 )
 
 // FileChange is one file of a diff.
@@ -59,8 +61,13 @@ func (r *Repos) Diff(ctx context.Context, s Session, w io.Writer) error {
 		return err
 	}
 	defer unlock()
-	_, err = gitRun{dir: own, out: w, args: []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "-M",
+	// A file setup wrote may hold a secret: the diff goes to Slack.
+	sw := workspace.NewScrubWriter(w, r.allSecrets())
+	_, err = gitRun{dir: own, out: sw, args: []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "-M",
 		baseRef, "refs/heads/" + s.Branch, "--"}}.run(ctx)
+	if ferr := sw.Flush(); err == nil {
+		err = ferr
+	}
 	return err
 }
 

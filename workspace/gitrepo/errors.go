@@ -20,6 +20,8 @@ var (
 	ErrGit = errors.New("git failed")
 	// ErrRejected: the remote refused a push; the message says why.
 	ErrRejected = errors.New("push rejected")
+	// ErrSecretInBranch: a commit to push holds a setup secret's value.
+	ErrSecretInBranch = errors.New("a setup secret is in the branch")
 	// ErrNoPullRequests: the repository is on no forge or h9 has no token.
 	ErrNoPullRequests = errors.New("pull requests are not configured")
 	// ErrForge: the forge's API refused or failed a call (forge.Error).

@@ -35,6 +35,9 @@ func (r *Repos) Push(ctx context.Context, s Session) (Pushed, error) {
 		return Pushed{}, err
 	}
 	ref := "refs/heads/" + s.Branch
+	if err := r.checkNoSecrets(ctx, own, ref); err != nil {
+		return Pushed{}, err
+	}
 	expect, err := r.lease(ctx, repo, own, ref, head, s.Branch)
 	if err != nil {
 		return Pushed{}, err

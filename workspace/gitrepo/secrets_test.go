@@ -62,6 +62,25 @@ func TestSecretsGoToSetupOnly(t *testing.T) {
 	if _, err := ws.Bash(ctx, "true", workspace.BashOptions{SetupEnv: secrets}); !errors.Is(err, workspace.ErrInvalidArgument) {
 		t.Errorf("secrets outside setup: %v", err)
 	}
+	// The file is committed with the session's work: the diff h9 uploads
+	// to the thread shows the name, not the value.
+	if _, err := repos.Finish(ctx, s, "work", nil); err != nil {
+		t.Fatal(err)
+	}
+	var diff strings.Builder
+	if err := repos.Diff(ctx, s, &diff); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(diff.String(), token) || !strings.Contains(diff.String(), "_authToken=[REDACTED:NPM_TOKEN]") {
+		t.Errorf("the diff shows:\n%s", diff.String())
+	}
+	// Nor does it go to the forge: the push is refused, naming the secret.
+	if _, err := repos.Push(ctx, s); !errors.Is(err, ErrSecretInBranch) || !strings.Contains(err.Error(), "NPM_TOKEN") || strings.Contains(err.Error(), token) {
+		t.Errorf("pushing a branch that holds the secret: %v", err)
+	}
+	if out := git(t, repo.URL, "branch", "--list", s.Branch); out != "" {
+		t.Errorf("the branch reached the remote: %q", out)
+	}
 }
 
 func TestSecretsConfig(t *testing.T) {

@@ -37,3 +37,13 @@ func (r *Repos) setupSecrets(repo Repo) []workspace.Secret {
 	}
 	return out
 }
+
+// allSecrets are every repository's setup secrets, for scrubbing what h9
+// shows of a checkout.
+func (r *Repos) allSecrets() []workspace.Secret {
+	var out []workspace.Secret
+	for name, v := range r.cfg.Secrets {
+		out = append(out, workspace.Secret{Name: name, Value: v})
+	}
+	return out
+}

@@ -1,16 +1,24 @@
-package agent
+package openai
 
 import (
 	"encoding/json"
 	"sync"
 
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
-// encodedDefs holds each defsByMode slice's JSON, by its first element:
-// every step of every run sends one of those few slices, which never
-// change, so they are encoded once.
-var encodedDefs sync.Map // *openai.Tool → []byte
+// encodedDefs holds each KeepEncoded slice's JSON (agent's tools of a
+// mode), by its first element: every step of every run sends one of
+// those few slices, which never change, so they are encoded once.
+var encodedDefs sync.Map // *goopenai.Tool → []byte
+
+// KeepEncoded encodes defs, a slice every step of a mode sends and no
+// one changes, once, for every request that carries it (encodedDefs).
+func KeepEncoded(defs []goopenai.Tool) {
+	if data, err := json.Marshal(defs); err == nil {
+		encodedDefs.Store(&defs[0], data)
+	}
+}
 
 // encode writes the request as json.Marshal would, byte for byte, with
 // less work: the shared tool definitions come encoded (encodedDefs), and
@@ -73,8 +81,8 @@ func (w wireRequest) appendOptions(b []byte) ([]byte, error) {
 }
 
 // encodeTools is the JSON of tools: encodedDefs' when they are a
-// defsByMode slice, else encoded now.
-func encodeTools(tools []openai.Tool) ([]byte, error) {
+// KeepEncoded slice, else encoded now.
+func encodeTools(tools []goopenai.Tool) ([]byte, error) {
 	if data, ok := encodedDefs.Load(&tools[0]); ok && len(tools) == cap(tools) {
 		return data.([]byte), nil
 	}

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -71,7 +71,7 @@ func TestListModels(t *testing.T) {
 	srv := fakemodel.New(fakemodel.WithModels("a", "b"), fakemodel.WithAPIKey("k"))
 	defer srv.Close()
 	for _, base := range []string{srv.URL(), srv.AzureDeploymentURL("dep", "2024-10-21"), srv.AzureV1URL()} {
-		m, err := NewOpenAIModel(ModelConfig{BaseURL: base, APIKey: "k"})
+		m, err := New(Config{BaseURL: base, APIKey: "k"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,9 +80,9 @@ func TestListModels(t *testing.T) {
 			t.Errorf("%s: models %v, %v", base, ids, err)
 		}
 	}
-	m, _ := NewOpenAIModel(ModelConfig{BaseURL: srv.URL(), APIKey: "wrong-key"})
+	m, _ := New(Config{BaseURL: srv.URL(), APIKey: "wrong-key"})
 	_, err := m.ListModels(context.Background())
-	if HTTPStatus(err) != http.StatusUnauthorized || strings.Contains(DescribeModelError(err), "wrong-key") {
-		t.Errorf("wrong key: %v / %q", err, DescribeModelError(err))
+	if HTTPStatus(err) != http.StatusUnauthorized || strings.Contains(DescribeError(err), "wrong-key") {
+		t.Errorf("wrong key: %v / %q", err, DescribeError(err))
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"cmp"
@@ -10,21 +10,21 @@ import (
 	"sync/atomic"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // Model is the one call the agent makes to a chat-completions endpoint.
-// *OpenAIModel is the real one; tests may script their own.
+// *Client is the real one; tests may script their own.
 type Model interface {
-	Complete(ctx context.Context, req ModelRequest) (Answer, error)
+	Complete(ctx context.Context, req Request) (Answer, error)
 }
 
-// ModelRequest is one chat completion to ask the model for (not to be
-// confused with Request, what a caller asks a run to do).
-type ModelRequest struct {
+// Request is one chat completion to ask the model for (not to be
+// confused with agent.Request, what a caller asks a run to do).
+type Request struct {
 	Model    string
 	Messages []Message
-	Tools    []openai.Tool
+	Tools    []goopenai.Tool
 	User     string // the session id, for the endpoint's abuse monitoring
 }
 
@@ -44,8 +44,8 @@ type Answer struct {
 	ProviderError *EndpointError
 }
 
-// ModelConfig configures an OpenAI-compatible endpoint.
-type ModelConfig struct {
+// Config configures an OpenAI-compatible endpoint.
+type Config struct {
 	// BaseURL is e.g. "https://api.openai.com/v1", an Azure deployment URL
 	// ("https://R.openai.azure.com/openai/deployments/D?api-version=V"), or
 	// Azure's "https://R.openai.azure.com/openai/v1".
@@ -63,12 +63,12 @@ type ModelConfig struct {
 	HTTPClient *http.Client // nil = a client with many idle connections
 }
 
-// DefaultIdleTimeout is ModelConfig.IdleTimeout's default.
+// DefaultIdleTimeout is Config.IdleTimeout's default.
 const DefaultIdleTimeout = 120 * time.Second
 
-// OpenAIModel talks to one OpenAI-compatible endpoint. Safe for
+// Client talks to one OpenAI-compatible endpoint. Safe for
 // concurrent use.
-type OpenAIModel struct {
+type Client struct {
 	ep     endpoint
 	key    string
 	stream bool
@@ -79,14 +79,14 @@ type OpenAIModel struct {
 	dropped atomic.Int32
 }
 
-// NewOpenAIModel checks cfg and builds the model; a base URL it cannot
+// New checks cfg and builds the model; a base URL it cannot
 // use is an ErrInvalidConfig.
-func NewOpenAIModel(cfg ModelConfig) (*OpenAIModel, error) {
+func New(cfg Config) (*Client, error) {
 	ep, err := parseEndpoint(cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: base URL %v", ErrInvalidConfig, err)
 	}
-	m := &OpenAIModel{ep: ep, key: cfg.APIKey, stream: cfg.Stream, idle: cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout),
+	m := &Client{ep: ep, key: cfg.APIKey, stream: cfg.Stream, idle: cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout),
 		whole: cmp.Or(cfg.MaxRequest, DefaultMaxRequest), client: cfg.HTTPClient}
 	if m.client == nil {
 		m.client = &http.Client{Transport: modelTransport()}
@@ -96,10 +96,10 @@ func NewOpenAIModel(cfg ModelConfig) (*OpenAIModel, error) {
 
 // ListModels lists the endpoint's model ids through go-openai, configured
 // for Azure when the endpoint is Azure.
-func (m *OpenAIModel) ListModels(ctx context.Context) ([]string, error) {
+func (m *Client) ListModels(ctx context.Context) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.idle) // a short list: one idle wait bounds it
 	defer cancel()
-	list, err := openai.NewClientWithConfig(m.ep.goOpenAIConfig(m.key, m.client)).ListModels(ctx)
+	list, err := goopenai.NewClientWithConfig(m.ep.goOpenAIConfig(m.key, m.client)).ListModels(ctx)
 	if err != nil {
 		return nil, m.scrub(fromGoOpenAI(err))
 	}
@@ -113,8 +113,8 @@ func (m *OpenAIModel) ListModels(ctx context.Context) ([]string, error) {
 // fromGoOpenAI turns go-openai's HTTP errors into an EndpointError, so
 // that they are classified, worded and scrubbed like the agent's own.
 func fromGoOpenAI(err error) error {
-	var ae *openai.APIError
-	var re *openai.RequestError
+	var ae *goopenai.APIError
+	var re *goopenai.RequestError
 	switch {
 	case errors.As(err, &ae):
 		return &EndpointError{Status: ae.HTTPStatusCode, Code: strings.Trim(fmt.Sprint(cmp.Or[any](ae.Code, "")), `"`), Type: ae.Type, Message: ae.Message}

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"fmt"
@@ -103,10 +103,10 @@ func TestDescribeModelError(t *testing.T) {
 		{&modelError{tries: 1, err: fmt.Errorf("decoding the answer: %w", fmt.Errorf("invalid character 'x'"))}, []string{"could not understand: invalid character 'x'"}},
 	}
 	for _, tt := range tests {
-		got := DescribeModelError(tt.err)
+		got := DescribeError(tt.err)
 		for _, w := range tt.want {
 			if !strings.Contains(got, w) {
-				t.Errorf("DescribeModelError(%v) = %q, want %q", tt.err, got, w)
+				t.Errorf("DescribeError(%v) = %q, want %q", tt.err, got, w)
 			}
 		}
 		if strings.Contains(got, "\n") || len([]rune(got)) > endpointTextLimit+300 {

@@ -1,11 +1,11 @@
-package agent
+package openai
 
 import (
 	"context"
 	"encoding/json"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // The probe's one tool and the word it returns.
@@ -26,10 +26,10 @@ type ToolProbe struct {
 // a request offering one tool, then, when the model calls it, the tool's
 // result back (with whatever the endpoint must get back, such as Gemini's
 // thought signatures) and the model's answer. A server without a
-// tool-call parser fails here, with an error that DescribeModelError
+// tool-call parser fails here, with an error that DescribeError
 // words with the fix, or by writing the call as text. There is no retry.
 func ProbeTools(ctx context.Context, m Model, modelName string) (ToolProbe, error) {
-	req := ModelRequest{Model: modelName, Tools: []openai.Tool{probeTool()}, Messages: []Message{userMessage(probePrompt)}}
+	req := Request{Model: modelName, Tools: []goopenai.Tool{probeTool()}, Messages: []Message{userMessage(probePrompt)}}
 	first, err := probeOnce(ctx, m, req)
 	if err != nil {
 		return ToolProbe{}, err
@@ -48,7 +48,7 @@ func ProbeTools(ctx context.Context, m Model, modelName string) (ToolProbe, erro
 	return ToolProbe{Called: true, Answer: second.Content}, nil
 }
 
-func probeOnce(ctx context.Context, m Model, req ModelRequest) (Message, error) {
+func probeOnce(ctx context.Context, m Model, req Request) (Message, error) {
 	ans, err := m.Complete(ctx, req)
 	if err == nil {
 		err = checkAnswer(&ans, len(req.Messages))
@@ -56,8 +56,8 @@ func probeOnce(ctx context.Context, m Model, req ModelRequest) (Message, error) 
 	return ans.Message, err
 }
 
-func probeTool() openai.Tool {
-	return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+func probeTool() goopenai.Tool {
+	return goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
 		Name:        probeToolName,
 		Description: "Returns the magic word.",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),

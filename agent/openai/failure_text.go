@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"errors"
@@ -11,11 +11,11 @@ import (
 // endpointTextLimit caps the endpoint's own words in a failure message.
 const endpointTextLimit = 400
 
-// DescribeModelError is what a user reads about a failed model request:
+// DescribeError is what a user reads about a failed model request:
 // the real cause (quota, rate limit, set-up, unreachable, …), the
 // endpoint's own words and the fix when h9 knows it. It never holds the
 // key: the model removes it from everything an endpoint says.
-func DescribeModelError(err error) string {
+func DescribeError(err error) string {
 	tries := 1
 	var me *modelError
 	if errors.As(err, &me) {

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // endpoint is where chat completions go and how the key travels.
@@ -92,10 +92,10 @@ func (ep endpoint) authorize(h http.Header, key string) {
 
 // goOpenAIConfig is a go-openai configuration for the same endpoint, used
 // for the models list.
-func (ep endpoint) goOpenAIConfig(key string, client *http.Client) openai.ClientConfig {
-	cfg := openai.DefaultConfig(key)
+func (ep endpoint) goOpenAIConfig(key string, client *http.Client) goopenai.ClientConfig {
+	cfg := goopenai.DefaultConfig(key)
 	if ep.deployment != "" {
-		cfg = openai.DefaultAzureConfig(key, ep.base)
+		cfg = goopenai.DefaultAzureConfig(key, ep.base)
 		cfg.APIVersion = ep.apiVersion
 		dep := ep.deployment
 		cfg.AzureModelMapperFunc = func(string) string { return dep }

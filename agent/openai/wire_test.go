@@ -1,24 +1,20 @@
-package agent
+package openai
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/h9-app/h9/agent/fakemodel"
-	"github.com/h9-app/h9/agent/store"
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // A history stored by the previous version (go-openai's JSON, including
 // the empty assistant message it could store) reads as Messages and is
 // sent in a form endpoints accept.
 func TestStoredGoOpenAIHistoryReadsAndSends(t *testing.T) {
-	old := []openai.ChatCompletionMessage{
+	old := []goopenai.ChatCompletionMessage{
 		{Role: "user", Content: "list the files"},
-		{Role: "assistant", ReasoningContent: "ls will do", ToolCalls: []openai.ToolCall{{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "bash", Arguments: `{"command":"ls"}`}}}},
+		{Role: "assistant", ReasoningContent: "ls will do", ToolCalls: []goopenai.ToolCall{{ID: "call_1", Type: "function", Function: goopenai.FunctionCall{Name: "bash", Arguments: `{"command":"ls"}`}}}},
 		{Role: "tool", ToolCallID: "call_1", Content: "a.txt"},
 		{Role: "assistant", ReasoningContent: "done thinking"}, // the empty answer older versions stored
 		{Role: "user", Content: "and now?"},
@@ -47,54 +43,9 @@ func TestStoredGoOpenAIHistoryReadsAndSends(t *testing.T) {
 	}
 }
 
-// The same through the store: a session whose messages are go-openai's
-// JSON (what a schema 1 file holds once migrated) runs on, its history is
-// sent as endpoints accept it, and its stored bytes are left as they were.
-func TestStoredGoOpenAIHistoryRunsOn(t *testing.T) {
-	h := newHarness(t)
-	old := []openai.ChatCompletionMessage{
-		{Role: "user", Content: "list the files"},
-		{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "bash", Arguments: `{"command":"ls"}`}}}},
-		{Role: "tool", ToolCallID: "call_1", Content: "a.txt"},
-		{Role: "assistant"}, // the empty answer older versions stored
-		{Role: "user", Content: "and now?"},
-	}
-	raw := make([]json.RawMessage, len(old))
-	for i, m := range old {
-		var err error
-		if raw[i], err = json.Marshal(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx := context.Background()
-	if err := h.store.AppendStep(ctx, "s", store.Step{Messages: raw}); err != nil {
-		t.Fatal(err)
-	}
-	h.srv.Enqueue(fakemodel.Text("here"))
-	if res, _ := h.mustRun("s", "hello?"); res.Text != "here" {
-		t.Errorf("text = %q", res.Text)
-	}
-	sent := h.lastRequest().Messages[1:]
-	if len(sent) != 4 || sent[1].ToolCalls[0].ID != "call_1" || sent[3].Content != "and now?\n\nhello?" {
-		t.Errorf("sent history = %+v", sent)
-	}
-	sess, err := h.store.LoadSession(ctx, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sess.Messages) != len(old)+2 {
-		t.Fatalf("stored %d messages, want %d", len(sess.Messages), len(old)+2)
-	}
-	for i := range raw {
-		if !bytes.Equal(sess.Messages[i], raw[i]) {
-			t.Errorf("stored message %d = %s, want it unchanged: %s", i, sess.Messages[i], raw[i])
-		}
-	}
-}
-
 func TestWireMessagesLeavesAValidHistoryAlone(t *testing.T) {
 	msgs := []Message{
-		systemMessage("sys"), userMessage("hi"),
+		{Role: RoleSystem, Content: "sys"}, userMessage("hi"),
 		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a"}, {ID: "b"}}},
 		toolMessage("a", "1"), toolMessage("b", "2"),
 		{Role: RoleAssistant, Content: "done"},
@@ -108,7 +59,7 @@ func TestWireMessagesLeavesAValidHistoryAlone(t *testing.T) {
 func TestWireMessagesAnswersUnansweredCalls(t *testing.T) {
 	msgs := []Message{userMessage("hi"), {Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a"}, {ID: "b"}}}, toolMessage("a", "1"), userMessage("next")}
 	got := wireMessages(msgs)
-	if len(got) != 5 || got[3].ToolCallID != "b" || got[3].Content != fail(errNotRun).Output || got[4].Content != "next" {
+	if len(got) != 5 || got[3].ToolCallID != "b" || got[3].Content != NotRun || got[4].Content != "next" {
 		t.Errorf("got %+v", got)
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"bytes"
@@ -24,9 +24,9 @@ type EndpointError struct {
 	Header  http.Header // Retry-After and friends; nil for in-body errors
 }
 
-// status is the HTTP status, or for an error inside a 200 the status its
+// StatusCode is the HTTP status, or for an error inside a 200 the status its
 // code names (OpenRouter's {"code": 502}), 0 if none.
-func (e *EndpointError) status() int {
+func (e *EndpointError) StatusCode() int {
 	if e.Status != 0 {
 		return e.Status
 	}
@@ -145,7 +145,7 @@ func plainText(body []byte) string {
 }
 
 // idleError: the endpoint sent nothing for the idle timeout, or (whole)
-// its answer was still coming after ModelConfig.MaxRequest.
+// its answer was still coming after Config.MaxRequest.
 type idleError struct {
 	after time.Duration
 	whole bool

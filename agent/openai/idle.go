@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -24,7 +24,7 @@ type watchdog struct {
 }
 
 // DefaultMaxRequest bounds one model request from its start to the last
-// byte of its answer (ModelConfig.MaxRequest's default). The longest honest
+// byte of its answer (Config.MaxRequest's default). The longest honest
 // answer (a full completion budget streamed by a slow local model at a few
 // tokens a second) takes minutes; half an hour is far past it and still
 // frees a stuck run.

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"bytes"
@@ -18,14 +18,14 @@ func BenchmarkReadAnswer(b *testing.B) {
 		name  string
 		reply fakemodel.Reply
 	}{
-		{"tool-call", fakemodel.ToolCall(todoWriteName, `{"todos":[{"id":"1","content":"write the handler","status":"in_progress"}]}`)},
+		{"tool-call", fakemodel.ToolCall("todo_write", `{"todos":[{"id":"1","content":"write the handler","status":"in_progress"}]}`)},
 		{"text-400B", fakemodel.Text(strings.Repeat("All tests pass. ", 25))},
 	} {
 		for _, stream := range []bool{false, true} {
 			body, contentType := captureAnswer(b, tc.reply, stream)
 			name := tc.name + map[bool]string{false: "/plain", true: "/stream"}[stream]
 			b.Run(name, func(b *testing.B) {
-				m := &OpenAIModel{}
+				m := &Client{}
 				resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {contentType}}}
 				b.ReportAllocs()
 				for b.Loop() {

@@ -1,21 +1,21 @@
-package agent
+package openai
 
 import (
 	"slices"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // wireRequest is the chat-completions request body h9 sends. The tool
 // definitions are go-openai's type; the messages are the agent's own.
 type wireRequest struct {
-	Model         string                `json:"model"`
-	Messages      []Message             `json:"messages"`
-	Tools         []openai.Tool         `json:"tools,omitempty"`
-	Stream        bool                  `json:"stream,omitempty"`
-	StreamOptions *openai.StreamOptions `json:"stream_options,omitempty"`
-	User          string                `json:"user,omitempty"`
+	Model         string                  `json:"model"`
+	Messages      []Message               `json:"messages"`
+	Tools         []goopenai.Tool         `json:"tools,omitempty"`
+	Stream        bool                    `json:"stream,omitempty"`
+	StreamOptions *goopenai.StreamOptions `json:"stream_options,omitempty"`
+	User          string                  `json:"user,omitempty"`
 }
 
 // wireMessages is the history as an endpoint accepts it. Stored messages
@@ -96,11 +96,15 @@ func withoutReasoning(msgs []Message) []Message {
 	return out
 }
 
+// NotRun is the result of a tool call the run never made (it was
+// cancelled first): agent answers its own such calls with the same words.
+const NotRun = "Error: not run: the run was cancelled"
+
 // notRun answers calls as not run.
 func notRun(calls []ToolCall) []Message {
 	var out []Message
 	for _, c := range calls {
-		out = append(out, toolMessage(c.ID, fail(errNotRun).Output))
+		out = append(out, toolMessage(c.ID, NotRun))
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"errors"
@@ -53,7 +53,7 @@ var quotaCodes = []string{"insufficient_quota", "billing_hard_limit_reached", "b
 	"insufficient_balance", "insufficient_credits", "quota_exceeded"}
 
 func classifyEndpoint(e *EndpointError) failure {
-	code, low, status := strings.ToLower(e.Code+" "+e.Type), strings.ToLower(e.Message), e.status()
+	code, low, status := strings.ToLower(e.Code+" "+e.Type), strings.ToLower(e.Message), e.StatusCode()
 	switch {
 	case status == http.StatusPaymentRequired || containsAny(code, quotaCodes...):
 		return failQuota
@@ -144,5 +144,15 @@ func containsAny(s string, subs ...string) bool {
 
 // IsSetupError reports whether err is a server that is not set up for tool
 // calls (llama.cpp without --jinja, vLLM without --enable-auto-tool-choice,
-// a model without tool support); DescribeModelError names the fix.
+// a model without tool support); DescribeError names the fix.
 func IsSetupError(err error) bool { return classify(err) == failSetup }
+
+// Overflowed reports whether err says the prompt is over the model's
+// context window, and the window the endpoint stated there (0 if none).
+func Overflowed(err error) (window int, ok bool) {
+	var ee *EndpointError
+	if classify(err) != failOverflow || !errors.As(err, &ee) {
+		return 0, false
+	}
+	return statedWindow(ee.Message), true
+}

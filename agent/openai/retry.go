@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 const (
-	defaultRetryBase = 500 * time.Millisecond
+	DefaultRetryBase = 500 * time.Millisecond
 	maxBackoff       = 30 * time.Second
 	// maxRetryAfter bounds how long a server may make a run wait per try.
 	maxRetryAfter = 2 * time.Minute
@@ -30,10 +30,16 @@ type retryModel struct {
 	model   Model
 	tries   int
 	base    time.Duration
-	metrics ModelMetrics // hears every try
+	metrics Metrics // hears every try
 }
 
-// modelError is the final failure; DescribeModelError words it.
+// WithRetries is m with its answers checked and its failures retried, up
+// to tries tries in all, backing off from base; metrics hears every try.
+func WithRetries(m Model, tries int, base time.Duration, metrics Metrics) Model {
+	return retryModel{model: m, tries: tries, base: base, metrics: metrics}
+}
+
+// modelError is the final failure; DescribeError words it.
 type modelError struct {
 	tries int
 	err   error
@@ -44,7 +50,7 @@ func (e *modelError) Unwrap() []error { return []error{ErrModel, e.err} }
 
 // Whatever it returns, the answer's Discarded holds the usage of the
 // answers it refused on the way: they cost tokens all the same.
-func (m retryModel) Complete(ctx context.Context, req ModelRequest) (Answer, error) {
+func (m retryModel) Complete(ctx context.Context, req Request) (Answer, error) {
 	empties := 0
 	var spent Usage
 	for try := 1; ; try++ {
@@ -72,7 +78,7 @@ func (m retryModel) Complete(ctx context.Context, req ModelRequest) (Answer, err
 }
 
 // try sends req once and checks the answer; the try is counted.
-func (m retryModel) try(ctx context.Context, req ModelRequest) (Answer, error) {
+func (m retryModel) try(ctx context.Context, req Request) (Answer, error) {
 	start := time.Now()
 	ans, err := m.model.Complete(ctx, req)
 	if err == nil {

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // maxAnswerBytes bounds what h9 reads of one answer or error body.
@@ -21,7 +21,7 @@ const maxAnswerBytes = 16 << 20
 // Complete sends one chat completion, streamed when the model is set to.
 // An optional field the endpoint refuses by name is dropped and the
 // request sent again at once; that is not a retry.
-func (m *OpenAIModel) Complete(ctx context.Context, req ModelRequest) (Answer, error) {
+func (m *Client) Complete(ctx context.Context, req Request) (Answer, error) {
 	msgs := wireMessages(req.Messages)
 	for {
 		sent := m.fields(req)
@@ -39,7 +39,7 @@ func (m *OpenAIModel) Complete(ctx context.Context, req ModelRequest) (Answer, e
 }
 
 // fields are the optional fields this request carries.
-func (m *OpenAIModel) fields(req ModelRequest) optionalField {
+func (m *Client) fields(req Request) optionalField {
 	var f optionalField
 	if req.User != "" {
 		f |= fieldUser
@@ -53,7 +53,7 @@ func (m *OpenAIModel) fields(req ModelRequest) optionalField {
 	return f &^ optionalField(m.dropped.Load())
 }
 
-func (m *OpenAIModel) body(req ModelRequest, msgs []Message, fields optionalField) wireRequest {
+func (m *Client) body(req Request, msgs []Message, fields optionalField) wireRequest {
 	if optionalField(m.dropped.Load())&fieldReasoning != 0 {
 		msgs = withoutReasoning(msgs)
 	}
@@ -62,14 +62,14 @@ func (m *OpenAIModel) body(req ModelRequest, msgs []Message, fields optionalFiel
 		w.User = req.User
 	}
 	if fields&fieldStreamOptions != 0 {
-		w.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+		w.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
 	}
 	return w
 }
 
 // send makes one HTTP request under the idle timeout and the whole
 // request's bound, and reads its answer.
-func (m *OpenAIModel) send(ctx context.Context, body wireRequest) (Answer, error) {
+func (m *Client) send(ctx context.Context, body wireRequest) (Answer, error) {
 	data, err := body.encode()
 	if err != nil {
 		return Answer{}, fmt.Errorf("encoding the request: %w", err)
@@ -98,7 +98,7 @@ func (m *OpenAIModel) send(ctx context.Context, body wireRequest) (Answer, error
 
 // read decodes an answer: an error body, a stream, or one JSON completion
 // (also when a stream was asked for and the endpoint ignored that).
-func (m *OpenAIModel) read(resp *http.Response, r io.Reader) (Answer, error) {
+func (m *Client) read(resp *http.Response, r io.Reader) (Answer, error) {
 	if resp.StatusCode >= 300 {
 		raw, err := io.ReadAll(r)
 		if err != nil && len(raw) == 0 {
@@ -166,7 +166,7 @@ func decodeCompletion(raw []byte) (Answer, error) {
 // scrub removes the key from what err says: the endpoint's own words in
 // an EndpointError (some proxies repeat the key they were given), and any
 // other error's text, keeping the chain for classification.
-func (m *OpenAIModel) scrub(err error) error {
+func (m *Client) scrub(err error) error {
 	if err == nil || m.key == "" {
 		return err
 	}

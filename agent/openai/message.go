@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"encoding/json"
@@ -27,7 +27,7 @@ type Message struct {
 	// older reasoning endpoints reject it anywhere else).
 	Reasoning string `json:"reasoning_content,omitempty"`
 	// Images are data URLs sent with a user message's text as image parts
-	// (vision.go). They are never stored: the history keeps the text,
+	// (agent/vision.go). They are never stored: the history keeps the text,
 	// which names the files' paths.
 	Images []string `json:"-"`
 }
@@ -70,8 +70,32 @@ func (m Message) MarshalJSON() ([]byte, error) {
 
 func userMessage(content string) Message { return Message{Role: RoleUser, Content: content} }
 
-func systemMessage(content string) Message { return Message{Role: RoleSystem, Content: content} }
-
 func toolMessage(callID, output string) Message {
 	return Message{Role: RoleTool, ToolCallID: callID, Content: output}
+}
+
+// imagePart and textPart are a user message's content parts.
+type imageURLPart struct {
+	URL string `json:"url"`
+}
+
+type contentPart struct {
+	Type     string        `json:"type"`
+	Text     string        `json:"text,omitempty"`
+	ImageURL *imageURLPart `json:"image_url,omitempty"`
+}
+
+// marshalWithImages writes a message whose content is parts: its text,
+// then one image_url part per image.
+func marshalWithImages(m Message) ([]byte, error) {
+	type plain Message
+	parts := make([]contentPart, 0, 1+len(m.Images))
+	parts = append(parts, contentPart{Type: "text", Text: m.Content})
+	for _, u := range m.Images {
+		parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURLPart{URL: u}})
+	}
+	return json.Marshal(struct {
+		plain
+		Content []contentPart `json:"content"`
+	}{plain: plain(m), Content: parts})
 }
