@@ -132,43 +132,50 @@ func (a *actor) pushBranch(e effPush) {
 	a.sideOp(func(ctx context.Context) event {
 		ctx, cancel := context.WithTimeout(ctx, pushTimeout)
 		defer cancel()
-		msg, url := a.b.pushAndOpen(ctx, a.log, s, r, e.pullRequest)
-		return evPushed{msg: msg, url: url}
+		msg, pr, head := a.b.pushAndOpen(ctx, a.log, s, r, e.pullRequest)
+		ev := evPushed{msg: msg, url: pr.URL, head: head}
+		if s.Follow == nil || s.Follow.Number != pr.Number {
+			ev.follow = a.b.startFollowing(r.Name, pr.Number, pr.URL, time.Now())
+		}
+		return ev
 	})
 }
 
 // pushAndOpen is the push, then the pull request when asked: the words
-// for the thread either way, and the pull request's URL when it is open.
-func (b *Bot) pushAndOpen(ctx context.Context, log *slog.Logger, s Session, r SessionRepo, pullRequest bool) (render.Message, string) {
+// for the thread either way, the pull request when it is open and the
+// commit pushed ("" when the push failed).
+func (b *Bot) pushAndOpen(ctx context.Context, log *slog.Logger, s Session, r SessionRepo, pullRequest bool) (render.Message, gitrepo.PullRequest, string) {
+	var none gitrepo.PullRequest
 	if b.cfg.Repos == nil {
-		return text(":x: " + errNoRepos.Error() + "."), ""
+		return text(":x: " + errNoRepos.Error() + "."), none, ""
 	}
 	gs := r.git(s.ID)
 	branch := "`" + render.Escape(r.Branch) + "`"
-	if _, err := b.cfg.Repos.Push(ctx, gs); err != nil {
+	pushed, err := b.cfg.Repos.Push(ctx, gs)
+	if err != nil {
 		log.Warn("push failed", "err", err)
 		why := render.Escape(render.Truncate(err.Error(), 1500))
 		if errors.Is(err, gitrepo.ErrRejected) {
-			return text(":x: " + r.Name + " rejected the push of " + branch + ":\n```" + why + "```"), ""
+			return text(":x: " + r.Name + " rejected the push of " + branch + ":\n```" + why + "```"), none, ""
 		}
-		return text(":x: h9 could not push " + branch + " to " + r.Name + ": " + why), ""
+		return text(":x: h9 could not push " + branch + " to " + r.Name + ": " + why), none, ""
 	}
 	if !pullRequest {
 		words := ":arrow_up: Pushed " + branch + " to " + render.Escape(r.Name) + "."
 		if r.PullRequest != "" {
 			words += " Its pull request has it now: " + render.Escape(r.PullRequest)
 		}
-		return text(words), ""
+		return text(words), none, pushed.Commit
 	}
 	pr, err := b.cfg.Repos.OpenPullRequest(ctx, gs, pullRequestTitle(s.Task), b.pullRequestBody(ctx, log, s))
 	if err != nil {
 		log.Warn("opening the pull request failed", "err", err)
-		return text(":x: Pushed " + branch + ", but the pull request could not be opened: " + render.Escape(render.Truncate(err.Error(), 1500))), ""
+		return text(":x: Pushed " + branch + ", but the pull request could not be opened: " + render.Escape(render.Truncate(err.Error(), 1500))), none, pushed.Commit
 	}
 	if pr.Reused {
-		return text(":link: The pull request of " + branch + " is already open, now up to date: " + render.Escape(pr.URL)), pr.URL
+		return text(":link: The pull request of " + branch + " is already open, now up to date: " + render.Escape(pr.URL)), pr, pushed.Commit
 	}
-	return text(":tada: Opened the pull request of " + branch + ": " + render.Escape(pr.URL)), pr.URL
+	return text(":tada: Opened the pull request of " + branch + ": " + render.Escape(pr.URL)), pr, pushed.Commit
 }
 
 // pullRequestTitle is the task on one line, as GitHub shows titles.

@@ -77,6 +77,9 @@ type Session struct {
 	BudgetRaises int    `json:"budget_raises,omitempty"`
 	BudgetTS     string `json:"budget_ts,omitempty"`
 
+	// Follow is the request h9 opened and follows (follow.go); nil: none.
+	Follow *Follow `json:"follow,omitempty"`
+
 	// rules is the operator's token settings, set by the actor when it
 	// loads or makes the session; not stored.
 	rules tokenRules
@@ -101,8 +104,9 @@ type QueuedReply struct {
 
 // active reports whether a restart must act on the session: a run in
 // flight, a post it may not have made, or a checklist edit.
+// A followed request is active too: a restart must go on following it.
 func (s *Session) active() bool {
-	return s.State.inFlight() || len(s.Posts) > 0 || s.Outcome != nil || s.EditDue
+	return s.State.inFlight() || len(s.Posts) > 0 || s.Outcome != nil || s.EditDue || s.Follow.following()
 }
 
 // clone copies s deeply enough that changing the copy leaves s as it was.
@@ -119,6 +123,7 @@ func (s Session) clone() Session {
 		r := *s.Repo
 		s.Repo = &r
 	}
+	s.Follow = s.Follow.clone()
 	return s
 }
 
