@@ -12,6 +12,7 @@ import (
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
@@ -163,19 +164,20 @@ func (b *Bot) pushAndOpen(ctx context.Context, log *slog.Logger, s Session, r Se
 	if !pullRequest {
 		words := ":arrow_up: Pushed " + branch + " to " + render.Escape(r.Name) + "."
 		if r.PullRequest != "" {
-			words += " Its pull request has it now: " + render.Escape(r.PullRequest)
+			words += " Its " + b.requestWord(r.Name) + " has it now: " + render.Escape(r.PullRequest)
 		}
 		return text(words), none, pushed.Commit
 	}
+	word := b.requestWord(r.Name) // "pull request" or GitLab's "merge request"
 	pr, err := b.cfg.Repos.OpenPullRequest(ctx, gs, pullRequestTitle(s.Task), b.pullRequestBody(ctx, log, s))
 	if err != nil {
-		log.Warn("opening the pull request failed", "err", err)
-		return text(":x: Pushed " + branch + ", but the pull request could not be opened: " + render.Escape(render.Truncate(err.Error(), 1500))), none, pushed.Commit
+		log.Warn("opening the request failed", "err", err)
+		return text(":x: Pushed " + branch + ", but the " + word + " could not be opened: " + render.Escape(render.Truncate(err.Error(), 1500))), none, pushed.Commit
 	}
 	if pr.Reused {
-		return text(":link: The pull request of " + branch + " is already open, now up to date: " + render.Escape(pr.URL)), pr, pushed.Commit
+		return text(":link: The " + word + " of " + branch + " is already open, now up to date: " + render.Escape(pr.URL)), pr, pushed.Commit
 	}
-	return text(":tada: Opened the pull request of " + branch + ": " + render.Escape(pr.URL)), pr, pushed.Commit
+	return text(":tada: Opened the " + word + " of " + branch + ": " + render.Escape(pr.URL)), pr, pushed.Commit
 }
 
 // pullRequestTitle is the task on one line, as GitHub shows titles.
@@ -214,4 +216,17 @@ func (b *Bot) pullRequestBody(ctx context.Context, log *slog.Logger, s Session) 
 	}
 	sb.WriteString("Slack thread: " + b.api.permalink(ctx, log, s.Channel, s.ThreadTS) + "\n")
 	return sb.String()
+}
+
+// requestWord is what the repository's forge calls a request: "merge
+// request" on GitLab, "pull request" elsewhere.
+func (b *Bot) requestWord(repo string) string {
+	if b.cfg.Repos == nil {
+		return "pull request"
+	}
+	r, ok := b.cfg.Repos.Get(repo)
+	if !ok || r.Forge == nil {
+		return "pull request"
+	}
+	return forge.Kind(r.Forge.Type).RequestWord()
 }
