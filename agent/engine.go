@@ -100,7 +100,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg:     cfg,
-		store:   cfg.Store,
+		store:   timedStore{cfg.Store},
 		model:   openai.WithRetries(cfg.Model, cfg.MaxRetries, cfg.RetryBaseDelay, cfg.Metrics),
 		log:     cfg.Logger,
 		metrics: cfg.Metrics,

@@ -28,6 +28,10 @@ const (
 	// stopped. A history with nothing to answer (it ends with the model's
 	// final answer) gets the continue prompt instead.
 	IntentProceed
+	// IntentFeedback addresses review feedback and failing checks from the
+	// session's pull/merge request (Feedback): the items are quoted in the
+	// prompt as untrusted data, never as the user's instructions.
+	IntentFeedback
 )
 
 // Request is one run's intent and, for the intents that carry them, the
@@ -38,6 +42,8 @@ type Request struct {
 
 	Intent Intent `json:"intent"`
 	Text   string `json:"text,omitempty"`
+	// Feedback is what IntentFeedback addresses (feedback.go).
+	Feedback *Feedback `json:"feedback,omitempty"`
 }
 
 // prompt is the user message a run of r sends, before plan mode's prefix;
@@ -53,13 +59,15 @@ func (r Request) prompt(files []Attachment) (string, error) {
 		return ExecPrompt, nil
 	case IntentContinue, IntentProceed:
 		return ContinuePrompt, nil
+	case IntentFeedback:
+		return r.Feedback.prompt()
 	}
 	return "", fmt.Errorf("%w: %s", ErrInvalidRequest, r.Intent)
 }
 
 var intentNames = map[Intent]string{
 	IntentTask: "task", IntentReply: "reply", IntentExecute: "execute", IntentContinue: "continue",
-	IntentProceed: "proceed",
+	IntentProceed: "proceed", IntentFeedback: "feedback",
 }
 
 func (i Intent) String() string {

@@ -48,6 +48,10 @@ type RunOptions struct {
 	// Channel and Repo are where the session lives, for Config.Tools to
 	// narrow the external tools it offers ("" when none or unknown).
 	Channel, Repo string
+	// Durable parents the run's store writes, which outlive ctx (a stopped
+	// run keeps what it did) but not Durable: the caller's last resort at
+	// shutdown. nil = ctx without its cancellation.
+	Durable context.Context
 }
 
 // Result is the outcome of a run.
@@ -78,7 +82,10 @@ func (e *Engine) Run(ctx context.Context, sessionID string, req Request, opts Ru
 		return Result{}, &RunError{Text: "h9 asked the agent for something it does not know.", Err: err}
 	}
 	// Store writes outlive a cancelled run: a stopped run keeps what it did.
-	storeCtx := context.WithoutCancel(ctx)
+	storeCtx := opts.Durable
+	if storeCtx == nil {
+		storeCtx = context.WithoutCancel(ctx)
+	}
 	sess, todos, err := e.acquire(storeCtx, sessionID)
 	if err != nil {
 		return Result{}, &RunError{Text: failureText(err, e.cfg.MaxSteps), Err: err}

@@ -112,6 +112,7 @@ type actor struct {
 	run       *runHandle  // the run in flight, nil when none
 	prep      *prepHandle // the checkout and setup in flight, nil when none
 	side      int         // pushes and uploads in flight (sideOp)
+	forging   bool        // a forge call of following is in flight (follow_actor.go)
 	took      []string    // ts of the latest replies taken (tookReply)
 	seq       int
 	waiter    chan bool       // the run's approver, waiting for a click
@@ -162,7 +163,7 @@ func (a *actor) next() (message, bool) {
 			return m, true
 		}
 		a.mu.Unlock()
-		if a.idle() && a.b.reg.retire(a) {
+		if a.idle() && a.editSaved() && a.b.reg.retire(a) {
 			a.release()
 			return nil, false
 		}
@@ -172,8 +173,11 @@ func (a *actor) next() (message, bool) {
 
 // idle: no run, setup, push or upload, no approval waiting, no checklist
 // edit pending.
+// A session following its request keeps its actor, and so its lease,
+// until h9 stops or the lease is lost (follow_poller.go).
 func (a *actor) idle() bool {
-	return a.run == nil && a.prep == nil && a.side == 0 && a.waiter == nil && (a.check == nil || !a.check.busy())
+	return a.run == nil && a.prep == nil && a.side == 0 && a.waiter == nil && (a.check == nil || !a.check.busy()) &&
+		(a.rec == nil || !a.rec.Follow.following() || a.lost || a.b.stopping.Load())
 }
 
 func (a *actor) handle(m message) {
@@ -234,6 +238,7 @@ func (a *actor) load() error {
 	}
 	s.rules = a.b.cfg.tokenRules()
 	a.loaded, a.rec = true, s
+	a.b.known.add(a.key)
 	a.stored(rec)
 	a.log = sessionLogger(a.b.log, s)
 	if s.ChecklistTS == "" {
@@ -249,6 +254,7 @@ func (a *actor) load() error {
 	}
 	a.apply(evLoaded{tokens: snap.Total})
 	a.check = a.newChecklist(s.ChecklistTS, a.view(snap.Todos, snap.Evidence))
+	a.finishEdit()
 	return nil
 }
 
@@ -258,6 +264,7 @@ func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *S
 	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now,
 		rules: a.b.cfg.tokenRules()}
 	a.log = sessionLogger(a.b.log, a.rec)
+	a.b.known.add(a.key)
 	a.b.metrics.SessionCreated()
 	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo, files: files})
 }
@@ -271,6 +278,7 @@ func (a *actor) save() {
 		<-a.committed
 		a.committed = nil
 	}
+	a.noteEditDue()
 	rec, err := a.rec.record()
 	if err == nil && a.last.same(rec) {
 		return
@@ -300,6 +308,9 @@ func (l lastSave) same(rec store.SessionRecord) bool {
 // stored notes a save (or a load): the pending posts it holds are durable.
 func (a *actor) stored(rec store.SessionRecord) {
 	a.last = lastSave{data: rec.Data, active: rec.Meta.Active}
+	if a.leased && !a.lost {
+		a.b.follows.note(a.key, a.rec.Follow) // the poller knocks only on sessions this replica holds
+	}
 	if a.durable == nil {
 		a.durable = map[string]bool{}
 	}

@@ -36,7 +36,8 @@ func (a *actor) takeLease(m message) bool {
 		}
 		return false
 	case err != nil:
-		a.log.Error("taking the session's lease; message dropped", "err", err)
+		a.log.Error("taking the session's lease; its sender is told to try again", "err", err)
+		a.cannotSave(m)
 		return false
 	}
 	a.mu.Lock()
@@ -77,6 +78,7 @@ func (a *actor) drop(why string) {
 		return
 	}
 	a.lost = true
+	a.b.follows.forget(a.key)
 	a.log.Warn("dropping the session: its lease is no longer this replica's", "why", why)
 	a.cancel()
 	if a.run != nil {
@@ -104,6 +106,7 @@ func (a *actor) saveFailed(err error) {
 // release gives the lease up as the actor retires, unless it was lost.
 func (a *actor) release() {
 	defer a.cancel()
+	a.b.follows.forget(a.key)
 	if !a.leased || a.lost {
 		return
 	}

@@ -22,20 +22,22 @@ import (
 
 // Bot is a running Slack app. Make one with New, then call Run.
 type Bot struct {
-	cfg    Config
-	log    *slog.Logger
-	api    *slackapi.Client
-	sm     *socketmode.Client
-	store  Store
-	leases Leases
-	fleet  Fleet // nil: this process is the only one
-	perms  permissions
-	seen   *dedup
-	claims *claimer // nil: one process, dedup in memory
-	reg    *registry
+	cfg     Config
+	log     *slog.Logger
+	api     *slackapi.Client
+	sm      *socketmode.Client
+	store   Store
+	leases  Leases
+	fleet   Fleet // nil: this process is the only one
+	perms   permissions
+	seen    *dedup
+	claims  *claimer // nil: one process, dedup in memory
+	reg     *registry
+	follows *poller // the followed requests' poller (follow_poller.go)
 
 	idents identities   // users.info names and emails, for Co-authored-by
 	files  *http.Client // downloads of files shared in threads
+	known  knownThreads // threads seen holding a session (storeaway.go)
 
 	unsandboxed bool
 	runSlots    chan struct{} // nil = unbounded
@@ -65,6 +67,7 @@ func New(cfg Config) (*Bot, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg = withDeadlines(cfg)
 	seen, err := newDedup(cfg.Store, cfg.Logger)
 	if err != nil {
 		return nil, err
@@ -86,6 +89,7 @@ func New(cfg Config) (*Bot, error) {
 		files:       &http.Client{Transport: slackapi.Transport()},
 	}
 	b.reg = newRegistry(b)
+	b.follows = newPoller(b)
 	if cfg.Fleet != nil {
 		b.claims = newClaimer(cfg.Store, cfg.Logger)
 	}
@@ -143,6 +147,9 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.tasks.spawn(func() { defer close(loopDone); b.socketLoop(sockCtx) })
 	if b.claims != nil {
 		b.fleetDone.Go(func() { b.claims.run(sockCtx) })
+	}
+	if b.cfg.Forges != nil {
+		b.fleetDone.Go(func() { b.follows.run(sockCtx) })
 	}
 
 	select {

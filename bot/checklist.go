@@ -42,6 +42,7 @@ type checklist struct {
 	idle     chan struct{}
 	lastSent time.Time
 	clock    activityClock // the Now: line's (checklist_now.go)
+	shown    shown         // what the message last showed (edit_due.go)
 }
 
 // flushNowTimeout bounds how long flushNow holds the actor for a slow Slack.
@@ -160,8 +161,11 @@ func (c *checklist) flush() {
 		c.lastSent = time.Now()
 		ts := c.ts
 		c.mu.Unlock()
-		c.send(ts, render.RenderChecklist(snap))
+		landed := c.send(ts, render.RenderChecklist(snap))
 		c.mu.Lock()
+		if landed {
+			c.shown = shownOf(snap)
+		}
 		if !c.dirty {
 			c.flushing = false
 			close(c.idle)
@@ -195,18 +199,21 @@ func editSpacing(interval time.Duration, editing, budget int64) time.Duration {
 
 // send edits the checklist, or posts it when an earlier post failed (a
 // transient Slack error must not cost the session its checklist); a failed
-// post is tried again on the next change.
-func (c *checklist) send(ts string, m render.Message) {
+// post is tried again on the next change. It reports whether the message
+// now shows m, or never will from this holder for a reason of Slack's (an
+// edit refused is logged, not tried again): false when the call was cut
+// short (the lease lost, h9 stopping), the next holder's to make.
+func (c *checklist) send(ts string, m render.Message) bool {
 	if ts != "" {
 		_ = c.api.Update(c.ctx, c.log, c.channel, ts, m)
-		return
+		return c.ctx.Err() == nil
 	}
 	posted, err := c.api.PostMessage(c.ctx, c.log, c.channel, c.thread, m)
 	if c.firstDone != nil {
 		c.firstOnce.Do(func() { close(c.firstDone) })
 	}
 	if err != nil || posted == "" {
-		return
+		return false
 	}
 	c.mu.Lock()
 	c.ts = posted
@@ -214,4 +221,5 @@ func (c *checklist) send(ts string, m render.Message) {
 	if c.onPosted != nil {
 		c.onPosted(posted) // before the flush ends, so the actor is still there to save it
 	}
+	return true
 }

@@ -49,6 +49,12 @@ func (b *Bot) duplicate(kind, key string) {
 // claimBatch bounds the keys one claim statement carries.
 const claimBatch = 512
 
+// claimTimeout bounds one batch's claim, within storeTimeout: every
+// delivery of the fleet waits for it, and a store that does not answer
+// this fast is failing (the batch then runs unchecked, see claim), so a
+// hung database delays each delivery by this much and no more.
+const claimTimeout = 3 * time.Second
+
 // claimer claims deliveries' keys in the store in batches and runs the
 // deliveries it won, in order, on its own goroutine.
 type claimer struct {
@@ -121,7 +127,9 @@ func (c *claimer) claim(batch []delivery) {
 	for _, d := range batch {
 		keys = append(keys, d.keys...)
 	}
-	fresh, err := c.store.Claim(context.Background(), keys, c.now())
+	ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
+	defer cancel()
+	fresh, err := c.store.Claim(ctx, keys, c.now())
 	if err != nil {
 		c.log.Error("claiming deliveries in the store; handling them unchecked", "err", err, "keys", len(keys))
 	}

@@ -37,6 +37,12 @@ type Config struct {
 	Fleet Fleet
 	Agent Agent // required
 	Repos Repos // the configured repositories; nil = none
+	// Forges gives each repository's forge client, for following the
+	// requests h9 opened (follow.go); nil = no following.
+	Forges Forges
+	// ForgePoll is how often a followed request is read (0 = 60s);
+	// ForgeFollowFor stops following one untouched this long (0 = 720h).
+	ForgePoll, ForgeFollowFor time.Duration
 	// Workspaces opens sessions' workspaces for the files shared in their
 	// threads (attachfetch.go); nil: files are not downloaded.
 	Workspaces Workspaces
@@ -112,6 +118,12 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.CoalesceInterval <= 0 {
 		cfg.CoalesceInterval = defaultCoalesceInterval
+	}
+	if cfg.ForgePoll <= 0 {
+		cfg.ForgePoll = DefaultForgePoll
+	}
+	if cfg.ForgeFollowFor <= 0 {
+		cfg.ForgeFollowFor = DefaultForgeFollowFor
 	}
 	return cfg, nil
 }

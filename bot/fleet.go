@@ -41,7 +41,8 @@ func (a *actor) forward(in input) {
 		err = a.b.fleet.PostInbox(a.b.bg, a.leaseKey(), data)
 	}
 	if err != nil {
-		a.log.Error("forwarding a message to the session's holder; dropped", "err", err)
+		a.log.Error("forwarding a message to the session's holder; its sender is told to try again", "err", err)
+		a.cannotSave(in)
 	}
 }
 

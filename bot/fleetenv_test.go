@@ -28,6 +28,9 @@ type fleetEnv struct {
 	*env     // the fakes, the helpers; its bot and store are unused
 	url      string
 	replicas map[string]*replica
+	// cfgFn, when set, completes each replica's configuration (its
+	// repositories on the shared workspaces, for one).
+	cfgFn func(ws *workspace.Manager, c *Config)
 }
 
 type replica struct {
@@ -39,8 +42,15 @@ type replica struct {
 
 func newFleetEnv(t *testing.T, names ...string) *fleetEnv {
 	t.Helper()
+	return newFleetEnvWith(t, nil, names...)
+}
+
+// newFleetEnvWith is newFleetEnv with cfgFn completing each replica's
+// configuration.
+func newFleetEnvWith(t *testing.T, cfgFn func(*workspace.Manager, *Config), names ...string) *fleetEnv {
+	t.Helper()
 	e := prepareEnv(t, t.TempDir())
-	f := &fleetEnv{env: e, url: pgtest.New(t), replicas: map[string]*replica{}}
+	f := &fleetEnv{env: e, url: pgtest.New(t), replicas: map[string]*replica{}, cfgFn: cfgFn}
 	t.Cleanup(func() {
 		for _, r := range f.replicas {
 			if r.stop != nil {
@@ -79,9 +89,13 @@ func (f *fleetEnv) start(name string) *replica {
 		t.Fatal(err)
 	}
 	opts := f.slack.Options()
-	b, err := New(Config{BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: f.slack.APIURLFor(name),
+	cfg := Config{BotToken: opts.BotToken, AppToken: opts.AppToken, APIURL: f.slack.APIURLFor(name),
 		Store: st, Leases: st, Fleet: st, Agent: eng, SandboxLevel: string(ws.Level()), Logger: logger,
-		CoalesceInterval: 50 * time.Millisecond})
+		CoalesceInterval: 50 * time.Millisecond}
+	if f.cfgFn != nil {
+		f.cfgFn(ws, &cfg)
+	}
+	b, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,6 +71,8 @@ func (e evClick) apply(m *move) {
 		e.raiseBudget(m)
 	case render.ActionPushBranch, render.ActionOpenPR:
 		e.repoAction(m)
+	case render.ActionAddressFeedback, render.ActionIgnoreFeedback:
+		e.feedbackAction(m)
 	}
 }
 

@@ -47,6 +47,10 @@ func (e evPosted) apply(m *move) {
 		s.ReviewTS = e.ts
 	case postBudget:
 		s.BudgetTS = e.ts
+	case postFeedback:
+		if b := s.Follow.batch(); b != nil && b.TS == "" {
+			b.TS = e.ts
+		}
 	}
 	s.Posts = slices.Delete(s.Posts, i, i+1)
 	m.do(effSave{})

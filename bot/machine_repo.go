@@ -123,8 +123,10 @@ func (e evClick) repoAction(m *move) {
 // evPushed: a push (and the pull request asked for) ended; msg says how,
 // url is the pull request's when one is open.
 type evPushed struct {
-	msg render.Message
-	url string
+	msg    render.Message
+	url    string
+	head   string  // the commit pushed; "" when the push failed
+	follow *Follow // following the request begins (follow.go)
 }
 
 func (e evPushed) apply(m *move) {
@@ -132,6 +134,7 @@ func (e evPushed) apply(m *move) {
 		evPullRequest{url: e.url}.apply(m)
 	}
 	m.postNotice(e.msg)
+	m.followPushed(e.head, e.follow)
 }
 
 // evPullRequest: a pull request of the session branch is open.

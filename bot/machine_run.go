@@ -65,7 +65,10 @@ func (e evRunDone) apply(m *move) {
 	}
 	s.Approval = nil
 	m.do(effFlushChecklist{}) // the outcome below is posted after the checklist shows its todos
-	next := e.outcome(m)
+	var next *agent.Request
+	if !m.addressed(e) { // the run addressing feedback goes on to the push (follow_machine.go)
+		next = e.outcome(m)
+	}
 	if len(s.Queue) > 0 && s.State != stateOverBudget { // a queued reply goes before auto-run's next run
 		q := s.Queue[0]
 		s.Queue = slices.Delete(s.Queue, 0, 1)

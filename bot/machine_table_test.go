@@ -37,6 +37,8 @@ var allEvents = []event{
 	click(render.ActionStepApprove), click(render.ActionStepReject), click(render.ActionStop), click(render.ActionResume),
 	click(render.ActionRetry), click(render.ActionRaiseBudget), click(render.ActionPushBranch), click(render.ActionOpenPR),
 	evNetworkRefused{}, evRepoAllowed{}, netClick(render.ActionNetAllowSession, false), netClick(render.ActionNetAllowRepo, false), netClick(render.ActionNetDeny, false),
+	evFollowDue{}, evFollowPolled{}, evFeedbackPushed{}, evRepliesSent{},
+	click(render.ActionAddressFeedback), click(render.ActionIgnoreFeedback),
 }
 
 // eventName names an event kind for the table's pairs.
@@ -84,7 +86,7 @@ var (
 )
 
 var cannotHappen = []never{
-	{events: slices.Concat(runEvents, userEvents), states: func(s state) bool { return s == "" },
+	{events: slices.Concat(runEvents, userEvents, followEvents), states: func(s state) bool { return s == "" },
 		why: "an event reaches the machine only through the actor holding the session's record; in a thread without one, the inbox answers a reply or click itself (inbox.go) and nothing else has a run"},
 	{events: []event{evCreate{}}, states: exists,
 		why: "the actor creates a session only in a thread that has none (msgCreate, msgMention)"},
@@ -118,7 +120,7 @@ func cannotHappenPairs() map[string]string {
 
 func TestTransitions(t *testing.T) {
 	rows := slices.Concat(startRows, runDoneRows, reviewRows, stepRows, controlRows, replyRows, recoverRows,
-		bookkeepingRows, budgetRows, repoRows, anyStateRows(), refusalRows(), networkRows())
+		bookkeepingRows, budgetRows, repoRows, anyStateRows(), refusalRows(), networkRows(), followRows())
 	covered := map[string]bool{}
 	for _, r := range rows {
 		pair := pairName(r.from.State, r.ev)

@@ -60,6 +60,10 @@ func (a *actor) postPending(key string) {
 		if !a.holding() {
 			return
 		}
+		if !a.durable[key] { // the save failed: never post what no record holds
+			a.postLater(key)
+			return
+		}
 	}
 	if p.Kind == postDiff {
 		a.uploadDiff(p)

@@ -12,6 +12,7 @@ import (
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
@@ -132,43 +133,51 @@ func (a *actor) pushBranch(e effPush) {
 	a.sideOp(func(ctx context.Context) event {
 		ctx, cancel := context.WithTimeout(ctx, pushTimeout)
 		defer cancel()
-		msg, url := a.b.pushAndOpen(ctx, a.log, s, r, e.pullRequest)
-		return evPushed{msg: msg, url: url}
+		msg, pr, head := a.b.pushAndOpen(ctx, a.log, s, r, e.pullRequest)
+		ev := evPushed{msg: msg, url: pr.URL, head: head}
+		if s.Follow == nil || s.Follow.Number != pr.Number {
+			ev.follow = a.b.startFollowing(r.Name, pr.Number, pr.URL, time.Now())
+		}
+		return ev
 	})
 }
 
 // pushAndOpen is the push, then the pull request when asked: the words
-// for the thread either way, and the pull request's URL when it is open.
-func (b *Bot) pushAndOpen(ctx context.Context, log *slog.Logger, s Session, r SessionRepo, pullRequest bool) (render.Message, string) {
+// for the thread either way, the pull request when it is open and the
+// commit pushed ("" when the push failed).
+func (b *Bot) pushAndOpen(ctx context.Context, log *slog.Logger, s Session, r SessionRepo, pullRequest bool) (render.Message, gitrepo.PullRequest, string) {
+	var none gitrepo.PullRequest
 	if b.cfg.Repos == nil {
-		return text(":x: " + errNoRepos.Error() + "."), ""
+		return text(":x: " + errNoRepos.Error() + "."), none, ""
 	}
 	gs := r.git(s.ID)
 	branch := "`" + render.Escape(r.Branch) + "`"
-	if _, err := b.cfg.Repos.Push(ctx, gs); err != nil {
+	pushed, err := b.cfg.Repos.Push(ctx, gs)
+	if err != nil {
 		log.Warn("push failed", "err", err)
 		why := render.Escape(render.Truncate(err.Error(), 1500))
 		if errors.Is(err, gitrepo.ErrRejected) {
-			return text(":x: " + r.Name + " rejected the push of " + branch + ":\n```" + why + "```"), ""
+			return text(":x: " + r.Name + " rejected the push of " + branch + ":\n```" + why + "```"), none, ""
 		}
-		return text(":x: h9 could not push " + branch + " to " + r.Name + ": " + why), ""
+		return text(":x: h9 could not push " + branch + " to " + r.Name + ": " + why), none, ""
 	}
 	if !pullRequest {
 		words := ":arrow_up: Pushed " + branch + " to " + render.Escape(r.Name) + "."
 		if r.PullRequest != "" {
-			words += " Its pull request has it now: " + render.Escape(r.PullRequest)
+			words += " Its " + b.requestWord(r.Name) + " has it now: " + render.Escape(r.PullRequest)
 		}
-		return text(words), ""
+		return text(words), none, pushed.Commit
 	}
+	word := b.requestWord(r.Name) // "pull request" or GitLab's "merge request"
 	pr, err := b.cfg.Repos.OpenPullRequest(ctx, gs, pullRequestTitle(s.Task), b.pullRequestBody(ctx, log, s))
 	if err != nil {
-		log.Warn("opening the pull request failed", "err", err)
-		return text(":x: Pushed " + branch + ", but the pull request could not be opened: " + render.Escape(render.Truncate(err.Error(), 1500))), ""
+		log.Warn("opening the request failed", "err", err)
+		return text(":x: Pushed " + branch + ", but the " + word + " could not be opened: " + render.Escape(render.Truncate(err.Error(), 1500))), none, pushed.Commit
 	}
 	if pr.Reused {
-		return text(":link: The pull request of " + branch + " is already open, now up to date: " + render.Escape(pr.URL)), pr.URL
+		return text(":link: The " + word + " of " + branch + " is already open, now up to date: " + render.Escape(pr.URL)), pr, pushed.Commit
 	}
-	return text(":tada: Opened the pull request of " + branch + ": " + render.Escape(pr.URL)), pr.URL
+	return text(":tada: Opened the " + word + " of " + branch + ": " + render.Escape(pr.URL)), pr, pushed.Commit
 }
 
 // pullRequestTitle is the task on one line, as GitHub shows titles.
@@ -207,4 +216,17 @@ func (b *Bot) pullRequestBody(ctx context.Context, log *slog.Logger, s Session) 
 	}
 	sb.WriteString("Slack thread: " + b.api.Permalink(ctx, log, s.Channel, s.ThreadTS) + "\n")
 	return sb.String()
+}
+
+// requestWord is what the repository's forge calls a request: "merge
+// request" on GitLab, "pull request" elsewhere.
+func (b *Bot) requestWord(repo string) string {
+	if b.cfg.Repos == nil {
+		return "pull request"
+	}
+	r, ok := b.cfg.Repos.Get(repo)
+	if !ok || r.Forge == nil {
+		return "pull request"
+	}
+	return forge.Kind(r.Forge.Type).RequestWord()
 }

@@ -57,10 +57,10 @@ func TestGitLabSessionOpensAMergeRequest(t *testing.T) {
 		t.Errorf("the outcome of a GitLab repository must offer %q: %s", render.LabelOpenMR, text)
 	}
 	e.click(testUser, outcome.TS, render.ActionOpenPR)
-	opened := e.waitMessage(thread, "Opened the", 1)
+	opened := e.waitMessage(thread, "Opened the merge request", 1)
 	url := urlIn(t, opened.Text)
 	e.click(testUser, outcome.TS, render.ActionOpenPR)
-	again := e.waitMessage(thread, "already open", 1)
+	again := e.waitMessage(thread, "The merge request of", 1)
 	if !strings.Contains(again.Text, url) || !strings.Contains(url, "/"+project+"/-/merge_requests/1") {
 		t.Errorf("opened at %s, then %q", url, again.Text)
 	}

@@ -45,17 +45,25 @@ type repoEnv struct {
 
 func newRepoEnv(t *testing.T, setup string, cfgFn ...func(*Config)) *repoEnv {
 	t.Helper()
+	return newRepoEnvOf(t, gitrepo.Repo{Setup: setup}, cfgFn...)
+}
+
+// newRepoEnvOf is newRepoEnv with more of the repository's keys (its
+// name, URL and github: are the env's).
+func newRepoEnvOf(t *testing.T, repo gitrepo.Repo, cfgFn ...func(*Config)) *repoEnv {
+	t.Helper()
 	data := t.TempDir()
 	remote := newTestRemote(t, map[string]string{"README.md": "# backend\n", "main.go": "package main\n"})
 	gh := fakegithub.New(testGitHubToken)
 	t.Cleanup(gh.Close)
 	gh.AddRepo("acme/backend", remote, true)
+	repo.Name, repo.URL, repo.GitHub = "backend", remote, "acme/backend"
 	e := prepareEnv(t, data, cfgFn...)
 	e.logs = &syncBuffer{}
 	e.repos = func(ws *workspace.Manager) Repos {
 		r, err := gitrepo.New(gitrepo.Config{
 			Dir: filepath.Join(data, "repos"), Workspaces: ws,
-			Repos:       []gitrepo.Repo{{Name: "backend", URL: remote, GitHub: "acme/backend", Setup: setup}},
+			Repos:       []gitrepo.Repo{repo},
 			Author:      gitrepo.Identity{Name: "h9", Email: "h9@localhost"},
 			GitHubToken: testGitHubToken, GitHubAPI: gh.URL(),
 		})
@@ -72,7 +80,7 @@ func newRepoEnv(t *testing.T, setup string, cfgFn ...func(*Config)) *repoEnv {
 }
 
 // newTestRemote is a bare repository with one commit on main.
-func newTestRemote(t *testing.T, files map[string]string) string {
+func newTestRemote(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	work, bare := filepath.Join(root, "work"), filepath.Join(root, "backend.git")

@@ -72,7 +72,7 @@ func (a *actor) execute(ctx context.Context, id string, h *runHandle, req agent.
 	}
 	var files []agent.Attachment
 	req, files = a.withAttachments(ctx, id, req, h.files)
-	opts := agent.RunOptions{Files: files, Share: h.share, ChannelInstructions: a.b.channelInstructions(ctx, a.log, h.channel), Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint, Channel: h.channel, Repo: h.repo}
+	opts := agent.RunOptions{Files: files, Share: h.share, ChannelInstructions: a.b.channelInstructions(ctx, a.log, h.channel), Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint, Channel: h.channel, Repo: h.repo, Durable: a.b.bg}
 	if h.mode == planning.PlanModeAutoEdit {
 		opts.Approve = a.approver(h)
 	}

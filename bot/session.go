@@ -43,6 +43,11 @@ type Session struct {
 	ReviewTS    string `json:"review_ts"`
 	Revision    int    `json:"revision"` // plan revision; a review button must carry the current one
 
+	// EditDue: when this record was saved the checklist did not yet show
+	// its state (an edit coalescing, or cut short): the next holder makes
+	// the edit (edit_due.go).
+	EditDue bool `json:"edit_due,omitempty"`
+
 	Approval *PendingApproval `json:"approval,omitempty"`
 	StepSeq  int              `json:"step_seq"`
 
@@ -72,6 +77,9 @@ type Session struct {
 	BudgetRaises int    `json:"budget_raises,omitempty"`
 	BudgetTS     string `json:"budget_ts,omitempty"`
 
+	// Follow is the request h9 opened and follows (follow.go); nil: none.
+	Follow *Follow `json:"follow,omitempty"`
+
 	// rules is the operator's token settings, set by the actor when it
 	// loads or makes the session; not stored.
 	rules tokenRules
@@ -95,8 +103,11 @@ type QueuedReply struct {
 }
 
 // active reports whether a restart must act on the session: a run in
-// flight, or a post it may not have made.
-func (s *Session) active() bool { return s.State.inFlight() || len(s.Posts) > 0 || s.Outcome != nil }
+// flight, a post it may not have made, or a checklist edit.
+// A followed request is active too: a restart must go on following it.
+func (s *Session) active() bool {
+	return s.State.inFlight() || len(s.Posts) > 0 || s.Outcome != nil || s.EditDue || s.Follow.following()
+}
 
 // clone copies s deeply enough that changing the copy leaves s as it was.
 func (s Session) clone() Session {
@@ -112,6 +123,7 @@ func (s Session) clone() Session {
 		r := *s.Repo
 		s.Repo = &r
 	}
+	s.Follow = s.Follow.clone()
 	return s
 }
 

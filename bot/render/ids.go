@@ -2,35 +2,39 @@ package render
 
 // Action ids of every button h9 renders. The bot routes block_actions on these.
 const (
-	ActionApproveAuto    = "h9_approve_auto"
-	ActionApproveConfirm = "h9_approve_confirm"
-	ActionKeepPlanning   = "h9_keep_planning"
-	ActionCancel         = "h9_cancel"
-	ActionStop           = "h9_stop"
-	ActionStepApprove    = "h9_step_approve"
-	ActionStepReject     = "h9_step_reject"
-	ActionResume         = "h9_resume"
-	ActionRetry          = "h9_retry"
-	ActionRaiseBudget    = "h9_raise_budget"
-	ActionPushBranch     = "h9_push_branch"
-	ActionOpenPR         = "h9_open_pr"
+	ActionApproveAuto     = "h9_approve_auto"
+	ActionApproveConfirm  = "h9_approve_confirm"
+	ActionKeepPlanning    = "h9_keep_planning"
+	ActionCancel          = "h9_cancel"
+	ActionStop            = "h9_stop"
+	ActionStepApprove     = "h9_step_approve"
+	ActionStepReject      = "h9_step_reject"
+	ActionResume          = "h9_resume"
+	ActionRetry           = "h9_retry"
+	ActionRaiseBudget     = "h9_raise_budget"
+	ActionPushBranch      = "h9_push_branch"
+	ActionOpenPR          = "h9_open_pr"
+	ActionAddressFeedback = "h9_address_feedback"
+	ActionIgnoreFeedback  = "h9_ignore_feedback"
 )
 
 // Button labels. The four review labels are fixed by ARCHITECTURE.md.
 const (
-	LabelApproveAuto    = "Approve & auto-run"
-	LabelApproveConfirm = "Approve & confirm each step"
-	LabelKeepPlanning   = "Keep planning"
-	LabelCancel         = "Cancel"
-	LabelStop           = "Stop"
-	LabelStepApprove    = "Approve"
-	LabelStepReject     = "Reject"
-	LabelResume         = "Resume"
-	LabelRetry          = "Retry"
-	LabelRaiseBudget    = "Raise budget"
-	LabelPushBranch     = "Push branch"
-	LabelOpenPR         = "Open pull request"
-	LabelOpenMR         = "Open merge request" // the same action on GitLab
+	LabelApproveAuto     = "Approve & auto-run"
+	LabelApproveConfirm  = "Approve & confirm each step"
+	LabelKeepPlanning    = "Keep planning"
+	LabelCancel          = "Cancel"
+	LabelStop            = "Stop"
+	LabelStepApprove     = "Approve"
+	LabelStepReject      = "Reject"
+	LabelResume          = "Resume"
+	LabelRetry           = "Retry"
+	LabelRaiseBudget     = "Raise budget"
+	LabelPushBranch      = "Push branch"
+	LabelOpenPR          = "Open pull request"
+	LabelOpenMR          = "Open merge request" // the same action on GitLab
+	LabelAddressFeedback = "Address feedback"   // ARCHITECTURE.md, "After the pull request"
+	LabelIgnoreFeedback  = "Ignore"
 )
 
 // ChoiceLabel returns the label of the button with the given action id, or ""
@@ -61,6 +65,10 @@ func ChoiceLabel(actionID string) string {
 		return LabelPushBranch
 	case ActionOpenPR:
 		return LabelOpenPR
+	case ActionAddressFeedback:
+		return LabelAddressFeedback
+	case ActionIgnoreFeedback:
+		return LabelIgnoreFeedback
 	}
 	return ""
 }
@@ -75,4 +83,5 @@ const (
 	BlockRetryActions    = "h9_retry_actions"
 	BlockBudgetActions   = "h9_budget_actions"
 	BlockRepoActions     = "h9_repo_actions"
+	BlockFeedbackActions = "h9_feedback_actions"
 )

@@ -19,6 +19,7 @@ type StatusRow struct {
 	Permalink string // link to the thread; left out unless a plain https URL
 	Updated   time.Time
 	Repo      *RepoLine // the session's repository and branch; nil = none
+	Request   string    // its request and whether h9 follows it ("PR #12, followed"); "" = none
 }
 
 // Status layout caps: a line per session, at most statusSections sections.
@@ -78,6 +79,9 @@ func statusLine(r StatusRow) string {
 	}
 	if r.Repo != nil {
 		parts = append(parts, r.Repo.plain())
+	}
+	if r.Request != "" {
+		parts = append(parts, safeLine(r.Request, 200))
 	}
 	if link := permalink(r.Permalink); link != "" {
 		parts = append(parts, "<"+link+"|open thread>")

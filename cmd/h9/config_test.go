@@ -46,6 +46,7 @@ func TestConfigDefaults(t *testing.T) {
 		LogLevel:         "info",
 		LeaseTTL:         15 * time.Second,
 		FilesConfig:      FilesConfig{AttachmentMax: 20 << 20, ModelVision: "auto"},
+		FollowConfig:     FollowConfig{ForgePoll: time.Minute, ForgeFollowFor: 720 * time.Hour},
 		MCPTimeout:       time.Minute,
 		repos:            []gitrepo.Repo{},
 		forgeTokens:      map[string]string{"H9_GITHUB_TOKEN": ""},
@@ -159,6 +160,9 @@ var configErrors = []struct {
 	{"NaN price", []string{"H9_PRICE_INPUT", "NaN"}, nil, ErrInvalidSetting, `H9_PRICE_INPUT must be a price in US dollars per million tokens, 0 or more (got NaN)`},
 	{"attachment limit not a size", []string{"H9_ATTACHMENT_MAX", "big"}, nil, ErrInvalidSetting, `H9_ATTACHMENT_MAX="big" is not a valid size (e.g. 4GiB, 512MiB)`},
 	{"zero attachment limit", []string{"H9_ATTACHMENT_MAX", "0"}, nil, ErrInvalidSetting, `H9_ATTACHMENT_MAX="0" is not a valid size (e.g. 4GiB, 512MiB)`},
+	{"forge poll too short", []string{"H9_FORGE_POLL", "5s"}, nil, ErrInvalidSetting, "H9_FORGE_POLL must be at least 10s (got 5s)"},
+	{"forge poll not a duration", []string{"H9_FORGE_POLL", "often"}, nil, ErrInvalidSetting, `H9_FORGE_POLL="often" is not a valid duration (e.g. 90s, 2m)`},
+	{"follow time shorter than a poll", []string{"H9_FORGE_FOLLOW_FOR", "30s"}, nil, ErrInvalidSetting, "H9_FORGE_FOLLOW_FOR must be at least 1m0s (got 30s)"},
 	{"unknown vision", []string{"H9_MODEL_VISION", "maybe"}, nil, ErrInvalidSetting, `H9_MODEL_VISION must be one of auto, true, false (got "maybe")`},
 }
 

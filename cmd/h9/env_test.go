@@ -55,6 +55,8 @@ var allSettings = []setting{
 	{"H9_DATABASE_URL", ""},
 	{"H9_ATTACHMENT_MAX", "20MiB"},
 	{"H9_MODEL_VISION", "auto"},
+	{"H9_FORGE_POLL", "60s"},
+	{"H9_FORGE_FOLLOW_FOR", "720h"},
 	{"H9_MCP_FILE", ""},
 	{"H9_MCP_TIMEOUT", "60s"},
 	{"H9_LEASE_TTL", "15s"},

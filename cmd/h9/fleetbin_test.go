@@ -38,7 +38,14 @@ type replicaProc struct {
 
 func newFleetBin(t testing.TB, extraEnv ...string) *fleetBin {
 	t.Helper()
-	f := &fleetBin{dbURL: pgtest.New(t), procs: map[string]*replicaProc{}}
+	return newFleetBinOn(t, pgtest.New(t), extraEnv...)
+}
+
+// newFleetBinOn is newFleetBin on the database at dbURL (a server of the
+// test's own, which it may restart or pause).
+func newFleetBinOn(t testing.TB, dbURL string, extraEnv ...string) *fleetBin {
+	t.Helper()
+	f := &fleetBin{dbURL: dbURL, procs: map[string]*replicaProc{}}
 	f.binEnv = newBinEnv(t, append([]string{"H9_LEASE_TTL=" + fleetTTL.String()}, extraEnv...)...)
 	st, err := pgstore.Open(f.ctx, f.dbURL, pgstore.Options{}) // migrated before the audit trigger goes on
 	if err != nil {

@@ -75,7 +75,7 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 
 // botConfig is the bot's part of the configuration, on the pieces run built.
 func botConfig(cfg Config, st storage, engine bot.Agent, repos bot.Repos, ws *workspace.Manager, log *slog.Logger, metrics *promMetrics) bot.Config {
-	return bot.Config{
+	bc := bot.Config{
 		BotToken:          cfg.SlackBotToken,
 		AppToken:          cfg.SlackAppToken,
 		APIURL:            cfg.SlackAPIURL,
@@ -100,6 +100,8 @@ func botConfig(cfg Config, st storage, engine bot.Agent, repos bot.Repos, ws *wo
 		PriceInput:         cfg.PriceInput,
 		PriceOutput:        cfg.PriceOutput,
 	}
+	cfg.FollowConfig.follow(&bc, repos)
+	return bc
 }
 
 // newEngine builds the agent on the configured model endpoint and the store.

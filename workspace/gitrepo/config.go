@@ -26,6 +26,8 @@ type Repo struct {
 	// Forge is where requests are opened and followed (forgeconfig.go);
 	// nil after Check: on no forge h9 knows.
 	Forge *ForgeConfig `yaml:"forge"`
+	// FollowUp is what happens after the request: ask (""), auto or off (followup.go).
+	FollowUp string `yaml:"follow_up"`
 }
 
 // NoRepo is the name that means "no repository" (/h9 repo none, repo=none).
@@ -112,6 +114,8 @@ func (r Repo) check() (Repo, error) {
 		return bad("branch %q is not a valid branch name", r.Branch)
 	case r.GitHub != "" && !githubRE.MatchString(r.GitHub):
 		return bad("github %q is not owner/name", r.GitHub)
+	case !validFollowUp(r.FollowUp):
+		return bad("follow_up %q is not ask, auto or off", r.FollowUp)
 	}
 	if err := r.Network.check(); err != nil {
 		return bad("network: %v", err)

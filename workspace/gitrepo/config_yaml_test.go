@@ -12,7 +12,7 @@ func TestParseFileExplainsMistakes(t *testing.T) {
 		{"repos:\n  - name: api\n    repo: https://example.com/api.git\n", `line 3: unknown key "repo" (did you mean "url"?)`},
 		{"repos:\n  - name: api\n    url: x\n    brnach: main\n", `line 4: unknown key "brnach" (did you mean "branch"?)`},
 		{"repo:\n  - name: api\n", `line 1: unknown key "repo" (did you mean "repos"?)`},
-		{"repos:\n  - name: api\n    url: x\n    zzz: 1\n", `line 4: unknown key "zzz" (the keys here are name, url, branch, setup, channels, github, network, secrets, forge)`},
+		{"repos:\n  - name: api\n    url: x\n    zzz: 1\n", `line 4: unknown key "zzz" (the keys here are name, url, branch, setup, channels, github, network, secrets, forge, follow_up)`},
 		{"repos:\n  - name: api\n    url: x\n    channels: C123\n", "line 4: text where a list was expected"},
 		{"repos:\n  name: api\n", "line 2: a mapping where a list of repositories (- name: …) was expected"},
 		{"repos:\n  - name: [a]\n", "line 2: a list where text was expected"},

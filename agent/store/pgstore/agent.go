@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,18 @@ import (
 // never written reads as the zero AgentSession.
 func (s *Store) LoadSession(ctx context.Context, id string) (store.AgentSession, error) {
 	var sess store.AgentSession
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		sess = store.AgentSession{} // what a lost attempt read is read again
+		return q.SendBatch(ctx, loadBatch(id, &sess)).Close()
+	})
+	if err != nil {
+		return store.AgentSession{}, wrap("loading session "+id, err)
+	}
+	return sess, nil
+}
+
+// loadBatch reads session id into sess in one round trip.
+func loadBatch(id string, sess *store.AgentSession) *pgx.Batch {
 	b := &pgx.Batch{}
 	b.Queue("SELECT todos, state FROM h9_agent_sessions WHERE id = $1", id).QueryRow(func(row pgx.Row) error {
 		var todos []byte
@@ -39,10 +52,7 @@ func (s *Store) LoadSession(ctx context.Context, id string) (store.AgentSession,
 		}
 		return rows.Err()
 	})
-	if err := s.batch(ctx, b); err != nil {
-		return store.AgentSession{}, wrap("loading session "+id, err)
-	}
-	return sess, nil
+	return b
 }
 
 // AppendStep stores a step in one transaction: its messages at First,
@@ -61,9 +71,32 @@ func (s *Store) AppendStep(ctx context.Context, id string, st store.Step) error 
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, "SELECT h9_fenced_step($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-		key.Channel, key.Thread, f.owner, f.token, id, st.First, bodies(st.Messages), todos, nullable(st.State))
+	msgs := bodies(st.Messages)
+	err = s.retry(ctx, true, func(ctx context.Context, q pooled, a attempt) error {
+		_, err := q.Exec(ctx, "SELECT h9_fenced_step($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+			key.Channel, key.Thread, f.owner, f.token, id, st.First, msgs, todos, nullable(st.State))
+		if a.again && isCode(err, codeStepConflict) && stepCommitted(ctx, q, id, st.First, msgs) {
+			return nil // the lost attempt committed it
+		}
+		return err
+	})
 	return wrapNil(what, err)
+}
+
+// stepCommitted reports whether the step of msgs at first is what the
+// session's history ends with: a step whose commit was not acknowledged
+// then finds its history length taken, by itself. Its fence held (the
+// step was fenced), so no other writer can have added those messages.
+func stepCommitted(ctx context.Context, q pooled, id string, first int, msgs [][]byte) bool {
+	if len(msgs) == 0 {
+		return false // an empty step commits again as it is: no conflict
+	}
+	var n int
+	var last []byte
+	err := q.QueryRow(ctx, `SELECT s.messages, m.body FROM h9_agent_sessions s
+		JOIN h9_agent_messages m ON m.session_id = s.id AND m.idx = $2 WHERE s.id = $1`,
+		id, first+len(msgs)-1).Scan(&n, &last)
+	return err == nil && n == first+len(msgs) && bytes.Equal(last, msgs[len(msgs)-1])
 }
 
 // ReplaceHistory rewrites the whole conversation and the state atomically
@@ -95,7 +128,9 @@ func (s *Store) ReplaceHistory(ctx context.Context, id string, msgs []json.RawMe
 // Todos reads the session's todo list (nil when never written).
 func (s *Store) Todos(ctx context.Context, id string) ([]planning.TodoItem, error) {
 	var data []byte
-	err := s.pool.QueryRow(ctx, "SELECT todos FROM h9_agent_sessions WHERE id = $1", id).Scan(&data)
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		return q.QueryRow(ctx, "SELECT todos FROM h9_agent_sessions WHERE id = $1", id).Scan(&data)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}

@@ -54,13 +54,18 @@ func (s *Store) Claim(ctx context.Context, keys []string, at time.Time) ([]bool,
 			return nil, fmt.Errorf("%w: %s: key %q", store.ErrInvalid, what, k)
 		}
 	}
-	rows, err := s.pool.Query(ctx, `INSERT INTO h9_dedup AS d (key, claimed) SELECT k, $2 FROM unnest($1::text[]) AS k
-		ON CONFLICT (key) DO UPDATE SET claimed = EXCLUDED.claimed WHERE d.claimed <= $3
-		RETURNING key`, unique, at, at.Add(-store.DedupTTL))
-	if err != nil {
-		return nil, wrap(what, err)
-	}
-	claimed, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	var claimed []string
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, a attempt) error {
+		sql := claimSQL
+		if a.again {
+			sql = claimAgainSQL
+		}
+		rows, err := q.Query(ctx, sql, unique, at, at.Add(-store.DedupTTL))
+		if err == nil {
+			claimed, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		}
+		return err
+	})
 	if err != nil {
 		return nil, wrap(what, err)
 	}
@@ -80,10 +85,25 @@ func (s *Store) Claim(ctx context.Context, keys []string, at time.Time) ([]bool,
 	return fresh, nil
 }
 
+// claimSQL claims keys ($1) at $2 unless claimed after $3, returning
+// those it claimed.
+const claimSQL = `INSERT INTO h9_dedup AS d (key, claimed) SELECT k, $2 FROM unnest($1::text[]) AS k
+	ON CONFLICT (key) DO UPDATE SET claimed = EXCLUDED.claimed WHERE d.claimed <= $3
+	RETURNING key`
+
+// claimAgainSQL is claimSQL sent again after a lost connection: a key
+// claimed at exactly $2 is this claim's, committed by the lost attempt (a
+// claim of another replica carries its own instant).
+const claimAgainSQL = `WITH won AS (` + claimSQL + `)
+	SELECT key FROM won UNION SELECT key FROM h9_dedup WHERE key = ANY($1) AND claimed = $2`
+
 // prune forgets expired claims and all but the store.DedupLimit newest.
 func (s *Store) prune(ctx context.Context, at time.Time) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM h9_dedup WHERE claimed <= $1 OR key IN (
-		SELECT key FROM h9_dedup ORDER BY claimed DESC, key DESC OFFSET $2)`, at.Add(-store.DedupTTL), store.DedupLimit)
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		_, err := q.Exec(ctx, `DELETE FROM h9_dedup WHERE claimed <= $1 OR key IN (
+			SELECT key FROM h9_dedup ORDER BY claimed DESC, key DESC OFFSET $2)`, at.Add(-store.DedupTTL), store.DedupLimit)
+		return err
+	})
 	if err != nil {
 		return wrap("pruning dedup keys", err)
 	}
@@ -92,11 +112,14 @@ func (s *Store) prune(ctx context.Context, at time.Time) error {
 
 // Claimed returns the keys claimed at or after since, oldest claim first.
 func (s *Store) Claimed(ctx context.Context, since time.Time) ([]string, error) {
-	rows, err := s.pool.Query(ctx, "SELECT key FROM h9_dedup WHERE claimed >= $1 ORDER BY claimed, key", since)
-	if err != nil {
-		return nil, wrap("listing dedup keys", err)
-	}
-	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	var keys []string
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		rows, err := q.Query(ctx, "SELECT key FROM h9_dedup WHERE claimed >= $1 ORDER BY claimed, key", since)
+		if err == nil {
+			keys, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		}
+		return err
+	})
 	if err != nil {
 		return nil, wrap("listing dedup keys", err)
 	}

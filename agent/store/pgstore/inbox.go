@@ -38,10 +38,18 @@ func (s *Store) PostInbox(ctx context.Context, key store.LeaseKey, item []byte) 
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", store.ErrInvalid, what, err)
 	}
-	b := &pgx.Batch{}
-	b.Queue("INSERT INTO h9_inbox (channel, thread, item) VALUES ($1, $2, $3)", key.Channel, key.Thread, item)
-	b.Queue("SELECT pg_notify($1, $2)", inboxChannel, string(payload))
-	if err := s.batch(ctx, b); err != nil {
+	err = s.retry(ctx, true, func(ctx context.Context, q pooled, a attempt) error {
+		insert := "INSERT INTO h9_inbox (channel, thread, item) VALUES ($1, $2, $3)"
+		if a.again { // the lost attempt may have posted it: never twice
+			insert = `INSERT INTO h9_inbox (channel, thread, item) SELECT $1, $2, $3 WHERE NOT EXISTS (
+				SELECT 1 FROM h9_inbox WHERE channel = $1 AND thread = $2 AND item = $3)`
+		}
+		b := &pgx.Batch{}
+		b.Queue(insert, key.Channel, key.Thread, item)
+		b.Queue("SELECT pg_notify($1, $2)", inboxChannel, string(payload))
+		return q.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
 		return wrap(what, err)
 	}
 	return nil
@@ -60,24 +68,34 @@ func (s *Store) TakeInbox(ctx context.Context, key store.LeaseKey) ([][]byte, er
 	// is a commit. A new hold's first take uses the read its acquisition made.
 	waiting, read := s.holds.inboxChecked(key)
 	if !read {
-		if err := s.pool.QueryRow(ctx, inboxWaitingSQL, key.Channel, key.Thread).Scan(&waiting); err != nil {
+		err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+			return q.QueryRow(ctx, inboxWaitingSQL, key.Channel, key.Thread).Scan(&waiting)
+		})
+		if err != nil {
 			return nil, wrap(what, err)
 		}
 	}
 	if !waiting {
 		return nil, nil
 	}
-	b := &pgx.Batch{}
-	if err := s.fenceKey(b, key, what); err != nil {
-		return nil, err
-	}
-	b.Queue("DELETE FROM h9_inbox WHERE channel = $1 AND thread = $2 RETURNING id, item", key.Channel, key.Thread).
-		Query(func(rs pgx.Rows) error {
-			var r row
-			_, err := pgx.ForEachRow(rs, []any{&r.id, &r.item}, func() error { rows = append(rows, r); return nil })
+	// Sent again after a lost connection, the delete takes what is left: a
+	// lost attempt that committed took its items with it (a known limit: the
+	// window is the acknowledgement of one commit).
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		rows = nil
+		b := &pgx.Batch{}
+		if err := s.fenceKey(b, key, what); err != nil {
 			return err
-		})
-	if err := s.batch(ctx, b); err != nil {
+		}
+		b.Queue("DELETE FROM h9_inbox WHERE channel = $1 AND thread = $2 RETURNING id, item", key.Channel, key.Thread).
+			Query(func(rs pgx.Rows) error {
+				var r row
+				_, err := pgx.ForEachRow(rs, []any{&r.id, &r.item}, func() error { rows = append(rows, r); return nil })
+				return err
+			})
+		return q.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
 		return nil, wrap(what, err)
 	}
 	slices.SortFunc(rows, func(x, y row) int { return cmp.Compare(x.id, y.id) })
@@ -103,13 +121,16 @@ LIMIT $1`
 // act on whose lease lapsed or was released, and inbox items no live
 // lease covers.
 func (s *Store) Orphans(ctx context.Context) ([]store.LeaseKey, error) {
-	rows, err := s.pool.Query(ctx, orphansSQL, maxOrphans)
-	if err != nil {
-		return nil, wrap("looking for orphaned sessions", err)
-	}
-	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.LeaseKey, error) {
-		var k store.LeaseKey
-		return k, r.Scan(&k.Channel, &k.Thread)
+	var keys []store.LeaseKey
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		rows, err := q.Query(ctx, orphansSQL, maxOrphans)
+		if err == nil {
+			keys, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.LeaseKey, error) {
+				var k store.LeaseKey
+				return k, r.Scan(&k.Channel, &k.Thread)
+			})
+		}
+		return err
 	})
 	if err != nil {
 		return nil, wrap("looking for orphaned sessions", err)

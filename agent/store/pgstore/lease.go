@@ -82,9 +82,18 @@ func (s *Store) AcquireLease(ctx context.Context, key store.LeaseKey) (store.Lea
 // item posted from now on is announced (NOTIFY) to the holder.
 func (s *Store) acquireOnce(ctx context.Context, key store.LeaseKey) (l store.Lease, mine bool, before string, seen known, err error) {
 	l.Key = key
+	err = s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		seen = known{} // what a lost attempt read is read again
+		return q.SendBatch(ctx, s.acquireBatch(key, &l, &mine, &before, &seen)).Close()
+	})
+	return l, mine, before, seen, err
+}
+
+// acquireBatch is acquireOnce's round trip, reading into its results.
+func (s *Store) acquireBatch(key store.LeaseKey, l *store.Lease, mine *bool, before *string, seen *known) *pgx.Batch {
 	b := &pgx.Batch{}
 	b.Queue(acquireSQL, key.Channel, key.Thread, s.holds.replica, s.holds.ttl.Seconds()).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&l.Owner, &l.Token, &l.Expires, &mine, &before)
+		return row.Scan(&l.Owner, &l.Token, &l.Expires, mine, before)
 	})
 	b.Queue(inboxWaitingSQL, key.Channel, key.Thread).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&seen.inboxWaiting)
@@ -97,8 +106,7 @@ func (s *Store) acquireOnce(ctx context.Context, key store.LeaseKey) (l store.Le
 			}
 			return err
 		})
-	err = s.batch(ctx, b)
-	return l, mine, before, seen, err
+	return b
 }
 
 // ReleaseLease gives up a lease this replica holds, so that any replica
@@ -108,8 +116,11 @@ func (s *Store) ReleaseLease(ctx context.Context, l store.Lease) error {
 		return nil
 	}
 	s.changed(store.LeaseReleased, 1)
-	_, err := s.pool.Exec(ctx, "DELETE FROM h9_leases WHERE channel = $1 AND thread = $2 AND owner = $3 AND token = $4",
-		l.Key.Channel, l.Key.Thread, l.Owner, l.Token)
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		_, err := q.Exec(ctx, "DELETE FROM h9_leases WHERE channel = $1 AND thread = $2 AND owner = $3 AND token = $4",
+			l.Key.Channel, l.Key.Thread, l.Owner, l.Token)
+		return err
+	})
 	if err != nil {
 		return wrap("releasing the lease on "+l.Key.String(), err) // it expires by itself
 	}
@@ -174,16 +185,20 @@ func (s *Store) extend(ctx context.Context, held []store.Lease) (map[store.Lease
 	for i, l := range held {
 		channels[i], threads[i], tokens[i] = l.Key.Channel, l.Key.Thread, l.Token
 	}
-	rows, err := s.pool.Query(ctx, renewSQL, channels, threads, tokens, s.holds.replica, s.holds.ttl.Seconds())
-	if err != nil {
-		return nil, err
-	}
-	ok := map[store.LeaseKey]int64{}
-	var key store.LeaseKey
-	var token int64
-	_, err = pgx.ForEachRow(rows, []any{&key.Channel, &key.Thread, &token}, func() error {
-		ok[key] = token
-		return nil
+	var ok map[store.LeaseKey]int64
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		ok = map[store.LeaseKey]int64{}
+		rows, err := q.Query(ctx, renewSQL, channels, threads, tokens, s.holds.replica, s.holds.ttl.Seconds())
+		if err != nil {
+			return err
+		}
+		var key store.LeaseKey
+		var token int64
+		_, err = pgx.ForEachRow(rows, []any{&key.Channel, &key.Thread, &token}, func() error {
+			ok[key] = token
+			return nil
+		})
+		return err
 	})
 	return ok, err
 }

@@ -30,8 +30,13 @@ func (s *Store) PutSession(ctx context.Context, rec store.SessionRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, "SELECT h9_put_session($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-		f.owner, f.token, m.ID, m.Team, m.Channel, m.Thread, m.Owner, m.Active, m.Updated, []byte(rec.Data))
+	// An upsert under its fence: sent again after a lost connection, it
+	// stores the same record, or is fenced when the lease moved meanwhile.
+	err = s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		_, err := q.Exec(ctx, "SELECT h9_put_session($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+			f.owner, f.token, m.ID, m.Team, m.Channel, m.Thread, m.Owner, m.Active, m.Updated, []byte(rec.Data))
+		return err
+	})
 	s.holds.wrote(store.LeaseKey{Channel: m.Channel, Thread: m.Thread}, rec, err)
 	return wrapNil(what, err)
 }
@@ -45,11 +50,14 @@ func (s *Store) FindThread(ctx context.Context, channel, thread string) (store.S
 		}
 		return rec, nil
 	}
-	rows, err := s.pool.Query(ctx, "SELECT "+sessionColumns+" FROM h9_sessions WHERE channel = $1 AND thread = $2", channel, thread)
-	if err != nil {
-		return store.SessionRecord{}, wrap(what, err)
-	}
-	rec, err := pgx.CollectExactlyOneRow(rows, scanRecord)
+	var rec store.SessionRecord
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		rows, err := q.Query(ctx, "SELECT "+sessionColumns+" FROM h9_sessions WHERE channel = $1 AND thread = $2", channel, thread)
+		if err == nil {
+			rec, err = pgx.CollectExactlyOneRow(rows, scanRecord)
+		}
+		return err
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.SessionRecord{}, fmt.Errorf("%s: %w", what, store.ErrNotFound)
 	}
@@ -89,11 +97,14 @@ func (s *Store) ListActive(ctx context.Context) ([]store.SessionMeta, error) {
 }
 
 func (s *Store) list(ctx context.Context, what, sql string, args ...any) ([]store.SessionRecord, error) {
-	rows, err := s.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, wrap(what, err)
-	}
-	recs, err := pgx.CollectRows(rows, scanRecord)
+	var recs []store.SessionRecord
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		rows, err := q.Query(ctx, sql, args...)
+		if err == nil {
+			recs, err = pgx.CollectRows(rows, scanRecord)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, wrap(what, err)
 	}

@@ -13,7 +13,9 @@ import (
 // ChannelSetting returns one setting of a channel ("" when unset).
 func (s *Store) ChannelSetting(ctx context.Context, channel, key string) (string, error) {
 	var value string
-	err := s.pool.QueryRow(ctx, "SELECT value FROM h9_channel_settings WHERE channel = $1 AND key = $2", channel, key).Scan(&value)
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		return q.QueryRow(ctx, "SELECT value FROM h9_channel_settings WHERE channel = $1 AND key = $2", channel, key).Scan(&value)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}
@@ -29,13 +31,16 @@ func (s *Store) SetChannelSetting(ctx context.Context, channel, key, value strin
 	if !validText(channel, key) || !validText(value+"x") {
 		return fmt.Errorf("%w: %s: empty or malformed channel, key or value", store.ErrInvalid, what)
 	}
-	var err error
-	if value == "" {
-		_, err = s.pool.Exec(ctx, "DELETE FROM h9_channel_settings WHERE channel = $1 AND key = $2", channel, key)
-	} else {
-		_, err = s.pool.Exec(ctx, `INSERT INTO h9_channel_settings (channel, key, value) VALUES ($1, $2, $3)
-			ON CONFLICT (channel, key) DO UPDATE SET value = EXCLUDED.value`, channel, key, value)
-	}
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		var err error
+		if value == "" {
+			_, err = q.Exec(ctx, "DELETE FROM h9_channel_settings WHERE channel = $1 AND key = $2", channel, key)
+		} else {
+			_, err = q.Exec(ctx, `INSERT INTO h9_channel_settings (channel, key, value) VALUES ($1, $2, $3)
+				ON CONFLICT (channel, key) DO UPDATE SET value = EXCLUDED.value`, channel, key, value)
+		}
+		return err
+	})
 	if err != nil {
 		return wrap(what, err)
 	}

@@ -54,6 +54,7 @@ type Options struct {
 // Store is the PostgreSQL backend. It is safe for concurrent use.
 type Store struct {
 	pool   *pgxpool.Pool
+	lostAt *suspicion // when a connection was last lost (retry.go)
 	claims claimCounter
 	holds  *holds // nil without a replica name
 	listen *listener
@@ -79,6 +80,8 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if _, set := cfg.ConnConfig.RuntimeParams["application_name"]; !set {
 		cfg.ConnConfig.RuntimeParams["application_name"] = cmp.Or(opts.ApplicationName, "h9")
 	}
+	lostAt := &suspicion{}
+	tune(cfg, lostAt)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: connecting: %w", store.ErrBackend, err)
@@ -87,7 +90,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, wrap("preparing the schema", err)
 	}
-	s := &Store{pool: pool, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}), quiet: func() {}}
+	s := &Store{pool: pool, lostAt: lostAt, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}), quiet: func() {}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -124,8 +127,23 @@ func (s *Store) Close() {
 			}
 			cancel()
 		}
-		s.pool.Close()
+		closePool(s.pool)
 	})
+}
+
+// closeTimeout bounds Close's wait for the pool to close. A connection
+// whose call was cancelled closes by asking the server to cancel it
+// first, and waits up to 15 s for a server that does not answer (pgx's
+// asyncClose): a hung database must not hold h9's exit.
+const closeTimeout = 3 * time.Second
+
+func closePool(p *pgxpool.Pool) {
+	closed := make(chan struct{})
+	go func() { defer close(closed); p.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(closeTimeout):
+	}
 }
 
 // wrap names the failed operation and maps the error to a store sentinel:
@@ -156,6 +174,12 @@ func wrapNil(what string, err error) error {
 	return wrap(what, err)
 }
 
+// isCode reports whether err is the server's error code.
+func isCode(err error, code string) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == code
+}
+
 func isStoreError(err error) bool {
 	for _, sentinel := range []error{store.ErrNotFound, store.ErrConflict, store.ErrInvalid, store.ErrCorrupt, store.ErrBackend, store.ErrFenced, store.ErrLeaseHeld} {
 		if errors.Is(err, sentinel) {
@@ -166,9 +190,12 @@ func isStoreError(err error) bool {
 }
 
 // batch sends b as one round trip (an implicit transaction: an error in
-// one statement undoes them all) and returns the first error.
+// one statement undoes them all) and returns the first error; it is sent
+// again when the connection was lost (retry), so b must be idempotent.
 func (s *Store) batch(ctx context.Context, b *pgx.Batch) error {
-	return s.pool.SendBatch(ctx, b).Close()
+	return s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		return q.SendBatch(ctx, b).Close()
+	})
 }
 
 // validText refuses what a text column cannot hold: empty parts, NUL.
@@ -193,7 +220,10 @@ func CheckURL(url string) error {
 
 // Ping reports whether the database answers (h9's readiness check).
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.pool.Ping(ctx); err != nil {
+	if err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		_, err := q.Exec(ctx, "-- ping")
+		return err
+	}); err != nil {
 		return wrap("pinging the database", err)
 	}
 	return nil

@@ -43,10 +43,13 @@ type Options struct {
 
 // Server is one running PostgreSQL server.
 type Server struct {
-	dir  string // owns data/, the socket and the log
-	port int
-	cmd  *exec.Cmd
-	exit chan error // the postgres process's Wait result
+	dir   string // owns data/, the socket and the log
+	port  int
+	cmd   *exec.Cmd
+	exit  chan error // the postgres process's Wait result
+	bin   string
+	owner account
+	opts  Options
 
 	mu   sync.Mutex
 	dbs  int
@@ -68,7 +71,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
-	s := &Server{dir: dir, exit: make(chan error, 1)}
+	s := &Server{dir: dir, exit: make(chan error, 1), bin: bin, owner: owner, opts: opts}
 	ok := false
 	defer func() {
 		if !ok {
@@ -108,17 +111,19 @@ func (s *Server) initdb(ctx context.Context, bin string, owner account) error {
 // start runs postgres in the foreground of its own process, killed with
 // the test process if that dies first.
 func (s *Server) start(bin string, owner account, opts Options) error {
-	port, err := freePort()
-	if err != nil {
-		return err
+	if s.port == 0 {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		s.port = port
 	}
-	s.port = port
-	args := []string{"-D", s.dataDir(), "-p", strconv.Itoa(port), "-k", s.dir,
+	args := []string{"-D", s.dataDir(), "-p", strconv.Itoa(s.port), "-k", s.dir,
 		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "shared_buffers=32MB"}
 	if !opts.Durable {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
-	log, err := os.Create(filepath.Join(s.dir, "server.log"))
+	log, err := os.OpenFile(filepath.Join(s.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("pgtest: %w", err)
 	}
