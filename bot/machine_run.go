@@ -64,7 +64,7 @@ func (e evRunDone) apply(m *move) {
 		return
 	}
 	s.Approval = nil
-	mark := len(m.effs)
+	mark, stopped := len(m.effs), s.StoppedBy != ""
 	var next *agent.Request
 	if !m.addressed(e) { // the run addressing feedback goes on to the push (follow_machine.go)
 		next = e.outcome(m)
@@ -80,6 +80,10 @@ func (e evRunDone) apply(m *move) {
 	if next != nil && !s.overBudget() {
 		m.flushBefore(mark)
 		m.startRun(*next)
+		return
+	}
+	if next == nil && !stopped && m.addressWaiting() { // follow_up: auto's batch that came meanwhile
+		m.flushBefore(mark)
 		return
 	}
 	if next != nil {
