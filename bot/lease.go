@@ -25,18 +25,16 @@ type Leases interface {
 	OnLeaseLost(f func(store.Lease))
 }
 
-// leaseCheck rides on the context of a session's Slack calls: the lease
-// they are made under, and how to tell whether it still holds.
-type leaseCheck struct {
-	lease store.Lease
-	valid func(store.Lease) bool
-}
+// leaseCheck rides on the context of a session's Slack calls: whether the
+// lease they are made under still holds (the actor's current lease: a new
+// session's first save may take it again, actor_firstsave.go).
+type leaseCheck struct{ held func() bool }
 
 type leaseKey struct{}
 
-// withLease marks ctx's Slack calls as made under l.
-func withLease(ctx context.Context, l store.Lease, valid func(store.Lease) bool) context.Context {
-	return context.WithValue(ctx, leaseKey{}, leaseCheck{lease: l, valid: valid})
+// withLease marks ctx's Slack calls as made under the lease held reports on.
+func withLease(ctx context.Context, held func() bool) context.Context {
+	return context.WithValue(ctx, leaseKey{}, leaseCheck{held: held})
 }
 
 // leaseGate refuses a Web API request made under a lease this replica no
@@ -46,7 +44,7 @@ func withLease(ctx context.Context, l store.Lease, valid func(store.Lease) bool)
 type leaseGate struct{ next http.RoundTripper }
 
 func (g leaseGate) RoundTrip(r *http.Request) (*http.Response, error) {
-	if c, ok := r.Context().Value(leaseKey{}).(leaseCheck); ok && !c.valid(c.lease) {
+	if c, ok := r.Context().Value(leaseKey{}).(leaseCheck); ok && !c.held() {
 		return nil, errLeaseLost
 	}
 	return g.next.RoundTrip(r)
