@@ -250,7 +250,7 @@ func (a *actor) load() error {
 	if s.ChecklistTS == "" {
 		// h9 may have stopped between posting the checklist and saving its
 		// ts: adopt the thread's checklist rather than post a second one.
-		if ts := a.b.api.findChecklist(a.ctx, a.log, s.Channel, s.ThreadTS); ts != "" {
+		if ts := a.b.api.FindChecklist(a.ctx, a.log, s.Channel, s.ThreadTS); ts != "" {
 			a.apply(evChecklistPosted{ts: ts})
 		}
 	}
@@ -392,13 +392,13 @@ func (a *actor) post(m render.Message) string {
 	if a.check != nil {
 		a.check.waitFirstPost() // the checklist stays the thread's first reply
 	}
-	ts, _ := a.b.api.post(a.ctx, a.log, a.rec.Channel, a.rec.ThreadTS, m)
+	ts, _ := a.b.api.PostMessage(a.ctx, a.log, a.rec.Channel, a.rec.ThreadTS, m)
 	return ts
 }
 
 // postEphemeral answers one user privately in the session's thread.
 func (a *actor) postEphemeral(user, s string) {
-	a.b.api.postEphemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, text(s))
+	a.b.api.PostEphemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, text(s))
 }
 
 // sessionLogger tags every line about a session with its id, channel and

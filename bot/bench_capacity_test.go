@@ -254,7 +254,7 @@ func capacityTurn(b *testing.B, sz capacitySize) capacityResult {
 func capacityRound(b *testing.B, n int, editBudget int64) capacityResult {
 	b.StopTimer()
 	e := newBenchEnv(b, "", 0, capacityModel, nil)
-	e.bot.api.editBudget = editBudget // before any session: no checklist reads it yet
+	e.bot.api.EditBudget = editBudget // before any session: no checklist reads it yet
 	defer e.close()
 	b.StartTimer()
 	cpu0, start := processCPU(), time.Now()

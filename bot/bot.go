@@ -16,13 +16,15 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
+
+	"github.com/h9-app/h9/bot/slackapi"
 )
 
 // Bot is a running Slack app. Make one with New, then call Run.
 type Bot struct {
 	cfg     Config
 	log     *slog.Logger
-	api     *slackAPI
+	api     *slackapi.Client
 	sm      *socketmode.Client
 	store   Store
 	leases  Leases
@@ -70,13 +72,13 @@ func New(cfg Config) (*Bot, error) {
 	if err != nil {
 		return nil, err
 	}
-	api := newSlackAPI(cfg.BotToken, cfg.AppToken, cfg.APIURL, cfg.Logger)
-	api.metrics = cfg.Metrics
+	api := slackapi.New(cfg.BotToken, cfg.AppToken, cfg.APIURL, cfg.Logger, cfg.Metrics)
+	api.EditBudget = editsPerInterval
 	b := &Bot{
 		cfg:         cfg,
 		log:         cfg.Logger,
 		api:         api,
-		sm:          socketmode.New(api.c, socketmode.OptionLog(slogPrinter{cfg.Logger})),
+		sm:          socketmode.New(api.Slack(), socketmode.OptionLog(slogPrinter{cfg.Logger})),
 		store:       cfg.Store,
 		leases:      cfg.Leases,
 		fleet:       cfg.Fleet,
@@ -84,7 +86,7 @@ func New(cfg Config) (*Bot, error) {
 		seen:        seen,
 		unsandboxed: cfg.SandboxLevel == "none",
 		metrics:     cfg.Metrics,
-		files:       &http.Client{Transport: slackTransport()},
+		files:       &http.Client{Transport: slackapi.Transport()},
 	}
 	b.reg = newRegistry(b)
 	b.follows = newPoller(b)
@@ -116,7 +118,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	defer b.shutdown()
 	actx, cancel := context.WithTimeout(ctx, authTestTimeout)
-	auth, err := b.api.c.AuthTestContext(actx)
+	auth, err := b.api.Slack().AuthTestContext(actx)
 	cancel()
 	switch {
 	case err == nil:
@@ -232,7 +234,7 @@ func (b *Bot) shutdown() {
 		<-done
 	}
 	b.hardStop()
-	b.api.http.CloseIdleConnections()
+	b.api.CloseIdleConnections()
 	b.log.Info("h9 bot stopped")
 }
 
@@ -253,7 +255,7 @@ func (p slogPrinter) Output(_ int, s string) error {
 // tokenRefused reports whether Slack rejected the token itself, as opposed
 // to a transient or unsupported call.
 func tokenRefused(err error) bool {
-	switch slackErrorCode(err) {
+	switch slackapi.ErrorCode(err) {
 	case "invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "not_allowed_token_type":
 		return true
 	}

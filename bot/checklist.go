@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/bot/slackapi"
 )
 
 // checklist is one session's checklist message with coalesced edits: at
@@ -15,7 +16,7 @@ import (
 // Safe for concurrent use (the run's events and the actor both set it).
 type checklist struct {
 	ctx      context.Context // the session's: its edits stop when its lease is lost
-	api      *slackAPI
+	api      *slackapi.Client
 	log      *slog.Logger
 	channel  string
 	thread   string
@@ -138,11 +139,11 @@ func (c *checklist) busy() bool {
 // flush sends the latest state, spacing edits by the interval, until
 // nothing new arrived during the last one. It starts only when dirty.
 func (c *checklist) flush() {
-	c.api.editing.Add(1)
-	defer c.api.editing.Add(-1)
+	c.api.Editing.Add(1)
+	defer c.api.Editing.Add(-1)
 	for {
 		c.mu.Lock()
-		wait := editSpacing(c.interval, c.api.editing.Load(), c.api.editBudget) - time.Since(c.lastSent)
+		wait := editSpacing(c.interval, c.api.Editing.Load(), c.api.EditBudget) - time.Since(c.lastSent)
 		c.mu.Unlock()
 		if wait > 0 {
 			t := time.NewTimer(wait)
@@ -204,10 +205,10 @@ func editSpacing(interval time.Duration, editing, budget int64) time.Duration {
 // short (the lease lost, h9 stopping), the next holder's to make.
 func (c *checklist) send(ts string, m render.Message) bool {
 	if ts != "" {
-		_ = c.api.update(c.ctx, c.log, c.channel, ts, m)
+		_ = c.api.Update(c.ctx, c.log, c.channel, ts, m)
 		return c.ctx.Err() == nil
 	}
-	posted, err := c.api.post(c.ctx, c.log, c.channel, c.thread, m)
+	posted, err := c.api.PostMessage(c.ctx, c.log, c.channel, c.thread, m)
 	if c.firstDone != nil {
 		c.firstOnce.Do(func() { close(c.firstDone) })
 	}

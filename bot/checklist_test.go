@@ -12,6 +12,7 @@ import (
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/bot/slackapi"
 	"github.com/h9-app/h9/planning"
 )
 
@@ -21,11 +22,12 @@ func TestChecklistCoalescesBursts(t *testing.T) {
 	fs := fakeslack.New(fakeslack.Options{})
 	defer fs.Close()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	api := newSlackAPI("xoxb-test", "", fs.APIURL(), log)
+	api := slackapi.New("xoxb-test", "", fs.APIURL(), log, nil)
+	api.EditBudget = editsPerInterval
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	first := render.Checklist{SessionID: "T1/C1/1.1", Task: "burst", State: string(stateRunning), Running: true}
-	ts, err := api.post(ctx, log, "C1", "", render.RenderChecklist(first))
+	ts, err := api.PostMessage(ctx, log, "C1", "", render.RenderChecklist(first))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestModelFailureOffersRetry(t *testing.T) {
 // across the session's later edits.
 func TestChecklistPostedLaterAfterFailedFirstPost(t *testing.T) {
 	e := newEnv(t)
-	for range maxTransientRetries + 1 {
+	for range slackapi.MaxTransientRetries + 1 {
 		e.slack.FailNext("chat.postMessage", "internal_error")
 	}
 	e.model.Enqueue(planReplies("Plan.", "a:pending")...)

@@ -8,6 +8,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/bot/slackapi"
 	"github.com/h9-app/h9/planning"
 )
 
@@ -133,16 +134,16 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 		opts, task, _ := splitOptions(arg) // the ack refused what does not parse
 		repo, err := b.resolveRepo(opts, cmd.ChannelID, task)
 		if err != nil {
-			b.api.respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text("h9 did not start a session: "+err.Error()+"."))
+			b.api.Respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text("h9 did not start a session: "+err.Error()+"."))
 			return
 		}
 		root := render.RenderRoot(cmd.UserID, task, mode)
 		if repo != nil {
 			root = render.WithRepo(root, repo.line())
 		}
-		ts, err := b.api.post(b.bg, log, cmd.ChannelID, "", root)
+		ts, err := b.api.PostMessage(b.bg, log, cmd.ChannelID, "", root)
 		if err != nil {
-			b.api.respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(postFailureHint(err)))
+			b.api.Respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(postFailureHint(err)))
 			return
 		}
 		b.reg.deliver(threadKey{channel: cmd.ChannelID, ts: ts}, msgCreate{
@@ -153,7 +154,7 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 
 // postFailureHint tells a user what to do when h9 cannot post.
 func postFailureHint(err error) string {
-	switch slackErrorCode(err) {
+	switch slackapi.ErrorCode(err) {
 	case "not_in_channel", "channel_not_found":
 		return "h9 cannot post in this channel. Invite it first: `/invite @h9`."
 	case "is_archived":

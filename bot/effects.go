@@ -105,8 +105,8 @@ func (effFlushChecklist) run(a *actor)  { a.check.flushNow() }
 func (e effPost) run(a *actor)          { a.postPending(e.key) }
 func (effFinishPosts) run(a *actor)     { a.finishPosts() }
 func (e effPostEphemeral) run(a *actor) { a.postEphemeral(e.user, e.text) }
-func (e effUpdate) run(a *actor)        { _ = a.b.api.update(a.ctx, a.log, a.rec.Channel, e.ts, e.msg) }
-func (e effReact) run(a *actor)         { a.b.api.react(a.ctx, a.log, a.rec.Channel, e.ts, e.name) }
+func (e effUpdate) run(a *actor)        { _ = a.b.api.Update(a.ctx, a.log, a.rec.Channel, e.ts, e.msg) }
+func (e effReact) run(a *actor)         { a.b.api.React(a.ctx, a.log, a.rec.Channel, e.ts, e.name) }
 func (e effStartRun) run(a *actor)      { a.launch(e) }
 func (effForgetStep) run(a *actor)      { a.waiter = nil }
 
@@ -125,7 +125,7 @@ func (e effPostApproval) run(a *actor) {
 
 func (e effUnreact) run(a *actor) {
 	if e.ts != "" {
-		a.b.api.unreact(a.ctx, a.log, a.rec.Channel, e.ts, e.name)
+		a.b.api.Unreact(a.ctx, a.log, a.rec.Channel, e.ts, e.name)
 	}
 }
 

@@ -18,12 +18,6 @@ var (
 	// ErrBotTokenRefused: Slack refused the bot token at start (auth.test).
 	ErrBotTokenRefused = errors.New("the bot token was refused")
 
-	// errMessageLimits: a message h9 was about to send breaks Slack's
-	// limits (render.CheckLimits), so it was not sent.
-	errMessageLimits = errors.New("message breaks Slack's limits")
-	// errLeaseLost: a Slack call for a session whose lease this replica no
-	// longer holds was not sent.
-	errLeaseLost = errors.New("the session's lease is no longer this replica's")
 	// errNoRepos: a session has a repository but h9 now has none configured.
 	errNoRepos = errors.New("h9 has no repositories configured any more")
 	// errDiffTooLarge: a session's diff is past what h9 uploads.

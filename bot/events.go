@@ -99,7 +99,7 @@ func (b *Bot) route(m inbound) {
 	}
 	log := b.log.With("channel", m.channel, "thread", root, "user", m.user)
 	if why := b.perms.refusal(m.user, m.channel); why != "" {
-		b.afterAck(func() { b.api.postEphemeral(b.bg, log, m.channel, m.user, m.threadTS, text(why)) })
+		b.afterAck(func() { b.api.PostEphemeral(b.bg, log, m.channel, m.user, m.threadTS, text(why)) })
 		return
 	}
 	task := b.stripMention(m.text)
@@ -110,7 +110,7 @@ func (b *Bot) route(m inbound) {
 		b.afterAck(func() { b.postChannelStatus(m.channel, m.user, "", "") })
 	case task == "" || strings.EqualFold(task, verbHelp):
 		b.afterAck(func() {
-			b.api.postEphemeral(b.bg, log, m.channel, m.user, m.threadTS, usage("Mention me with a task, e.g. `@h9 add a /healthz endpoint`."))
+			b.api.PostEphemeral(b.bg, log, m.channel, m.user, m.threadTS, usage("Mention me with a task, e.g. `@h9 add a /healthz endpoint`."))
 		})
 	default:
 		b.reg.deliver(thread, msgMention{team: b.sessionTeam(), user: m.user, text: task, ts: m.ts, files: m.files})

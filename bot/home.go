@@ -42,8 +42,8 @@ func (b *Bot) publishHome(user string) {
 	}
 	home := render.WithInstructions(render.RenderHome(rows, b.cfg.tokenRules().spend(total)), b.homeInstructions(log, rows))
 	view := slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: home}}
-	_ = b.api.call(b.bg, log, "views.publish", func(ctx context.Context) error {
-		_, err := b.api.c.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view})
+	_ = b.api.Call(b.bg, log, "views.publish", func(ctx context.Context) error {
+		_, err := b.api.Slack().PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view})
 		return err
 	})
 }

@@ -87,7 +87,7 @@ type msgAction struct {
 func (m msgAction) handle(a *actor) {
 	if a.rec == nil {
 		a.log.Warn("click for an unknown session refused", "session", m.value.SessionID, "user", m.user)
-		a.b.api.postEphemeral(a.ctx, a.log, m.channel, m.user, "", text("That button belongs to a session h9 does not know, so nothing happened."))
+		a.b.api.PostEphemeral(a.ctx, a.log, m.channel, m.user, "", text("That button belongs to a session h9 does not know, so nothing happened."))
 		return
 	}
 	if render.IsNetworkAction(m.action) {

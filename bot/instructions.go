@@ -55,7 +55,7 @@ func (b *Bot) instructionsAck(user, arg string) (why string) {
 // runInstructionsCommand shows, replaces or clears the channel's
 // instructions, after the ack.
 func (b *Bot) runInstructionsCommand(cmd slack.SlashCommand, arg string, log *slog.Logger) {
-	answer := func(m render.Message) { b.api.respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, m) }
+	answer := func(m render.Message) { b.api.Respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, m) }
 	sub, rest := parseCommand(arg)
 	if sub == "" {
 		v, err := b.store.ChannelSetting(b.bg, cmd.ChannelID, instructionsSetting)

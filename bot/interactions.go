@@ -24,12 +24,12 @@ func (b *Bot) onInteraction(cb slack.InteractionCallback) {
 		if err != nil || !ok || !knownAction(a.ActionID) {
 			log.Warn("refused a click with an unknown action or value", "action", a.ActionID, "err", err)
 			b.afterAck(func() {
-				b.api.postEphemeral(b.bg, log, channel, user, "", text("That button is not one h9 recognises, so nothing happened."))
+				b.api.PostEphemeral(b.bg, log, channel, user, "", text("That button is not one h9 recognises, so nothing happened."))
 			})
 			continue
 		}
 		if why := b.perms.refusal(user, channel); why != "" {
-			b.afterAck(func() { b.api.postEphemeral(b.bg, log, channel, user, "", text(why)) })
+			b.afterAck(func() { b.api.PostEphemeral(b.bg, log, channel, user, "", text(why)) })
 			continue
 		}
 		b.reg.deliver(thread, msgAction{user: user, channel: channel, action: a.ActionID, value: v})

@@ -2,9 +2,9 @@ package bot
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/h9-app/h9/agent/store"
+	"github.com/h9-app/h9/bot/slackapi"
 )
 
 // Leases is how replicas of h9 share sessions: a replica works on a
@@ -25,27 +25,10 @@ type Leases interface {
 	OnLeaseLost(f func(store.Lease))
 }
 
-// leaseCheck rides on the context of a session's Slack calls: whether the
-// lease they are made under still holds (the actor's current lease: a new
-// session's first save may take it again, actor_firstsave.go).
-type leaseCheck struct{ held func() bool }
-
-type leaseKey struct{}
-
-// withLease marks ctx's Slack calls as made under the lease held reports on.
+// withLease marks ctx's Slack calls as made under the lease held reports
+// on: once it is false they are refused unsent (bot/slackapi's lease
+// gate). It asks for the actor's current lease, which a new session may
+// take again before its first save (actor_firstsave.go).
 func withLease(ctx context.Context, held func() bool) context.Context {
-	return context.WithValue(ctx, leaseKey{}, leaseCheck{held: held})
-}
-
-// leaseGate refuses a Web API request made under a lease this replica no
-// longer holds, at the last moment before it leaves the process: a
-// replica paused past its lease posts nothing once it resumes, whatever
-// its goroutines were about to send.
-type leaseGate struct{ next http.RoundTripper }
-
-func (g leaseGate) RoundTrip(r *http.Request) (*http.Response, error) {
-	if c, ok := r.Context().Value(leaseKey{}).(leaseCheck); ok && !c.held() {
-		return nil, errLeaseLost
-	}
-	return g.next.RoundTrip(r)
+	return slackapi.WithLease(ctx, held)
 }

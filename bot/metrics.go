@@ -1,6 +1,10 @@
 package bot
 
-import "time"
+import (
+	"time"
+
+	"github.com/h9-app/h9/bot/slackapi"
+)
 
 // Metrics is told what the bot does, to be counted (cmd/h9 counts it with
 // Prometheus). Its methods are called on the socket loop, the actors and
@@ -26,16 +30,8 @@ type EnvelopeMetrics interface {
 	EnvelopeDuplicate(kind string)
 }
 
-// SlackMetrics hears the Web API calls (slackapi.go).
-type SlackMetrics interface {
-	// SlackRequest: one request of a call ("chat.postMessage",
-	// "response_url", …) was answered or failed after d; each retry is a
-	// request of its own. rateLimited: Slack answered 429.
-	SlackRequest(method string, d time.Duration, rateLimited bool)
-	// SlackFailed: a call failed for good, after its retries (or was
-	// refused before sending, as too large for Slack).
-	SlackFailed(method string)
-}
+// SlackMetrics hears the Web API calls (bot/slackapi).
+type SlackMetrics = slackapi.Metrics
 
 // SessionMetrics hears the sessions (actor.go).
 type SessionMetrics interface {

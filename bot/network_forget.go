@@ -37,7 +37,7 @@ func (b *Bot) forgetAck(user, arg string) (why string) {
 // runForget removes the entry, after the ack; sessions' commands started
 // from then on no longer have it (running ones keep what they had).
 func (b *Bot) runForget(cmd slack.SlashCommand, arg string, log *slog.Logger) {
-	answer := func(s string) { b.api.respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(s)) }
+	answer := func(s string) { b.api.Respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(s)) }
 	_, rest := parseCommand(arg)
 	fields := strings.Fields(rest)
 	repo, entry := fields[0], fields[1]

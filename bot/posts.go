@@ -1,9 +1,7 @@
 package bot
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
 	"slices"
 
 	"github.com/slack-go/slack"
@@ -81,7 +79,7 @@ func (a *actor) finishPosts() {
 		if !a.holding() {
 			return
 		}
-		if ts := a.b.api.findPost(a.ctx, a.log, a.rec.Channel, a.rec.ThreadTS, p.found); ts != "" {
+		if ts := a.b.api.FindPost(a.ctx, a.log, a.rec.Channel, a.rec.ThreadTS, p.found); ts != "" {
 			a.log.Info("adopted a post a previous holder made", "key", p.Key, "ts", ts)
 			a.apply(evPosted{key: p.Key, ts: ts})
 			continue
@@ -90,9 +88,6 @@ func (a *actor) finishPosts() {
 	}
 }
 
-// maxPostPages bounds the pages of a thread searched for a post.
-const maxPostPages = 10
-
 // found reports whether m is the post p: the bot's message whose first
 // block carries its key, or for an upload the message sharing its file.
 func (p PendingPost) found(m slack.Message) bool {
@@ -100,33 +95,4 @@ func (p PendingPost) found(m slack.Message) bool {
 		return slices.ContainsFunc(m.Files, func(f slack.File) bool { return f.Name == p.Text || f.Title == p.Text })
 	}
 	return m.BotID != "" && len(m.Blocks.BlockSet) > 0 && render.PostKey(m.Blocks.BlockSet[0].ID()) == p.Key
-}
-
-// findPost returns the ts of the message in a thread that is the post
-// (found); "" when there is none or Slack cannot say.
-func (s *slackAPI) findPost(ctx context.Context, log *slog.Logger, channel, thread string, found func(slack.Message) bool) string {
-	var ts string
-	cursor := ""
-	for range maxPostPages {
-		var msgs []slack.Message
-		err := s.call(ctx, log, "conversations.replies", func(ctx context.Context) error {
-			var err error
-			msgs, _, cursor, err = s.c.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
-				ChannelID: channel, Timestamp: thread, Limit: 200, Cursor: cursor,
-			})
-			return err
-		})
-		if err != nil {
-			return ""
-		}
-		for _, m := range msgs {
-			if found(m) {
-				ts = m.Timestamp
-			}
-		}
-		if ts != "" || cursor == "" {
-			return ts
-		}
-	}
-	return ts
 }

@@ -214,7 +214,7 @@ func (b *Bot) pullRequestBody(ctx context.Context, log *slog.Logger, s Session) 
 	if sb.Len() > 0 {
 		sb.WriteString("\n")
 	}
-	sb.WriteString("Slack thread: " + b.api.permalink(ctx, log, s.Channel, s.ThreadTS) + "\n")
+	sb.WriteString("Slack thread: " + b.api.Permalink(ctx, log, s.Channel, s.ThreadTS) + "\n")
 	return sb.String()
 }
 

@@ -90,7 +90,7 @@ func (a *actor) uploadDiff(p PendingPost) {
 			log.Error("computing the diff", "err", err)
 			return evPosted{key: p.Key}
 		}
-		if err := a.b.api.upload(ctx, log, channel, thread, p.Text, comment, buf.Bytes()); err != nil {
+		if err := a.b.api.Upload(ctx, log, channel, thread, p.Text, comment, buf.Bytes()); err != nil {
 			log.Error("uploading the diff", "err", err)
 		}
 		return evPosted{key: p.Key}

@@ -29,7 +29,7 @@ func (b *Bot) checkRepoArg(arg string) string {
 // runRepoCommand shows (`/h9 repo`) or sets (`/h9 repo NAME|none`) the
 // channel's repository, after the ack.
 func (b *Bot) runRepoCommand(cmd slack.SlashCommand, arg string, log *slog.Logger) {
-	answer := func(s string) { b.api.respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(s)) }
+	answer := func(s string) { b.api.Respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(s)) }
 	if arg == "" {
 		setting, err := b.store.ChannelSetting(b.bg, cmd.ChannelID, repoSetting)
 		if err != nil {

@@ -157,7 +157,7 @@ func (a *actor) createFromMention(m msgMention) {
 		repo, err = a.b.resolveRepo(opts, a.key.channel, task)
 	}
 	if err != nil {
-		a.b.api.postEphemeral(a.b.bg, a.log, a.key.channel, m.user, a.key.ts, text("h9 did not start a session: "+err.Error()+"."))
+		a.b.api.PostEphemeral(a.b.bg, a.log, a.key.channel, m.user, a.key.ts, text("h9 did not start a session: "+err.Error()+"."))
 		return
 	}
 	files, refused := a.b.attachments(m.ts, m.files)

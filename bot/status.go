@@ -29,10 +29,10 @@ func (b *Bot) postChannelStatus(channel, user, thread, responseURL string) {
 	log := b.log.With("channel", channel, "user", user)
 	answer := func(m render.Message) {
 		if thread == "" && responseURL != "" {
-			b.api.respond(b.bg, log, responseURL, channel, user, m)
+			b.api.Respond(b.bg, log, responseURL, channel, user, m)
 			return
 		}
-		b.api.postEphemeral(b.bg, log, channel, user, thread, m)
+		b.api.PostEphemeral(b.bg, log, channel, user, thread, m)
 	}
 	recs, err := b.listChannel(channel)
 	if err != nil {
@@ -87,7 +87,7 @@ func (b *Bot) statusRow(links context.Context, rec *Session) (render.StatusRow, 
 	row := render.StatusRow{
 		Task: rec.Task, State: rec.State.label(), Progress: p, Updated: rec.Updated,
 		Spend:     b.cfg.tokenRules().spend(tokens),
-		Permalink: b.api.permalink(links, b.log, rec.Channel, rec.ThreadTS),
+		Permalink: b.api.Permalink(links, b.log, rec.Channel, rec.ThreadTS),
 	}
 	if rec.Repo != nil {
 		line := rec.Repo.line()
@@ -103,12 +103,12 @@ func (b *Bot) statusRow(links context.Context, rec *Session) (render.StatusRow, 
 // onStatus answers "@h9 status" inside a thread.
 func (a *actor) onStatus(user string) {
 	if a.rec == nil {
-		a.b.api.postEphemeral(a.ctx, a.log, a.key.channel, user, a.key.ts, text("There is no h9 session in this thread. Here are this channel's sessions."))
+		a.b.api.PostEphemeral(a.ctx, a.log, a.key.channel, user, a.key.ts, text("There is no h9 session in this thread. Here are this channel's sessions."))
 		a.b.postChannelStatus(a.key.channel, user, a.key.ts, "")
 		return
 	}
 	links, cancel := context.WithTimeout(a.ctx, statusLinkWait)
 	defer cancel()
 	row, _ := a.b.statusRow(links, a.rec)
-	a.b.api.postEphemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderThreadStatus(row))
+	a.b.api.PostEphemeral(a.ctx, a.log, a.rec.Channel, user, a.rec.ThreadTS, render.RenderThreadStatus(row))
 }

@@ -38,7 +38,7 @@ func (a *actor) cannotSave(m message) {
 	if user == "" {
 		return
 	}
-	_ = a.b.api.postEphemeral(a.b.bg, a.log, a.key.channel, user, a.key.ts, text(cannotSaveText))
+	_ = a.b.api.PostEphemeral(a.b.bg, a.log, a.key.channel, user, a.key.ts, text(cannotSaveText))
 }
 
 // knownThreads are the threads this process saw holding a session, so

@@ -107,14 +107,52 @@ func (d *demo) session(out io.Writer) error {
 	if err := d.thread.click(d.ctx, demoUser, outcome, render.ActionOpenPR, render.LabelOpenPR); err != nil {
 		return err
 	}
-	if _, err := d.thread.waitFor(d.ctx, "Opened the pull request"); err != nil {
+	if _, err := d.thread.waitFor(d.ctx, "h9 follows PR #1 now"); err != nil {
 		return err
 	}
-	d.thread.drain()
 	if pulls := d.gh.Pulls("acme/hello"); len(pulls) == 1 {
-		fmt.Fprintf(out, "\n(fake GitHub: pull request #%d %q from %s)\n", pulls[0].Number, pulls[0].Title, pulls[0].Head)
+		fmt.Fprintf(out, "(fake GitHub: pull request #%d %q from %s)\n\n", pulls[0].Number, pulls[0].Title, pulls[0].Head)
+	}
+	return d.review(out)
+}
+
+// review is the loop after the pull request: a reviewer's comment on the
+// fake GitHub comes back to the thread, alice has it addressed, and h9
+// pushes and answers on the pull request.
+func (d *demo) review(out io.Writer) error {
+	d.gh.SetPermission("bob", "write")
+	fmt.Fprintf(out, "(fake GitHub: bob comments on README.md line 3: \"Add an exclamation of joy.\")\n\n")
+	d.gh.AddInline("acme/hello", 1, "bob", "README.md", 3, "@@ -1 +1,3 @@\n # hello\n+\n+Hello, world!", "Add an exclamation of joy.", 0)
+	batch, err := d.thread.waitFor(d.ctx, render.ActionAddressFeedback)
+	if err != nil {
+		return err
+	}
+	d.model.Enqueue(
+		fakemodel.ToolCall("edit_file", `{"path":"README.md","old_string":"Hello, world!\n","new_string":"Hello, world! :tada:\n"}`),
+		fakemodel.Text("Added the exclamation of joy."),
+	)
+	if err := d.thread.click(d.ctx, demoUser, batch, render.ActionAddressFeedback, render.LabelAddressFeedback); err != nil {
+		return err
+	}
+	if _, err := d.thread.waitFor(d.ctx, "Answered on PR #1"); err != nil {
+		return err
+	}
+	if err := d.thread.waitGone(d.ctx, render.ActionStop); err != nil {
+		return err
+	}
+	for _, c := range d.gh.Written("acme/hello", 1) {
+		what := "a comment on the pull request"
+		if c.InReplyTo != 0 {
+			what = "a reply to bob's comment"
+		}
+		fmt.Fprintf(out, "(fake GitHub: h9 wrote %s: %q)\n", what, firstLine(c.Body))
 	}
 	return nil
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
 }
 
 func todoArgs(first, second string) string {
@@ -151,7 +189,7 @@ func (d *demo) startH9(bin, remote string) (func(), error) {
 		"SLACK_BOT_TOKEN=" + demoBotToken, "SLACK_APP_TOKEN=" + demoAppToken, "SLACK_API_URL=" + d.slack.APIURL(),
 		"OPENAI_BASE_URL=" + d.model.URL(), "H9_MODEL=demo-model",
 		"H9_DATA_DIR=" + filepath.Join(d.dir, "data"), "H9_COALESCE_INTERVAL=200ms",
-		"H9_REPOS_FILE=" + repos, "H9_GITHUB_TOKEN=" + demoGitHubToken, "H9_GITHUB_API_URL=" + d.gh.URL(),
+		"H9_REPOS_FILE=" + repos, "H9_FORGE_POLL=10s", "H9_GITHUB_TOKEN=" + demoGitHubToken, "H9_GITHUB_API_URL=" + d.gh.URL(),
 	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {

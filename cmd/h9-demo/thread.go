@@ -67,6 +67,24 @@ func (p *threadPrinter) waitFor(ctx context.Context, marker string) (string, err
 	}
 }
 
+// waitGone prints the thread until no message shows marker any more (the
+// checklist's Stop button once its last edit has landed).
+func (p *threadPrinter) waitGone(ctx context.Context, marker string) error {
+	for {
+		p.drain()
+		shown := false
+		for _, m := range p.slack.Thread(p.channel, p.ts) {
+			shown = shown || strings.Contains(string(m.Blocks), marker)
+		}
+		if !shown {
+			return nil
+		}
+		if err := pause(ctx); err != nil {
+			return fmt.Errorf("waiting for %q to leave the thread: %w", marker, err)
+		}
+	}
+}
+
 func (p *threadPrinter) click(ctx context.Context, user, ts, action, label string) error {
 	p.drain()
 	fmt.Fprintf(p.out, "alice clicks [%s]\n\n", label)

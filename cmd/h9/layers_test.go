@@ -40,7 +40,7 @@ var layers = []struct {
 	{"agent/mcp", 2},
 	{"agent", 3},
 	{"bot/render", 1},
-	{"bot/slackapi", 1},
+	{"bot/slackapi", 2},
 	{"bot", 4},
 	{"cmd", 5},
 }

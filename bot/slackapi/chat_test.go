@@ -1,4 +1,4 @@
-package bot
+package slackapi
 
 import (
 	"context"
@@ -22,7 +22,7 @@ type chatServer struct {
 	form   url.Values
 	path   string
 	answer func(w http.ResponseWriter)
-	api    *slackAPI
+	api    *Client
 }
 
 func newChatServer(t *testing.T) *chatServer {
@@ -36,7 +36,7 @@ func newChatServer(t *testing.T) *chatServer {
 		cs.answer(w)
 	}))
 	t.Cleanup(srv.Close)
-	cs.api = newSlackAPI("xoxb-1", "xapp-1", srv.URL+"/api/", slog.New(slog.DiscardHandler))
+	cs.api = New("xoxb-1", "xapp-1", srv.URL+"/api/", slog.New(slog.DiscardHandler), nil)
 	return cs
 }
 
@@ -56,19 +56,19 @@ func TestChatSendForm(t *testing.T) {
 	if cs.path != "/api/chat.postMessage" || cs.form.Encode() != want.Encode() {
 		t.Errorf("post sent %s %v, want %v", cs.path, cs.form, want)
 	}
-	if _, err := cs.api.chatSend(ctx, "C1", "", "1.2", text("plain")); err != nil {
+	if _, err := cs.api.chatSend(ctx, "C1", "", "1.2", render.Message{Text: "plain"}); err != nil {
 		t.Fatal(err)
 	}
 	if cs.path != "/api/chat.update" || cs.form.Get("ts") != "1.2" || cs.form.Get("blocks") != "[]" {
 		t.Errorf("update sent %s %v, want ts 1.2 and blocks []", cs.path, cs.form)
 	}
 	cs.path = ""
-	if _, err := cs.api.chatSend(ctx, "C1", "", "", text("")); !errors.Is(err, errMessageLimits) || cs.path != "" {
+	if _, err := cs.api.chatSend(ctx, "C1", "", "", render.Message{}); !errors.Is(err, errMessageLimits) || cs.path != "" {
 		t.Errorf("a message without text: err %v, sent to %q; want errMessageLimits and nothing sent", err, cs.path)
 	}
 }
 
-// Slack's answers come back as slack-go's error types, which call's retries rely on.
+// Slack's answers come back as slack-go's error types, which Call's retries rely on.
 func TestChatSendAnswers(t *testing.T) {
 	cs, ctx := newChatServer(t), context.Background()
 	cs.answer = func(w http.ResponseWriter) {
@@ -94,7 +94,7 @@ func TestChatSendAnswers(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		io.WriteString(w, "<html>busy</html>")
 	}
-	if _, err = cs.api.chatSend(ctx, "C1", "", "", chatMsg); !transientSlackError(err) {
+	if _, err = cs.api.chatSend(ctx, "C1", "", "", chatMsg); !transientError(err) {
 		t.Errorf("503 gave %#v, want a transient StatusCodeError", err)
 	}
 

@@ -1,4 +1,4 @@
-package bot
+package slackapi
 
 import (
 	"cmp"
@@ -34,9 +34,9 @@ type chatResponse struct {
 // slack-go sends for PostMessage and UpdateMessage (text kept as mrkdwn,
 // blocks as JSON; an edit always sends blocks, since chat.update keeps the
 // old ones otherwise), and failures come back as slack-go's error types
-// (SlackErrorResponse, *RateLimitedError, StatusCodeError), so call's
+// (SlackErrorResponse, *RateLimitedError, StatusCodeError), so Call's
 // retries apply unchanged.
-func (s *slackAPI) chatSend(ctx context.Context, channel, threadTS, ts string, m render.Message) (string, error) {
+func (s *Client) chatSend(ctx context.Context, channel, threadTS, ts string, m render.Message) (string, error) {
 	if err := checkLimits(m); err != nil {
 		return "", err
 	}
@@ -72,7 +72,7 @@ func (s *slackAPI) chatSend(ctx context.Context, channel, threadTS, ts string, m
 
 // postForm sends a form-encoded Web API call and decodes a chatResponse,
 // mapping HTTP failures as slack-go does.
-func (s *slackAPI) postForm(ctx context.Context, endpoint string, form url.Values) (chatResponse, error) {
+func (s *Client) postForm(ctx context.Context, endpoint string, form url.Values) (chatResponse, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		return chatResponse{}, err

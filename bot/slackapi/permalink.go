@@ -1,4 +1,4 @@
-package bot
+package slackapi
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 // one without growing with all the threads h9 ever saw.
 const maxPermalinks = 4096
 
-// permalink returns a link to a message, cached; when Slack cannot say, a
+// Permalink returns a link to a message, cached; when Slack cannot say, a
 // link built from the API URL that Slack redirects to the message.
-func (s *slackAPI) permalink(ctx context.Context, log *slog.Logger, channel, ts string) string {
+func (s *Client) Permalink(ctx context.Context, log *slog.Logger, channel, ts string) string {
 	key := channel + "/" + ts
 	if link, ok := s.permalinks.get(key); ok {
 		return link
@@ -25,12 +25,12 @@ func (s *slackAPI) permalink(ctx context.Context, log *slog.Logger, channel, ts 
 		return builtPermalink(s.apiURL, channel, ts)
 	}
 	var link string
-	err := s.call(ctx, log, "chat.getPermalink", func(ctx context.Context) error {
+	err := s.Call(ctx, log, "chat.getPermalink", func(ctx context.Context) error {
 		var err error
 		link, err = s.c.GetPermalinkContext(ctx, &slack.PermalinkParameters{Channel: channel, Ts: ts})
 		return err
 	})
-	if slackErrorIs(err, "unknown_method") {
+	if errorIs(err, "unknown_method") {
 		s.noPermalinks.Store(true) // this endpoint will never have it
 	}
 	if err != nil || link == "" {

@@ -1,4 +1,8 @@
-package bot
+// Package slackapi is h9's Slack Web API client: every call honours 429
+// Retry-After, retries what Slack refused for a passing reason, and logs
+// ok:false errors with their context; a session's calls are refused once
+// its lease is lost (lease.go).
+package slackapi
 
 import (
 	"context"
@@ -20,16 +24,16 @@ const (
 	maxRetryAfter = 60 * time.Second
 	// callTimeout bounds one Web API call including its 429 waits.
 	callTimeout = 2 * time.Minute
-	// maxTransientRetries bounds retries of a call Slack refused for a
+	// MaxTransientRetries bounds retries of a call Slack refused for a
 	// passing reason (internal_error, a 502/503/504), spaced by
 	// transientBackoff, 2×transientBackoff, …
-	maxTransientRetries = 3
+	MaxTransientRetries = 3
 	transientBackoff    = 500 * time.Millisecond
 )
 
-// slackAPI is the one door to the Web API: every call honours 429
+// Client is the one door to the Web API: every call honours 429
 // Retry-After and logs ok:false errors with their context.
-type slackAPI struct {
+type Client struct {
 	c          *slack.Client
 	http       *http.Client // slack-go's, for the calls chatSend makes itself
 	token      string       // the bot token, for those calls
@@ -39,47 +43,58 @@ type slackAPI struct {
 	// noPermalinks: the endpoint answered chat.getPermalink with
 	// unknown_method; links are built instead of asked for.
 	noPermalinks atomic.Bool
-	metrics      SlackMetrics
-	// editing counts the checklists with an edit pending or in flight
-	// (their flush goroutines), which spaces their edits past editBudget
-	// of them (editSpacing; editsPerInterval, set once before use).
-	editing    atomic.Int64
-	editBudget int64
+	metrics      Metrics
+	// Editing counts the checklists with an edit pending or in flight
+	// (their flush goroutines), which spaces their edits past EditBudget
+	// of them (bot's editSpacing). The bot sets EditBudget once, before
+	// use; it keeps the count here, on the one client all sessions share.
+	Editing    atomic.Int64
+	EditBudget int64
 }
 
-// slackIdleConns is how many idle keep-alive connections to Slack the bot
+// idleConns is how many idle keep-alive connections to Slack the bot
 // keeps. Go's default of 2 per host makes every concurrent Web API call
 // beyond two dial (and TLS-handshake) a new connection, which under a burst
 // of commands costs more CPU than the calls and delays the socket's acks.
-const slackIdleConns = 64
+const idleConns = 64
 
-// slackIdleTimeout closes a keep-alive connection unused this long. A
+// idleTimeout closes a keep-alive connection unused this long. A
 // session's calls come seconds apart and keep theirs; the extra ones a
-// burst opened (up to slackIdleConns, two goroutines each) close 30 s
+// burst opened (up to idleConns, two goroutines each) close 30 s
 // after it instead of Go's default 90 s (BENCHMARKS.md, issue 26).
-const slackIdleTimeout = 30 * time.Second
+const idleTimeout = 30 * time.Second
 
-// slackTransport is the default transport with enough idle connections for
+// Transport is the default transport with enough idle connections for
 // many sessions posting at once.
-func slackTransport() *http.Transport {
+func Transport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = slackIdleConns
-	t.MaxIdleConnsPerHost = slackIdleConns
-	t.IdleConnTimeout = slackIdleTimeout
+	t.MaxIdleConns = idleConns
+	t.MaxIdleConnsPerHost = idleConns
+	t.IdleConnTimeout = idleTimeout
 	return t
 }
 
-// newSlackAPI makes the Web API client: slack-go's, over a transport that
-// keeps enough connections alive for many sessions posting at once.
-func newSlackAPI(botToken, appToken, apiURL string, log *slog.Logger) *slackAPI {
-	hc := &http.Client{Transport: leaseGate{next: slackTransport()}}
+// New makes the Web API client: slack-go's, over a transport that
+// keeps enough connections alive for many sessions posting at once. m nil
+// counts nothing.
+func New(botToken, appToken, apiURL string, log *slog.Logger, m Metrics) *Client {
+	if m == nil {
+		m = noMetrics{}
+	}
+	hc := &http.Client{Transport: leaseGate{next: Transport()}}
 	c := slack.New(botToken, slack.OptionAppLevelToken(appToken), slack.OptionAPIURL(apiURL), slack.OptionHTTPClient(hc))
-	return &slackAPI{c: c, http: hc, token: botToken, log: log, apiURL: apiURL, permalinks: newLinkCache(maxPermalinks), metrics: noMetrics{},
-		editBudget: editsPerInterval}
+	return &Client{c: c, http: hc, token: botToken, log: log, apiURL: apiURL, permalinks: newLinkCache(maxPermalinks), metrics: m}
 }
 
-// call runs f, waiting out rate limits, and logs a final failure.
-func (s *slackAPI) call(ctx context.Context, log *slog.Logger, method string, f func(context.Context) error) error {
+// Slack is slack-go's client underneath, for the calls h9 makes once
+// (auth.test) and the Socket Mode connection.
+func (s *Client) Slack() *slack.Client { return s.c }
+
+// CloseIdleConnections closes the keep-alive connections to Slack.
+func (s *Client) CloseIdleConnections() { s.http.CloseIdleConnections() }
+
+// Call runs f, waiting out rate limits, and logs a final failure.
+func (s *Client) Call(ctx context.Context, log *slog.Logger, method string, f func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	transient := 0
@@ -96,7 +111,7 @@ func (s *slackAPI) call(ctx context.Context, log *slog.Logger, method string, f 
 		case limited && attempt < maxRateLimitRetries:
 			wait = min(max(rl.RetryAfter, 100*time.Millisecond), maxRetryAfter)
 			log.Debug("slack rate limited; waiting", "method", method, "retry_after", wait)
-		case transientSlackError(err) && transient < maxTransientRetries:
+		case transientError(err) && transient < MaxTransientRetries:
 			transient++
 			wait = time.Duration(transient) * transientBackoff
 			log.Warn("slack call failed; retrying", "method", method, "err", err, "retry_in", wait)
@@ -122,12 +137,12 @@ func (s *slackAPI) call(ctx context.Context, log *slog.Logger, method string, f 
 	}
 }
 
-// transientSlackError reports whether Slack refused a call without doing
+// transientError reports whether Slack refused a call without doing
 // it, for a reason that may pass: retrying cannot post twice. Errors a user
 // or the payload must fix (msg_too_long, invalid_blocks, not_in_channel…)
 // are not transient.
-func transientSlackError(err error) bool {
-	switch slackErrorCode(err) {
+func transientError(err error) bool {
+	switch ErrorCode(err) {
 	case "": // not an ok:false answer; maybe a gateway's status
 	case "internal_error", "fatal_error", "service_unavailable", "request_timeout":
 		return true
@@ -151,10 +166,10 @@ func msgOptions(m render.Message) []slack.MsgOption {
 	return opts
 }
 
-// post sends a message to a channel, in a thread when threadTS is set.
-func (s *slackAPI) post(ctx context.Context, log *slog.Logger, channel, threadTS string, m render.Message) (string, error) {
+// PostMessage sends a message to a channel, in a thread when threadTS is set.
+func (s *Client) PostMessage(ctx context.Context, log *slog.Logger, channel, threadTS string, m render.Message) (string, error) {
 	var ts string
-	err := s.call(ctx, log, "chat.postMessage", func(ctx context.Context) error {
+	err := s.Call(ctx, log, "chat.postMessage", func(ctx context.Context) error {
 		var err error
 		ts, err = s.chatSend(ctx, channel, threadTS, "", m)
 		return err
@@ -162,21 +177,21 @@ func (s *slackAPI) post(ctx context.Context, log *slog.Logger, channel, threadTS
 	return ts, err
 }
 
-// update edits a message in place.
-func (s *slackAPI) update(ctx context.Context, log *slog.Logger, channel, ts string, m render.Message) error {
+// Update edits a message in place.
+func (s *Client) Update(ctx context.Context, log *slog.Logger, channel, ts string, m render.Message) error {
 	if ts == "" {
 		return nil
 	}
-	return s.call(ctx, log, "chat.update", func(ctx context.Context) error {
+	return s.Call(ctx, log, "chat.update", func(ctx context.Context) error {
 		_, err := s.chatSend(ctx, channel, "", ts, m)
 		return err
 	})
 }
 
-// postEphemeral shows a message to one user only (in a thread when
+// PostEphemeral shows a message to one user only (in a thread when
 // threadTS is set). A failure is logged; callers that can do nothing
 // about it ignore the error.
-func (s *slackAPI) postEphemeral(ctx context.Context, log *slog.Logger, channel, user, threadTS string, m render.Message) error {
+func (s *Client) PostEphemeral(ctx context.Context, log *slog.Logger, channel, user, threadTS string, m render.Message) error {
 	if err := checkLimits(m); err != nil {
 		s.metrics.SlackFailed("chat.postEphemeral")
 		log.Error("slack call failed", "method", "chat.postEphemeral", "err", err)
@@ -186,38 +201,38 @@ func (s *slackAPI) postEphemeral(ctx context.Context, log *slog.Logger, channel,
 	if threadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(threadTS))
 	}
-	return s.call(ctx, log, "chat.postEphemeral", func(ctx context.Context) error {
+	return s.Call(ctx, log, "chat.postEphemeral", func(ctx context.Context) error {
 		_, err := s.c.PostEphemeralContext(ctx, channel, user, opts...)
 		return err
 	})
 }
 
-// respond answers a slash command through its response_url, ephemeral to
+// Respond answers a slash command through its response_url, ephemeral to
 // the caller. Unlike chat.postEphemeral it works where the bot is not a
 // member, which is when h9 most needs to explain itself. Falls back to
 // chat.postEphemeral when there is no response_url or it fails.
-func (s *slackAPI) respond(ctx context.Context, log *slog.Logger, responseURL, channel, user string, m render.Message) {
+func (s *Client) Respond(ctx context.Context, log *slog.Logger, responseURL, channel, user string, m render.Message) {
 	if responseURL != "" {
 		msg := &slack.WebhookMessage{Text: m.Text, ResponseType: slack.ResponseTypeEphemeral}
 		if len(m.Blocks) > 0 {
 			msg.Blocks = &slack.Blocks{BlockSet: m.Blocks}
 		}
-		err := s.call(ctx, log, "response_url", func(ctx context.Context) error {
+		err := s.Call(ctx, log, "response_url", func(ctx context.Context) error {
 			return slack.PostWebhookCustomHTTPContext(ctx, responseURL, s.http, msg)
 		})
 		if err == nil || channel == "" {
 			return
 		}
 	}
-	s.postEphemeral(ctx, log, channel, user, "", m)
+	s.PostEphemeral(ctx, log, channel, user, "", m)
 }
 
-// findChecklist returns the ts of the checklist in a session's thread: the
+// FindChecklist returns the ts of the checklist in a session's thread: the
 // first message of a bot there with the checklist's title block; "" when
 // there is none or Slack cannot say.
-func (s *slackAPI) findChecklist(ctx context.Context, log *slog.Logger, channel, thread string) string {
+func (s *Client) FindChecklist(ctx context.Context, log *slog.Logger, channel, thread string) string {
 	var ts string
-	_ = s.call(ctx, log, "conversations.replies", func(ctx context.Context) error {
+	_ = s.Call(ctx, log, "conversations.replies", func(ctx context.Context) error {
 		msgs, _, _, err := s.c.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
 			ChannelID: channel, Timestamp: thread, Limit: 50,
 		})
@@ -237,12 +252,9 @@ func (s *slackAPI) findChecklist(ctx context.Context, log *slog.Logger, channel,
 	return ts
 }
 
-// text is a plain message: a mrkdwn string, no blocks.
-func text(s string) render.Message { return render.Message{Text: s} }
-
-// slackErrorCode is the code of Slack's ok:false answer in err ("" when
+// ErrorCode is the code of Slack's ok:false answer in err ("" when
 // err is not one).
-func slackErrorCode(err error) string {
+func ErrorCode(err error) string {
 	var se slack.SlackErrorResponse
 	if errors.As(err, &se) {
 		return se.Err
@@ -250,7 +262,7 @@ func slackErrorCode(err error) string {
 	return ""
 }
 
-// slackErrorIs reports whether err is Slack's ok:false answer with code.
-func slackErrorIs(err error, code string) bool {
-	return err != nil && slackErrorCode(err) == code
+// errorIs reports whether err is Slack's ok:false answer with code.
+func errorIs(err error, code string) bool {
+	return err != nil && ErrorCode(err) == code
 }
