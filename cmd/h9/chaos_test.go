@@ -63,6 +63,7 @@ func TestFleetBinaryChaos(t *testing.T) {
 	}
 	for _, th := range c.threads {
 		c.waitChecklist(th, "2/2 tasks", "done")
+		c.waitMsg(th, "Finished ", 1) // the checklist's last edit comes before the outcome
 		c.checkThread(th, "Finished ")
 		if n := len(c.msgs(th, "h9_retry")); n != 0 {
 			t.Errorf("thread %s: %d failures posted", th, n)

@@ -66,6 +66,7 @@ func TestFleetBinaryRidesOutAPausedDatabase(t *testing.T) {
 
 	for _, th := range threads {
 		f.waitChecklist(th, "2/2 tasks", "done")
+		f.waitMsg(th, "Finished ", 1) // the checklist's last edit comes before the outcome
 		f.checkThread(th, "Finished ")
 	}
 	for _, r := range []string{"r1", "r2"} {

@@ -139,6 +139,7 @@ func TestFleetBinaryThreeReplicas(t *testing.T) {
 	f.signal(victim, syscall.SIGKILL)
 	for _, th := range append(threads, once) {
 		f.waitChecklist(th, "2/2 tasks", "done")
+		f.waitMsg(th, "Finished ", 1) // the checklist's last edit comes before the outcome
 		f.checkThread(th, "Finished ")
 	}
 }
