@@ -14,7 +14,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/h9-app/h9/agent/fakemodel"
-	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"
@@ -59,9 +58,7 @@ func newFollowBench(b *testing.B, n int) *followBench {
 			Repos:  []gitrepo.Repo{{Name: "backend", URL: remote, GitHub: "acme/backend"}},
 			Author: gitrepo.Identity{Name: "h9", Email: "h9@localhost"}, GitHubToken: testGitHubToken, GitHubAPI: gh.URL()}
 	}
-	e := &benchEnv{slack: fakeslack.New(fakeslack.Options{EchoBotMessages: true}),
-		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithHandler(func(openai.ChatCompletionRequest) fakemodel.Reply { return fakemodel.Text("ok") }))}
-	b.Cleanup(func() { e.slack.Close(); e.model.Close() })
+	e := benchEnvOn(benchFakes(b, fakemodel.WithoutRecording(), fakemodel.WithHandler(func(openai.ChatCompletionRequest) fakemodel.Reply { return fakemodel.Text("ok") })))
 	fb := &followBench{benchEnv: e, gh: gh}
 	fb.writeFixture(b, dir, repoCfg(nil), n)
 	var repos *gitrepo.Repos
