@@ -180,9 +180,6 @@ func (e *env) waitFor(what string, cond func() bool) {
 	e.fakes.WaitFor(what, cond)
 }
 
-// dump logs what the bot showed in the test channel.
-func (e *env) dump() { e.t.Helper(); e.fakes.Dump() }
-
 func (e *env) slash(user, channel, text string) fakeslack.Ack {
 	e.t.Helper()
 	return e.fakes.Slash(user, channel, text)
