@@ -71,10 +71,7 @@ func benchEnvOn(fakes *h9test.Fakes) *benchEnv {
 // the socket is connected.
 func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
 	tb.Helper()
-	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	db := h9test.OpenBolt(tb, dir)
 	ws, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "workspaces"), Sandbox: "none"})
 	if err != nil {
 		tb.Fatal(err)

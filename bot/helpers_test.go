@@ -62,10 +62,7 @@ func newEnv(t *testing.T, cfgFn ...func(*Config)) *env {
 func prepareEnv(t *testing.T, dir string, cfgFn ...func(*Config)) *env {
 	t.Helper()
 	fakes := h9test.New(t, h9test.Options{Slack: fakeslack.Options{EchoBotMessages: true, EchoEdits: true}, Channel: testChannel})
-	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := h9test.OpenBolt(t, dir)
 	e := &env{
 		t: t, fakes: fakes, ctx: fakes.Ctx, slack: fakes.Slack, model: fakes.Model,
 		db: db, wsRoot: filepath.Join(dir, "workspaces"), cfgFn: cfgFn,
@@ -83,11 +80,7 @@ func prepareEnv(t *testing.T, dir string, cfgFn ...func(*Config)) *env {
 // openStore builds the store on db, as h9 does at each start.
 func openStore(tb testing.TB, db *bolt.DB) *boltstore.Store {
 	tb.Helper()
-	st, err := boltstore.New(db)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return st
+	return h9test.BoltStore(tb, db)
 }
 
 // newBot builds a Bot (and agent engine) on the env's fakes and DB, not yet running.
