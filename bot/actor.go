@@ -118,6 +118,12 @@ type actor struct {
 	waiter    chan bool       // the run's approver, waiting for a click
 	saving    chan error      // the commit effSaveForGate started, for the gated run
 	committed <-chan struct{} // closed when that commit is done
+
+	// Under mu: the actor created the session and its record is not
+	// stored yet, and the lease its first save took again, until the actor
+	// adopts it (actor_firstsave.go).
+	unstored bool
+	retaken  *store.Lease
 }
 
 func newActor(b *Bot, key threadKey) *actor {
@@ -264,6 +270,9 @@ func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *S
 	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now,
 		rules: a.b.cfg.tokenRules()}
 	a.log = sessionLogger(a.b.log, a.rec)
+	a.mu.Lock()
+	a.unstored = true
+	a.mu.Unlock()
 	a.b.known.add(a.key)
 	a.b.metrics.SessionCreated()
 	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo, files: files})
@@ -308,6 +317,7 @@ func (l lastSave) same(rec store.SessionRecord) bool {
 // stored notes a save (or a load): the pending posts it holds are durable.
 func (a *actor) stored(rec store.SessionRecord) {
 	a.last = lastSave{data: rec.Data, active: rec.Meta.Active}
+	a.noteStored()
 	if a.leased && !a.lost {
 		a.b.follows.note(a.key, a.rec.Follow) // the poller knocks only on sessions this replica holds
 	}
@@ -329,7 +339,7 @@ func (a *actor) saveForGate() {
 	a.b.tasks.spawn(func() {
 		defer close(committed)
 		if err == nil {
-			err = a.b.store.PutSession(a.b.bg, rec)
+			err = a.commitFirst(rec)
 		}
 		if err != nil {
 			a.log.Error("saving session", "err", err)

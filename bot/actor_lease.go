@@ -43,7 +43,7 @@ func (a *actor) takeLease(m message) bool {
 	a.mu.Lock()
 	a.lease, a.leased = l, true
 	a.mu.Unlock()
-	a.ctx = withLease(a.ctx, l, a.b.leases.LeaseValid)
+	a.ctx = withLease(a.ctx, a.leaseHeld)
 	if waiting := a.takeInbox(); len(waiting) > 0 {
 		a.unshift(append(waiting, m)...) // what other replicas received first goes first
 		return false
@@ -63,9 +63,10 @@ func (a *actor) holding() bool {
 	if a.lost {
 		return false
 	}
+	a.adoptRetaken()
 	if a.leased && !a.b.leases.LeaseValid(a.lease) {
 		a.drop("the lease lapsed")
-		return false
+		return !a.lost
 	}
 	return true
 }
@@ -74,7 +75,7 @@ func (a *actor) holding() bool {
 // actor goes on. The actor stays until its run has returned (the agent
 // runs one run per session at a time), forwarding what arrives meanwhile.
 func (a *actor) drop(why string) {
-	if a.lost {
+	if a.lost || a.keptUnstored() {
 		return
 	}
 	a.lost = true
@@ -119,12 +120,16 @@ func (a *actor) release() {
 // session's Slack calls stop at once, the rest on the actor.
 func (a *actor) leaseLost(l store.Lease) {
 	a.mu.Lock()
-	mine := a.leased && a.lease.Token == l.Token
+	mine := a.leased && (a.lease.Token == l.Token || a.retaken != nil && a.retaken.Token == l.Token)
+	unstored := a.unstored
 	a.mu.Unlock()
-	if mine {
-		a.cancel()
-		a.push(msgLeaseLost{})
+	if !mine {
+		return
 	}
+	if !unstored { // a session not stored yet may take the lease again
+		a.cancel()
+	}
+	a.push(msgLeaseLost{token: l.Token})
 }
 
 // onLeaseLost routes a lost lease to its thread's actor.
@@ -134,10 +139,16 @@ func (b *Bot) onLeaseLost(l store.Lease) {
 	}
 }
 
-// msgLeaseLost: the store reported the session's lease lost.
-type msgLeaseLost struct{}
+// msgLeaseLost: the store reported the session's lease lost (the one
+// with token: an older one, which the first save replaced, is no loss).
+type msgLeaseLost struct{ token int64 }
 
-func (msgLeaseLost) handle(a *actor) { a.drop("the store reported the lease lost") }
+func (m msgLeaseLost) handle(a *actor) {
+	a.adoptRetaken()
+	if a.lease.Token == m.token {
+		a.drop("the store reported the lease lost")
+	}
+}
 
 // unshift puts ms at the front of the inbox, in order.
 func (a *actor) unshift(ms ...message) {

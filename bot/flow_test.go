@@ -65,7 +65,7 @@ func TestStallAfterThreeEmptyRuns(t *testing.T) {
 
 	e.model.Enqueue(fakemodel.Text("thinking 1"), fakemodel.Text("thinking 2"), fakemodel.Text("thinking 3"))
 	e.click(testUser, review.TS, render.ActionApproveAuto)
-	stalled := e.waitMessage(thread, "stalled", 1)
+	stalled := e.waitMessage(thread, "Auto-run stalled", 1)
 	e.waitChecklist(thread, "stalled", "0/2 tasks")
 	if got := e.model.Calls(); got != 5 {
 		t.Fatalf("model calls = %d, want 5 (2 planning + 3 runs, no fourth)", got)

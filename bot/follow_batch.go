@@ -64,7 +64,7 @@ func (m *move) batchDecided(b *Batch, by, decided string) render.Message {
 func (m *move) batchView(b *Batch, busy bool) render.FeedbackBatch {
 	f := m.s.Follow
 	v := render.FeedbackBatch{SessionID: m.s.ID, Seq: b.Seq, Request: f.label(), URL: f.URL, LeftOut: b.LeftOut, Busy: busy,
-		Auto: b.Status == batchAddressing && b.By == "follow_up: auto"}
+		Auto: b.Status == batchAddressing && b.By == "follow_up: auto", AutoNext: f.Mode == gitrepo.FollowAuto}
 	for _, fb := range b.Feedback {
 		v.Comments = append(v.Comments, render.FeedbackLine{Kind: string(fb.Kind), Author: fb.Author, Path: fb.Path, Line: fb.Line, Body: fb.Body})
 	}
@@ -104,6 +104,32 @@ func (e evClick) feedbackAction(m *move) {
 	m.log("addressing feedback", "user", e.user, "batch", f.Batch.Seq)
 	m.do(effUpdate{ts: f.Batch.TS, msg: m.batchDecided(f.Batch, e.user, "asked h9 to address this; the run has started.")})
 	m.startAddressing()
+}
+
+// addressWaiting starts, with follow_up: auto, the batch that came while
+// the session's own run went on, now that the run has ended and the session
+// rests; it reports whether it did. A batch ignored or superseded meanwhile
+// is no longer waiting, and one whose addressing run was stopped is left
+// to its buttons (the caller skips a stopped run), so this happens once.
+func (m *move) addressWaiting() bool {
+	s := m.s
+	f := s.Follow
+	b := f.batch()
+	if !f.following() || f.Mode != gitrepo.FollowAuto || b == nil || b.Status != batchWaiting || s.overBudget() {
+		return false
+	}
+	switch s.State {
+	case stateIdle, stateDone, stateStalled: // nothing else waits for the user's word
+	default:
+		return false
+	}
+	b.Status, b.By = batchAddressing, "follow_up: auto"
+	m.log("addressing feedback that came during the run", "batch", b.Seq)
+	if b.TS != "" {
+		m.do(effUpdate{ts: b.TS, msg: m.batchMessage(b, "")})
+	}
+	m.startAddressing()
+	return true
 }
 
 // startAddressing starts the execution run on the session branch whose

@@ -25,8 +25,10 @@ type Leases interface {
 	OnLeaseLost(f func(store.Lease))
 }
 
-// withLease marks ctx's Slack calls as made under l: once valid(l) is
-// false they are refused unsent (bot/slackapi's lease gate).
-func withLease(ctx context.Context, l store.Lease, valid func(store.Lease) bool) context.Context {
-	return slackapi.WithLease(ctx, func() bool { return valid(l) })
+// withLease marks ctx's Slack calls as made under the lease held reports
+// on: once it is false they are refused unsent (bot/slackapi's lease
+// gate). It asks for the actor's current lease, which a new session may
+// take again before its first save (actor_firstsave.go).
+func withLease(ctx context.Context, held func() bool) context.Context {
+	return slackapi.WithLease(ctx, held)
 }

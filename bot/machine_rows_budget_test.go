@@ -30,6 +30,9 @@ var (
 	errBudgetStop = fmt.Errorf("run: %w", agent.ErrBudget)
 	errOverBudget = fmt.Errorf("run: %w", agent.ErrOverBudget)
 	budgetParked  = []string{"log token budget reached", "post budget h9_budget", "save", "refresh"}
+	// parkedAfterRun: a run that ends at the budget shows its final
+	// checklist before the budget message (showFinalBefore).
+	parkedAfterRun = []string{"save", "refresh", "flush the checklist", "log token budget reached", "post budget h9_budget"}
 )
 
 func wantRequest(want agent.Request) func(*testing.T, Session) {
@@ -47,7 +50,7 @@ var budgetRows = []row{
 		effects: []string{"log session created", "save for the run's gate", "post the checklist", "start task (default) fix it within 5000 tokens gated"}},
 	{what: "a run stopped after its step by the budget waits; Raise budget goes on from that step", from: sess(stateRunning, autoRun, budget(1000, 900)),
 		ev: evRunDone{err: errBudgetStop, todos: items(completed, running), tokens: agent.Usage{TotalTokens: 1200}}, to: stateOverBudget,
-		effects: slices.Concat([]string{"show 1/2 tasks", "forget the step", "flush the checklist"}, budgetParked),
+		effects: slices.Concat([]string{"show 1/2 tasks", "forget the step"}, parkedAfterRun),
 		check: func(t *testing.T, s Session) {
 			wantRequest(proceed)(t, s)
 			wantBool(t, "auto-run, back on after the raise", s.AutoRun, true)
@@ -55,21 +58,21 @@ var budgetRows = []row{
 		}},
 	{what: "a plan run stopped by the budget goes on planning", from: sess(statePlanning, planMode, budget(1000, 900)),
 		ev: evRunDone{planRun: true, err: errBudgetStop, tokens: agent.Usage{TotalTokens: 1100}}, to: stateOverBudget,
-		effects: slices.Concat([]string{"show 0/0 tasks", "forget the step", "flush the checklist"}, budgetParked), check: wantRequest(proceed)},
+		effects: slices.Concat([]string{"show 0/0 tasks", "forget the step"}, parkedAfterRun), check: wantRequest(proceed)},
 	{what: "a run refused at its start keeps its request, and a queued reply keeps waiting", from: sess(stateRunning, queued, budget(1000, 900),
 		func(s *Session) { s.Request = agent.Request{Intent: agent.IntentReply, Text: "go"} }),
 		ev: evRunDone{err: errOverBudget, todos: items(running), tokens: agent.Usage{TotalTokens: 1100}}, to: stateOverBudget,
-		effects: slices.Concat([]string{"show 0/1 tasks", "forget the step", "flush the checklist"}, budgetParked),
+		effects: slices.Concat([]string{"show 0/1 tasks", "forget the step"}, parkedAfterRun),
 		check: func(t *testing.T, s Session) {
 			wantRequest(agent.Request{Intent: agent.IntentReply, Text: "go"})(t, s)
 			queuedOnce(t, s)
 		}},
 	{what: "auto-run's next run does not start over the budget", from: sess(stateRunning, autoRun, budget(1000, 900)),
 		ev: evRunDone{todos: items(completed, running), tokens: agent.Usage{TotalTokens: 1001}}, to: stateOverBudget,
-		effects: slices.Concat([]string{"show 1/2 tasks", "forget the step", "flush the checklist"}, budgetParked), check: wantRequest(continueReq)},
+		effects: slices.Concat([]string{"show 1/2 tasks", "forget the step"}, parkedAfterRun), check: wantRequest(continueReq)},
 	{what: "a finished session over its budget is done: nothing was stopped", from: sess(stateRunning, autoRun, budget(1000, 900)),
 		ev: evRunDone{text: "All done.", todos: items(completed), tokens: agent.Usage{TotalTokens: 1500}}, to: stateDone,
-		effects: []string{"show 1/1 tasks", "forget the step", "flush the checklist", "post h9_done", "save", "refresh"}},
+		effects: []string{"show 1/1 tasks", "forget the step", "save", "refresh", "flush the checklist", "post h9_done"}},
 	{what: "Raise budget adds the budget once more and runs the stopped request", from: sess(stateOverBudget, autoRun, budget(1000, 1200), atBudget(proceed)),
 		ev: click(render.ActionRaiseBudget), to: stateRunning,
 		effects: []string{"log budget raised", "update 1.8 h9_budget_raised", "save", "start proceed (default) within 2000 tokens"},

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"
@@ -43,7 +44,38 @@ func followRows() []row {
 		rowsTo(atRest, stateRunning, row{what: "Address feedback starts the addressing run",
 			ev:      evClick{user: "U1", action: render.ActionAddressFeedback, value: render.ButtonValue{SessionID: "T1/C1/1.1", Revision: 1}},
 			effects: []string{"log addressing feedback", "update 1.7 h9_feedback_head", "save", "start feedback (default)"}, check: addressed}, following),
+		afterRunRows(),
 	)
+}
+
+// followAuto makes the followed session's repository follow_up: auto.
+func followAuto(s *Session) { s.Follow.Mode = gitrepo.FollowAuto }
+
+// afterRunRows: with follow_up: auto, a batch that came during the
+// session's own run is addressed once that run ends, unless it was stopped;
+// with ask it waits for its button.
+func afterRunRows() []row {
+	batchIs := func(status, by string) func(*testing.T, Session) {
+		return func(t *testing.T, s Session) {
+			if b := s.Follow.Batch; b.Status != status || b.By != by {
+				t.Errorf("batch %s by %q, want %s by %q", b.Status, b.By, status, by)
+			}
+		}
+	}
+	final := []string{"show 0/0 tasks", "forget the step", "save", "refresh", "flush the checklist", "post h9_reply_0"}
+	return []row{
+		{what: "follow_up: auto: the batch that came during the run is addressed once it ends", from: sess(stateRunning, following, followAuto),
+			ev: evRunDone{text: "Checked."}, to: stateRunning,
+			effects: []string{"show 0/0 tasks", "forget the step", "flush the checklist", "post h9_reply_0",
+				"log addressing feedback that came during the run", "update 1.7 h9_feedback_head", "save", "start feedback (default)"},
+			check: batchIs(batchAddressing, "follow_up: auto")},
+		{what: "follow_up: auto: a stopped run leaves the batch to its buttons", from: sess(stateRunning, following, followAuto, stoppedBy("U2")),
+			ev: evRunDone{err: agent.ErrCancelled}, to: stateIdle,
+			effects: []string{"show 0/0 tasks", "forget the step", "save", "refresh", "flush the checklist", notice(stoppedWords)},
+			check:   batchIs(batchWaiting, "")},
+		{what: "follow_up: ask: the batch waits for its button after the run", from: sess(stateRunning, following),
+			ev: evRunDone{text: "Checked."}, to: stateIdle, effects: final, check: batchIs(batchWaiting, "")},
+	}
 }
 
 // rowsTo is inEvery whose rows end in the state to.

@@ -74,7 +74,7 @@ var repoRows = []row{
 		effects: []string{"react 1.9 hourglass_flowing_sand", "save", "refresh", "prepare the repository"}},
 	{what: "done with a repository: the outcome with the changes", from: sess(stateRunning, autoRun, withRepo(true)),
 		ev: evRunDone{text: "Fixed.", todos: items(completed)}, to: stateDone,
-		effects: []string{"show 1/1 tasks", "forget the step", "flush the checklist", "post the outcome with the changes", "save", "refresh"},
+		effects: []string{"show 1/1 tasks", "forget the step", "save", "refresh", "flush the checklist", "post the outcome with the changes"},
 		check:   func(t *testing.T, s Session) { wantString(t, "outcome due", s.Outcome.Text, "Fixed.") }},
 	{what: "the outcome made: its messages and the diff's upload become pending posts", from: sess(stateDone, withRepo(true), outcomeDue),
 		ev: evOutcome{msgs: []render.Message{text("the changes")}, diff: "h9-the-task-abc234.diff"}, to: stateDone,

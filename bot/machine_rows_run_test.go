@@ -17,19 +17,18 @@ const stoppedWords = "Stopped by <@U2>. Reply in this thread to continue."
 var runDoneRows = []row{
 	{what: "a plan with todos opens the review at the next revision", from: sess(statePlanning, planMode, func(s *Session) { s.Revision = 1 }),
 		ev: evRunDone{planRun: true, text: "Plan: a, then b.", todos: items(pending, pending)}, to: stateAwaitingReview,
-		effects: []string{"show 0/2 tasks", "forget the step", "flush the checklist", "post h9_plan_summary_0", "post review h9_review_ask", "save", "refresh"},
+		effects: []string{"show 0/2 tasks", "forget the step", "save", "refresh", "flush the checklist", "post h9_plan_summary_0", "post review h9_review_ask"},
 		check: func(t *testing.T, s Session) {
 			wantInt(t, "revision", s.Revision, 2)
 			wantPosts(t, s, "notice-1", "review-2") // recorded before they are posted
 		}},
 	{what: "a plan without todos says so and rests", from: sess(statePlanning, planMode),
 		ev: evRunDone{planRun: true}, to: stateIdle,
-		effects: []string{"show 0/0 tasks", "forget the step", "flush the checklist",
-			notice("No plan yet: the agent wrote no todo list. Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning."),
-			"save", "refresh"}},
+		effects: []string{"show 0/0 tasks", "forget the step", "save", "refresh", "flush the checklist",
+			notice("No plan yet: the agent wrote no todo list. Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning.")}},
 	{what: "a failed run posts its words with Retry", from: sess(statePlanning, planMode),
 		ev: evRunDone{planRun: true, err: &agent.RunError{Text: "The model endpoint is down.", Err: agent.ErrModel}}, to: stateError,
-		effects: []string{"show 0/0 tasks", "forget the step", "flush the checklist", "log run failed", "post h9_error", "save", "refresh"}},
+		effects: []string{"show 0/0 tasks", "forget the step", "save", "refresh", "flush the checklist", "log run failed", "post h9_error"}},
 	{what: "h9 stopping keeps the run in flight for the next start", from: sess(statePlanning, planMode),
 		ev: evRunDone{stopping: true, planRun: true, err: agent.ErrCancelled}, to: statePlanning,
 		effects: []string{"show 0/0 tasks", "forget the step", "save", "refresh"}},
@@ -43,14 +42,14 @@ var runDoneRows = []row{
 		check:   func(t *testing.T, s Session) { wantInt(t, "stuck", s.Stuck, 2) }},
 	{what: "auto-run: the third run in a row without progress stalls", from: sess(stateRunning, autoRun, stuck(2, 1)),
 		ev: evRunDone{todos: items(completed, running)}, to: stateStalled,
-		effects: []string{"show 1/2 tasks", "forget the step", "flush the checklist", "log auto-run stalled", "post h9_stalled", "save", "refresh"},
+		effects: []string{"show 1/2 tasks", "forget the step", "save", "refresh", "flush the checklist", "log auto-run stalled", "post h9_stalled"},
 		check: func(t *testing.T, s Session) {
 			wantInt(t, "stuck", s.Stuck, stallLimit)
 			wantBool(t, "auto-run", s.AutoRun, false)
 		}},
 	{what: "auto-run: every todo completed is done", from: sess(stateRunning, autoRun, stuck(0, 1)),
 		ev: evRunDone{text: "Built both.", todos: items(completed, completed)}, to: stateDone,
-		effects: []string{"show 2/2 tasks", "forget the step", "flush the checklist", "post h9_done", "save", "refresh"},
+		effects: []string{"show 2/2 tasks", "forget the step", "save", "refresh", "flush the checklist", "post h9_done"},
 		check: func(t *testing.T, s Session) {
 			wantBool(t, "auto-run", s.AutoRun, false)
 			wantPosts(t, s, "notice-1")
@@ -58,16 +57,16 @@ var runDoneRows = []row{
 		}},
 	{what: "a follow-up that leaves todos open rests with the agent's answer", from: sess(stateRunning),
 		ev: evRunDone{text: "Answered.", todos: items(completed, pending)}, to: stateIdle,
-		effects: []string{"show 1/2 tasks", "forget the step", "flush the checklist", "post h9_reply_0", "save", "refresh"}},
+		effects: []string{"show 1/2 tasks", "forget the step", "save", "refresh", "flush the checklist", "post h9_reply_0"}},
 	{what: "a follow-up that completes every todo is done", from: sess(stateRunning),
 		ev: evRunDone{text: "All done.", todos: items(completed)}, to: stateDone,
-		effects: []string{"show 1/1 tasks", "forget the step", "flush the checklist", "post h9_done", "save", "refresh"}},
+		effects: []string{"show 1/1 tasks", "forget the step", "save", "refresh", "flush the checklist", "post h9_done"}},
 	{what: "a follow-up without words or todos posts nothing", from: sess(stateRunning),
 		ev: evRunDone{}, to: stateIdle,
-		effects: []string{"show 0/0 tasks", "forget the step", "flush the checklist", "save", "refresh"}},
+		effects: []string{"show 0/0 tasks", "forget the step", "save", "refresh", "flush the checklist"}},
 	{what: "a stopped run says who stopped it", from: sess(stateRunning, stoppedBy("U2")),
 		ev: evRunDone{err: agent.ErrCancelled, todos: items(running)}, to: stateIdle,
-		effects: []string{"show 0/1 tasks", "forget the step", "flush the checklist", notice(stoppedWords), "save", "refresh"},
+		effects: []string{"show 0/1 tasks", "forget the step", "save", "refresh", "flush the checklist", notice(stoppedWords)},
 		check:   func(t *testing.T, s Session) { wantString(t, "stopped by", s.StoppedBy, "") }},
 	{what: "a queued reply runs next, its hourglass turned to eyes", from: sess(stateRunning, queued),
 		ev: evRunDone{text: "First part done."}, to: stateRunning,

@@ -64,7 +64,7 @@ func (e evRunDone) apply(m *move) {
 		return
 	}
 	s.Approval = nil
-	m.do(effFlushChecklist{}) // the outcome below is posted after the checklist shows its todos
+	mark, stopped := len(m.effs), s.StoppedBy != ""
 	var next *agent.Request
 	if !m.addressed(e) { // the run addressing feedback goes on to the push (follow_machine.go)
 		next = e.outcome(m)
@@ -72,15 +72,39 @@ func (e evRunDone) apply(m *move) {
 	if len(s.Queue) > 0 && s.State != stateOverBudget { // a queued reply goes before auto-run's next run
 		q := s.Queue[0]
 		s.Queue = slices.Delete(s.Queue, 0, 1)
+		m.flushBefore(mark)
 		m.do(effUnreact{ts: q.TS, name: reactionQueued}, effReact{ts: q.TS, name: reactionPickedUp})
 		m.runReply(q.Text, q.Files)
 		return
 	}
-	if next != nil {
+	if next != nil && !s.overBudget() {
+		m.flushBefore(mark)
 		m.startRun(*next)
 		return
 	}
-	m.saveAndShow()
+	if next == nil && !stopped && m.addressWaiting() { // follow_up: auto's batch that came meanwhile
+		m.flushBefore(mark)
+		return
+	}
+	if next != nil {
+		m.parkAtBudget(*next)
+	}
+	m.showFinalBefore(mark)
+}
+
+// flushBefore sends the checklist's pending edit (its todos) before the
+// effects from mark on: what the outcome posts is read with them in view.
+func (m *move) flushBefore(mark int) {
+	m.effs = slices.Insert(m.effs, mark, effect(effFlushChecklist{}))
+}
+
+// showFinalBefore, for a run that ended for good, saves the session and
+// shows its final state on the checklist (no Stop, no Now: line) before the
+// effects from mark on: nobody reads "Done" above a checklist still running.
+// The save comes first, so the checklist never shows a state no record holds,
+// and the posts after it find their intent already stored (posts.go).
+func (m *move) showFinalBefore(mark int) {
+	m.effs = slices.Insert(m.effs, mark, []effect{effSave{}, effRefresh{}, effFlushChecklist{}}...)
 }
 
 // evRecover: h9 started and found the session active. A step approval

@@ -20,6 +20,7 @@ type FeedbackBatch struct {
 	LeftOut   int  // comments by people without write access
 	Auto      bool // follow_up: auto: the work has started (Stop)
 	Busy      bool // a run is going on: Address feedback waits for it
+	AutoNext  bool // with Busy, follow_up: auto: h9 starts on it once the run ends
 	// Decided replaces the buttons once pressed: DecidedBy's mention,
 	// then the words.
 	Decided, DecidedBy string
@@ -92,7 +93,10 @@ func RenderFeedbackBatch(b FeedbackBatch) Message {
 			actions(BlockFeedbackActions, button(ActionStop, LabelStop, ButtonValue{SessionID: b.SessionID}, slack.StyleDanger)))
 		text += ". h9 has started addressing it."
 	default:
-		if b.Busy {
+		switch {
+		case b.Busy && b.AutoNext:
+			bs = append(bs, contextLine("h9_feedback_busy", "A run is going on: once it ends, h9 starts addressing this (follow_up: auto); if it is stopped or fails, press Address feedback."))
+		case b.Busy:
 			bs = append(bs, contextLine("h9_feedback_busy", "A run is going on: press Address feedback once it ends."))
 		}
 		bs = append(bs, actions(BlockFeedbackActions,
