@@ -9,11 +9,10 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/internal/h9test"
 	"github.com/h9-app/h9/workspace"
 )
 
@@ -66,10 +65,7 @@ func bareBot(t *testing.T, slack *fakeslack.Server) *Bot {
 	model := fakemodel.New()
 	t.Cleanup(model.Close)
 	dir := t.TempDir()
-	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := h9test.OpenBolt(t, dir)
 	t.Cleanup(func() { db.Close() })
 	ws, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "ws"), Sandbox: "none"})
 	if err != nil {

@@ -11,10 +11,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/h9-app/h9/agent/fakemodel"
-	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/internal/h9test"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"
@@ -50,18 +48,14 @@ func newFollowBench(b *testing.B, n int) *followBench {
 	for i := 1; i <= n; i++ {
 		runGit(b, work, "push", "--quiet", "origin", fmt.Sprintf("HEAD:refs/heads/h9/bench-%d", i))
 	}
-	gh := fakegithub.New(testGitHubToken)
-	b.Cleanup(gh.Close)
-	gh.AddRepo("acme/backend", remote, true)
+	gh := h9test.GitHub(b, testGitHubToken, "acme/backend", remote)
 	dir := b.TempDir()
 	repoCfg := func(ws *workspace.Manager) gitrepo.Config {
 		return gitrepo.Config{Dir: filepath.Join(dir, "repos"), Workspaces: ws,
 			Repos:  []gitrepo.Repo{{Name: "backend", URL: remote, GitHub: "acme/backend"}},
 			Author: gitrepo.Identity{Name: "h9", Email: "h9@localhost"}, GitHubToken: testGitHubToken, GitHubAPI: gh.URL()}
 	}
-	e := &benchEnv{slack: fakeslack.New(fakeslack.Options{EchoBotMessages: true}),
-		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithHandler(func(openai.ChatCompletionRequest) fakemodel.Reply { return fakemodel.Text("ok") }))}
-	b.Cleanup(func() { e.slack.Close(); e.model.Close() })
+	e := benchEnvOn(benchFakes(b, fakemodel.WithoutRecording(), fakemodel.WithHandler(func(openai.ChatCompletionRequest) fakemodel.Reply { return fakemodel.Text("ok") })))
 	fb := &followBench{benchEnv: e, gh: gh}
 	fb.writeFixture(b, dir, repoCfg(nil), n)
 	var repos *gitrepo.Repos
@@ -96,10 +90,7 @@ func (fb *followBench) writeFixture(b *testing.B, dir string, cfg gitrepo.Config
 	if err != nil {
 		b.Fatal(err)
 	}
-	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := h9test.OpenBolt(b, dir)
 	defer db.Close()
 	st := openStore(b, db)
 	ctx := context.Background()

@@ -94,9 +94,7 @@ func newRepoBenchEnv(b *testing.B, dir, remote string, spares bool) (e *benchEnv
 		mu.Unlock()
 		return fakemodel.Text("No plan.")
 	}
-	e = &benchEnv{slack: fakeslack.New(fakeslack.Options{EchoBotMessages: true}),
-		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithBufferedStreams(), fakemodel.WithHandler(handler))}
-	b.Cleanup(func() { e.slack.Close(); e.model.Close() })
+	e = benchEnvOn(benchFakes(b, fakemodel.WithoutRecording(), fakemodel.WithBufferedStreams(), fakemodel.WithHandler(handler)))
 	e.repos = func(ws *workspace.Manager) Repos {
 		r, err := gitrepo.New(gitrepo.Config{Dir: filepath.Join(dir, "repos"), Workspaces: ws, Spares: spares,
 			Repos: []gitrepo.Repo{{Name: "bench", URL: remote}}, Author: gitrepo.Identity{Name: "h9", Email: "h9@localhost"}})

@@ -16,6 +16,7 @@ import (
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/internal/h9test"
 	"github.com/h9-app/h9/workspace"
 )
 
@@ -23,6 +24,7 @@ import (
 // Slack and the fake model over loopback, for benchmarks (testing.TB, no
 // payload checks, the bot's default coalescing unless cfg says otherwise).
 type benchEnv struct {
+	fakes *h9test.Fakes // slack and model are its
 	slack *fakeslack.Server
 	model *fakemodel.Server
 	db    *bolt.DB
@@ -40,13 +42,9 @@ func newBenchEnv(tb testing.TB, dir string, latency time.Duration, handler fakem
 	if dir == "" {
 		dir = tb.TempDir()
 	}
-	e := &benchEnv{
-		slack: fakeslack.New(fakeslack.Options{EchoBotMessages: true}),
-		// Buffered streams: the fake's own per-event writes would take the two
-		// cores from the bot being measured (BENCHMARKS.md, issue 13).
-		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithBufferedStreams(), fakemodel.WithLatency(latency), fakemodel.WithHandler(handler)),
-	}
-	tb.Cleanup(func() { e.slack.Close(); e.model.Close() })
+	// Buffered streams: the fake's own per-event writes would take the two
+	// cores from the bot being measured (BENCHMARKS.md, issue 13).
+	e := benchEnvOn(benchFakes(tb, fakemodel.WithoutRecording(), fakemodel.WithBufferedStreams(), fakemodel.WithLatency(latency), fakemodel.WithHandler(handler)))
 	e.startBot(tb, dir, cfgFn)
 	tb.Cleanup(func() {
 		if e.stop != nil {
@@ -57,14 +55,23 @@ func newBenchEnv(tb testing.TB, dir string, latency time.Duration, handler fakem
 	return e
 }
 
+// benchFakes are a benchmark's fakes: a Slack that echoes the bot's posts,
+// a model with opts, and a minute for each wait.
+func benchFakes(tb testing.TB, opts ...fakemodel.Option) *h9test.Fakes {
+	tb.Helper()
+	return h9test.New(tb, h9test.Options{Slack: fakeslack.Options{EchoBotMessages: true}, Model: opts, WaitTimeout: time.Minute, Channel: testChannel})
+}
+
+// benchEnvOn is a benchEnv on fakes, its bot not yet started.
+func benchEnvOn(fakes *h9test.Fakes) *benchEnv {
+	return &benchEnv{fakes: fakes, slack: fakes.Slack, model: fakes.Model}
+}
+
 // startBot opens the DB in dir and runs a Bot until stop; it returns once
 // the socket is connected.
 func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
 	tb.Helper()
-	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	db := h9test.OpenBolt(tb, dir)
 	ws, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "workspaces"), Sandbox: "none"})
 	if err != nil {
 		tb.Fatal(err)
@@ -104,11 +111,7 @@ func (e *benchEnv) startBot(tb testing.TB, dir string, cfgFn func(*Config)) {
 		}
 		e.stop = nil
 	}
-	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer wcancel()
-	if err := e.slack.WaitConnected(wctx); err != nil {
-		tb.Fatal(err)
-	}
+	e.fakes.WaitConnected()
 }
 
 // waitFor polls cond for up to a minute.

@@ -56,11 +56,8 @@ type benchFleet struct {
 
 func newBenchFleet(tb testing.TB, n int, latency time.Duration, handler fakemodel.Handler) *benchFleet {
 	tb.Helper()
-	f := &benchFleet{
-		slack: fakeslack.New(fakeslack.Options{EchoBotMessages: true}),
-		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithLatency(latency), fakemodel.WithHandler(handler)),
-	}
-	tb.Cleanup(func() { f.slack.Close(); f.model.Close() })
+	fakes := benchFakes(tb, fakemodel.WithoutRecording(), fakemodel.WithLatency(latency), fakemodel.WithHandler(handler))
+	f := &benchFleet{slack: fakes.Slack, model: fakes.Model}
 	url, root := pgtest.NewDurable(tb), tb.TempDir()
 	for i := range n {
 		stop := startBenchReplica(tb, f, url, root, fmt.Sprint("r", i+1))

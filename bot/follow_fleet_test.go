@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/internal/h9test"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/gitrepo"
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
 )
 
 // In a fleet on PostgreSQL exactly one replica reads a followed request:
@@ -17,9 +17,7 @@ import (
 func TestFleetOneReplicaFollowsARequest(t *testing.T) {
 	data := t.TempDir()
 	remote := newTestRemote(t, map[string]string{"README.md": "# backend\n"})
-	gh := fakegithub.New(testGitHubToken)
-	t.Cleanup(gh.Close)
-	gh.AddRepo("acme/backend", remote, true)
+	gh := h9test.GitHub(t, testGitHubToken, "acme/backend", remote)
 	f := newFleetEnvWith(t, func(ws *workspace.Manager, c *Config) {
 		r, err := gitrepo.New(gitrepo.Config{
 			Dir: filepath.Join(data, "repos"), Workspaces: ws,

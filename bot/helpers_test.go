@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slack-go/slack"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/h9-app/h9/agent"
@@ -20,6 +18,7 @@ import (
 	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/internal/h9test"
 	"github.com/h9-app/h9/workspace"
 )
 
@@ -33,6 +32,7 @@ const (
 // agent and store on a bbolt file.
 type env struct {
 	t      *testing.T
+	fakes  *h9test.Fakes // the fake Slack and model; slack, model and ctx are its
 	ctx    context.Context
 	slack  *fakeslack.Server
 	model  *fakemodel.Server
@@ -61,24 +61,17 @@ func newEnv(t *testing.T, cfgFn ...func(*Config)) *env {
 // prepareEnv is newEnv on the data directory dir, before the bot starts.
 func prepareEnv(t *testing.T, dir string, cfgFn ...func(*Config)) *env {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fakes := h9test.New(t, h9test.Options{Slack: fakeslack.Options{EchoBotMessages: true, EchoEdits: true}, Channel: testChannel})
+	db := h9test.OpenBolt(t, dir)
 	e := &env{
-		t: t, ctx: ctx, db: db, wsRoot: filepath.Join(dir, "workspaces"), cfgFn: cfgFn,
-		slack: fakeslack.New(fakeslack.Options{EchoBotMessages: true, EchoEdits: true}),
-		model: fakemodel.New(),
+		t: t, fakes: fakes, ctx: fakes.Ctx, slack: fakes.Slack, model: fakes.Model,
+		db: db, wsRoot: filepath.Join(dir, "workspaces"), cfgFn: cfgFn,
 	}
 	t.Cleanup(func() {
 		if e.stop != nil {
 			e.stop()
 		}
-		e.checkPayloads()
-		e.slack.Close()
-		e.model.Close()
+		e.fakes.CheckPayloads()
 		db.Close()
 	})
 	return e
@@ -87,11 +80,7 @@ func prepareEnv(t *testing.T, dir string, cfgFn ...func(*Config)) *env {
 // openStore builds the store on db, as h9 does at each start.
 func openStore(tb testing.TB, db *bolt.DB) *boltstore.Store {
 	tb.Helper()
-	st, err := boltstore.New(db)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return st
+	return h9test.BoltStore(tb, db)
 }
 
 // newBot builds a Bot (and agent engine) on the env's fakes and DB, not yet running.
@@ -167,9 +156,7 @@ func (e *env) run(b *Bot) {
 		}
 		e.stop = nil
 	}
-	if err := e.slack.WaitConnected(e.ctx); err != nil {
-		t.Fatal(err)
-	}
+	e.fakes.WaitConnected()
 }
 
 // restart stops the bot and starts a new one on the same DB.
@@ -183,169 +170,56 @@ func (e *env) restart() {
 
 func (e *env) waitFor(what string, cond func() bool) {
 	e.t.Helper()
-	if err := e.slack.WaitFor(e.ctx, what, cond); err != nil {
-		e.dump()
-		e.t.Fatal(err)
-	}
-}
-
-// dump logs what the bot showed in the test channel, so a wait that timed
-// out says what happened instead (a refusal, an error, a missing post).
-func (e *env) dump() {
-	e.t.Helper()
-	for _, m := range e.slack.Messages(testChannel) {
-		e.t.Logf("message ts=%s thread=%s bot=%t text=%q", m.TS, m.ThreadTS, m.BotID != "", render.Truncate(m.Text, 300))
-	}
-	for _, m := range e.slack.Ephemerals(testChannel, "") {
-		e.t.Logf("ephemeral to %s: %q", m.EphemeralUser, render.Truncate(m.Text, 300))
-	}
-	e.t.Logf("model calls: %d", e.model.Calls())
+	e.fakes.WaitFor(what, cond)
 }
 
 func (e *env) slash(user, channel, text string) fakeslack.Ack {
 	e.t.Helper()
-	ack, err := e.slack.SlashCommand(e.ctx, fakeslack.SlashCommand{Text: text, UserID: user, ChannelID: channel})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return ack
+	return e.fakes.Slash(user, channel, text)
 }
 
 // startSession runs "/h9 <verb> <task>" and returns the thread's root ts.
 func (e *env) startSession(verb, task string) string {
 	e.t.Helper()
-	before := len(e.rootMessages())
-	e.slash(testUser, testChannel, verb+" "+task)
-	var root string
-	e.waitFor("the root message", func() bool {
-		roots := e.rootMessages()
-		if len(roots) > before {
-			root = roots[len(roots)-1].TS
-			return true
-		}
-		return false
-	})
-	return root
+	return e.fakes.StartThread(testUser, verb+" "+task)
 }
 
-func (e *env) rootMessages() []fakeslack.Message {
-	var out []fakeslack.Message
-	for _, m := range e.slack.Messages(testChannel) {
-		if m.ThreadTS == "" && m.BotID != "" {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+func (e *env) rootMessages() []fakeslack.Message { return e.fakes.Roots() }
 
 // botMessages returns the bot's messages in a thread whose blocks contain marker.
 func (e *env) botMessages(thread, marker string) []fakeslack.Message {
-	var out []fakeslack.Message
-	for _, m := range e.slack.Thread(testChannel, thread) {
-		if m.BotID != "" && m.TS != thread && (strings.Contains(string(m.Blocks), marker) || strings.Contains(m.Text, marker)) {
-			out = append(out, m)
-		}
-	}
-	return out
+	return e.fakes.BotMessages(thread, marker)
 }
 
 // waitMessage waits for the n-th (1-based) bot message in thread carrying marker.
 func (e *env) waitMessage(thread, marker string, n int) fakeslack.Message {
 	e.t.Helper()
-	var m fakeslack.Message
-	e.waitFor("message #"+itoa(n)+" with "+marker, func() bool {
-		ms := e.botMessages(thread, marker)
-		if len(ms) >= n {
-			m = ms[n-1]
-			return true
-		}
-		return false
-	})
-	return m
+	return e.fakes.WaitMessage(thread, marker, n)
 }
 
 // checklist returns the thread's one checklist message.
 func (e *env) checklist(thread string) fakeslack.Message {
 	e.t.Helper()
-	ms := e.botMessages(thread, "h9_cl_title")
-	if len(ms) != 1 {
-		e.t.Fatalf("thread %s has %d checklist messages, want 1", thread, len(ms))
-	}
-	return ms[0]
+	return e.fakes.Checklist(thread)
 }
 
 // waitChecklist waits until the checklist's text contains every part.
 func (e *env) waitChecklist(thread string, parts ...string) fakeslack.Message {
 	e.t.Helper()
-	var m fakeslack.Message
-	e.waitFor("checklist showing "+strings.Join(parts, ", "), func() bool {
-		ms := e.botMessages(thread, "h9_cl_title")
-		if len(ms) != 1 {
-			return false
-		}
-		m = ms[0]
-		for _, p := range parts {
-			if !strings.Contains(m.Text, p) && !strings.Contains(string(m.Blocks), p) {
-				return false
-			}
-		}
-		return true
-	})
-	return m
+	return e.fakes.WaitChecklist(thread, parts...)
 }
 
-func (e *env) click(user, ts, action string) {
-	e.t.Helper()
-	if _, err := e.slack.ClickButton(e.ctx, user, testChannel, ts, action); err != nil {
-		e.t.Fatal(err)
-	}
-}
+func (e *env) click(user, ts, action string) { e.t.Helper(); e.fakes.Click(user, ts, action) }
 
 func (e *env) reply(user, thread, text string) string {
 	e.t.Helper()
-	ts, err := e.slack.PostUserMessage(e.ctx, user, testChannel, thread, text)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return ts
+	return e.fakes.Reply(user, thread, text)
 }
 
 // waitEphemeral waits for an ephemeral to user containing s.
 func (e *env) waitEphemeral(channel, user, s string) {
 	e.t.Helper()
-	e.waitFor("ephemeral to "+user+": "+s, func() bool {
-		for _, m := range e.slack.Ephemerals(channel, user) {
-			if strings.Contains(m.Text, s) || strings.Contains(string(m.Blocks), s) {
-				return true
-			}
-		}
-		return false
-	})
-}
-
-// checkPayloads checks every message the bot sent against Slack's limits,
-// through the fake's checker and render.CheckLimits.
-func (e *env) checkPayloads() {
-	t := e.t
-	for _, v := range e.slack.Violations() {
-		t.Errorf("fakeslack violation: %s", v)
-	}
-	for _, method := range []string{"chat.postMessage", "chat.update", "chat.postEphemeral"} {
-		for _, c := range e.slack.Calls(method) {
-			m := render.Message{Text: c.Params["text"]}
-			if raw := c.Params["blocks"]; raw != "" {
-				var bs slack.Blocks
-				if err := json.Unmarshal([]byte(raw), &bs); err != nil {
-					t.Errorf("%s: blocks do not decode: %v", method, err)
-					continue
-				}
-				m.Blocks = bs.BlockSet
-			}
-			if err := render.CheckLimits(m); err != nil {
-				t.Errorf("%s payload breaks a limit: %v", method, err)
-			}
-		}
-	}
+	e.fakes.WaitEphemeral(channel, user, s)
 }
 
 // todos is todo_write arguments for id:status pairs.

@@ -1,14 +1,13 @@
 package bot
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/h9-app/h9/internal/h9test"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/gitrepo"
 	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
@@ -17,22 +16,7 @@ import (
 const testGitHubToken = "ghp_test_token_SECRET_123"
 
 // syncBuffer collects log lines from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = h9test.LogBuffer
 
 // repoEnv is a bot with one repository "backend" on a local bare remote,
 // which a fake GitHub also serves as acme/backend.
@@ -54,9 +38,7 @@ func newRepoEnvOf(t *testing.T, repo gitrepo.Repo, cfgFn ...func(*Config)) *repo
 	t.Helper()
 	data := t.TempDir()
 	remote := newTestRemote(t, map[string]string{"README.md": "# backend\n", "main.go": "package main\n"})
-	gh := fakegithub.New(testGitHubToken)
-	t.Cleanup(gh.Close)
-	gh.AddRepo("acme/backend", remote, true)
+	gh := h9test.GitHub(t, testGitHubToken, "acme/backend", remote)
 	repo.Name, repo.URL, repo.GitHub = "backend", remote, "acme/backend"
 	e := prepareEnv(t, data, cfgFn...)
 	e.logs = &syncBuffer{}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/internal/h9test"
 )
 
 // BenchmarkAckMetrics is bot.BenchmarkAckLatency through the whole of h9
@@ -108,16 +109,14 @@ type benchH9 struct {
 
 func startBenchH9(b *testing.B, metrics bool) *benchH9 {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	b.Cleanup(cancel)
-	h := &benchH9{ctx: ctx,
-		slack: fakeslack.New(fakeslack.Options{BotToken: testBotToken, AppToken: testAppToken, EchoBotMessages: true}),
-		model: fakemodel.New(fakemodel.WithoutRecording(), fakemodel.WithBufferedStreams(),
-			fakemodel.WithHandler(func(openai.ChatCompletionRequest) fakemodel.Reply { return fakemodel.Text("ok") })),
-	}
-	b.Cleanup(func() { h.slack.Close(); h.model.Close() })
-	h.slack.AddChannel("C1", "general")
-	h.slack.AddUser("U1", "alice")
+	fakes := h9test.New(b, h9test.Options{
+		Slack: fakeslack.Options{BotToken: testBotToken, AppToken: testAppToken, EchoBotMessages: true},
+		Model: []fakemodel.Option{fakemodel.WithoutRecording(), fakemodel.WithBufferedStreams(),
+			fakemodel.WithHandler(func(openai.ChatCompletionRequest) fakemodel.Reply { return fakemodel.Text("ok") })},
+		Timeout: 10 * time.Minute, Channels: map[string]string{"C1": "general"}, Users: map[string]string{"U1": "alice"},
+	})
+	ctx := fakes.Ctx
+	h := &benchH9{ctx: ctx, slack: fakes.Slack, model: fakes.Model}
 	addr := ""
 	if metrics {
 		addr = freeLoopbackAddr(b)

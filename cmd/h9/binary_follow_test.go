@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/h9-app/h9/agent/fakemodel"
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
+	"github.com/h9-app/h9/internal/h9test"
 )
 
 // Following through the real binary and its settings: the pull request h9
@@ -16,9 +16,7 @@ import (
 // and answers on the fake GitHub.
 func TestBinaryFollowsItsPullRequest(t *testing.T) {
 	remote := bareRepo(t)
-	gh := fakegithub.New(binGitHubToken)
-	t.Cleanup(gh.Close)
-	gh.AddRepo("acme/backend", remote, true)
+	gh := h9test.GitHub(t, binGitHubToken, "acme/backend", remote)
 	gh.SetPermission("alice", "write")
 	file := filepath.Join(t.TempDir(), "repos.yml")
 	os.WriteFile(file, []byte("repos:\n  - name: backend\n    url: "+remote+"\n    github: acme/backend\n    follow_up: ask\n"), 0o600)

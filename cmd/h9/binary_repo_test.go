@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/h9-app/h9/agent/fakemodel"
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
+	"github.com/h9-app/h9/internal/h9test"
 )
 
 const binGitHubToken = "ghp_binenv_github_9d4e-secret"
@@ -19,9 +19,7 @@ const binGitHubToken = "ghp_binenv_github_9d4e-secret"
 // the sandbox (the model ran env there), the logs, Slack, or on disk.
 func TestBinaryRepositorySession(t *testing.T) {
 	remote := bareRepo(t)
-	gh := fakegithub.New(binGitHubToken)
-	t.Cleanup(gh.Close)
-	gh.AddRepo("acme/backend", remote, true)
+	gh := h9test.GitHub(t, binGitHubToken, "acme/backend", remote)
 	file := filepath.Join(t.TempDir(), "repos.yml")
 	os.WriteFile(file, []byte("repos:\n  - name: backend\n    url: "+remote+"\n    github: acme/backend\n    setup: env > .setup-env\n"), 0o600)
 	e := newBinEnv(t, "H9_SANDBOX=auto", "H9_REPOS_FILE="+file, "H9_GITHUB_TOKEN="+binGitHubToken, "H9_GITHUB_API_URL="+gh.URL())

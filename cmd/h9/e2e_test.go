@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/internal/h9test"
 )
 
 const e2eBotToken, e2eAppToken, e2eAPIKey = "xoxb-e2e-bot-secret", "xapp-e2e-app-secret", "sk-e2e-model-secret"
@@ -21,26 +21,22 @@ const e2eBotToken, e2eAppToken, e2eAPIKey = "xoxb-e2e-bot-secret", "xapp-e2e-app
 // model: it must connect, carry a /h9 run through the agent to Slack, stop cleanly on
 // SIGTERM with the database closed, and never print a secret.
 func TestBinaryServesAgainstFakes(t *testing.T) {
-	slack := fakeslack.New(fakeslack.Options{BotToken: e2eBotToken, AppToken: e2eAppToken, Logf: t.Logf})
-	defer slack.Close()
-	slack.AddChannel("C1", "general")
-	slack.AddUser("U1", "alice")
-	model := fakemodel.New(fakemodel.WithModels("gpt-e2e"))
-	defer model.Close()
+	fakes := h9test.New(t, h9test.Options{
+		Slack:   fakeslack.Options{BotToken: e2eBotToken, AppToken: e2eAppToken, Logf: t.Logf},
+		Model:   []fakemodel.Option{fakemodel.WithModels("gpt-e2e")},
+		Timeout: 90 * time.Second, Channels: map[string]string{"C1": "general"}, Users: map[string]string{"U1": "alice"},
+	})
+	slack, model, ctx := fakes.Slack, fakes.Model, fakes.Ctx
 	model.Enqueue(fakemodel.Text("hello from the fake model"))
 
 	dataDir := filepath.Join(t.TempDir(), "data")
 	cmd, exited, stdout, stderr := startE2E(t, slack, model, dataDir)
 
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
 	if err := slack.WaitConnected(ctx); err != nil {
 		t.Fatalf("h9 never connected to the fake Slack: %v", err)
 	}
-	if _, err := slack.SlashCommand(ctx, fakeslack.SlashCommand{Text: "run say hello", UserID: "U1", ChannelID: "C1"}); err != nil {
-		t.Fatal(err)
-	}
-	err := slack.WaitFor(ctx, "the model's answer in the session thread", func() bool {
+	fakes.Slash("U1", "C1", "run say hello")
+	fakes.WaitFor("the model's answer in the session thread", func() bool {
 		for _, m := range slack.Messages("C1") {
 			if m.ThreadTS != "" && strings.Contains(m.Text+string(m.Blocks), "hello from the fake model") {
 				return true
@@ -48,9 +44,6 @@ func TestBinaryServesAgainstFakes(t *testing.T) {
 		}
 		return false
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if reqs := model.Requests(); len(reqs) == 0 {
 		t.Error("the fake model got no request")
 	} else if r := reqs[0]; r.Model != "gpt-e2e" || !r.Stream || r.StreamOptions == nil || !r.StreamOptions.IncludeUsage {

@@ -42,7 +42,23 @@ var layers = []struct {
 	{"bot/render", 1},
 	{"bot/slackapi", 2},
 	{"bot", 4},
+	// Test support, imported only by tests (checked below): it starts the
+	// fakes for bot's tests, so it stands beside bot, never above it.
+	{"internal/h9test", 4},
 	{"cmd", 5},
+}
+
+// testSupport packages start the fakes for tests: they may import a fake,
+// and only a _test.go file may import them.
+var testSupport = []string{"internal/h9test"}
+
+func isTestSupport(pkg string) bool {
+	for _, p := range testSupport {
+		if pkg == p || strings.HasPrefix(pkg, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // fakes stand at the process boundary of tests: they may use h9's shared
@@ -100,8 +116,11 @@ func checkImport(t *testing.T, pkg string, rank int, imp string) {
 	if strings.HasPrefix(imp, modulePath+"/") {
 		dep := strings.TrimPrefix(imp, modulePath+"/")
 		depRank, ok := rankOf(dep)
-		if isFake(dep) && !strings.HasPrefix(pkg, "cmd") {
+		if isFake(dep) && !strings.HasPrefix(pkg, "cmd") && !isTestSupport(pkg) {
 			t.Errorf("%s imports the test fake %s: fakes are for tests and cmd/h9-demo only", pkg, dep)
+		}
+		if isTestSupport(dep) && !isTestSupport(pkg) {
+			t.Errorf("%s imports the test-support package %s: only tests may", pkg, dep)
 		}
 		if ok && depRank >= rank && !isFake(dep) {
 			t.Errorf("%s (layer %d) imports %s (layer %d): imports flow one way, downwards", pkg, rank, dep, depRank)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/internal/h9test"
 )
 
 // obsEnv is h9 running in this process (run, as main calls it) against the
@@ -25,6 +26,7 @@ import (
 // port, with its logs as JSON.
 type obsEnv struct {
 	t     *testing.T
+	fakes *h9test.Fakes // slack, model and ctx are its
 	ctx   context.Context
 	slack *fakeslack.Server
 	model *fakemodel.Server
@@ -39,16 +41,15 @@ type obsEnv struct {
 
 func startObserved(t *testing.T) *obsEnv {
 	t.Helper()
+	fakes := h9test.New(t, h9test.Options{
+		Slack:   fakeslack.Options{BotToken: testBotToken, AppToken: testAppToken, EchoBotMessages: true},
+		Model:   []fakemodel.Option{fakemodel.WithModels("gpt-obs")},
+		Timeout: 2 * time.Minute, Channels: map[string]string{"C1": "general"}, Users: map[string]string{"U1": "alice"},
+	})
+	e := &obsEnv{t: t, fakes: fakes, ctx: fakes.Ctx, slack: fakes.Slack, model: fakes.Model, done: make(chan error, 1)}
+	// h9 stops when the test does, before the cleanups (t.Context).
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	t.Cleanup(cancel)
-	e := &obsEnv{t: t, ctx: ctx, done: make(chan error, 1),
-		slack: fakeslack.New(fakeslack.Options{BotToken: testBotToken, AppToken: testAppToken, EchoBotMessages: true}),
-		model: fakemodel.New(fakemodel.WithModels("gpt-obs")),
-	}
-	t.Cleanup(e.model.Close)
-	t.Cleanup(e.slack.Close)
-	e.slack.AddChannel("C1", "general")
-	e.slack.AddUser("U1", "alice")
 	setEnv(t, "SLACK_API_URL", e.slack.APIURL(), "OPENAI_BASE_URL", e.model.URL(), "H9_MODEL", "gpt-obs",
 		"H9_DATA_DIR", filepath.Join(t.TempDir(), "data"), "H9_SANDBOX", "none", "H9_COALESCE_INTERVAL", "50ms",
 		"H9_HTTP_ADDR", "127.0.0.1:0", "H9_LOG_FORMAT", "json")
@@ -98,9 +99,7 @@ func (e *obsEnv) listenAddr() string {
 // waitFor polls cond until it holds; generous, since the machine is shared.
 func (e *obsEnv) waitFor(what string, cond func() bool) {
 	e.t.Helper()
-	if err := e.slack.WaitFor(e.ctx, what, cond); err != nil {
-		e.t.Fatal(err)
-	}
+	e.fakes.WaitFor(what, cond)
 }
 
 // get is one request to h9's HTTP server: the status and the body.
