@@ -12,8 +12,8 @@ import (
 
 	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/planning"
-	"github.com/h9-app/h9/textcut"
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/textcut"
 	goopenai "github.com/sashabaranov/go-openai"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
-	"github.com/h9-app/h9/internal/h9test"
+	"github.com/h9-app/h9/bot/h9test"
 	"github.com/h9-app/h9/workspace"
 )
 

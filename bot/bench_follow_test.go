@@ -12,7 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/h9-app/h9/agent/fakemodel"
-	"github.com/h9-app/h9/internal/h9test"
+	"github.com/h9-app/h9/bot/h9test"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"

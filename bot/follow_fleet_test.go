@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/h9-app/h9/bot/h9test"
 	"github.com/h9-app/h9/bot/render"
-	"github.com/h9-app/h9/internal/h9test"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )

@@ -17,8 +17,8 @@ import (
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/bot/h9test"
 	"github.com/h9-app/h9/bot/render"
-	"github.com/h9-app/h9/internal/h9test"
 	"github.com/h9-app/h9/workspace"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h9-app/h9/internal/h9test"
+	"github.com/h9-app/h9/bot/h9test"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/gitrepo"
 	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"

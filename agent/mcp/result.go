@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/h9-app/h9/textcut"
+	"github.com/h9-app/h9/workspace/textcut"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
-	"github.com/h9-app/h9/internal/h9test"
+	"github.com/h9-app/h9/bot/h9test"
 )
 
 // BenchmarkAckMetrics is bot.BenchmarkAckLatency through the whole of h9

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/h9-app/h9/agent/fakemodel"
-	"github.com/h9-app/h9/internal/h9test"
+	"github.com/h9-app/h9/bot/h9test"
 )
 
 // Following through the real binary and its settings: the pull request h9

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/h9-app/h9/agent/fakemodel"
-	"github.com/h9-app/h9/internal/h9test"
+	"github.com/h9-app/h9/bot/h9test"
 )
 
 const binGitHubToken = "ghp_binenv_github_9d4e-secret"

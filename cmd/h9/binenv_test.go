@@ -13,7 +13,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
-	"github.com/h9-app/h9/internal/h9test"
+	"github.com/h9-app/h9/bot/h9test"
 )
 
 // Distinctive secrets: any occurrence outside h9's own memory is a leak.

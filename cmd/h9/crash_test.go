@@ -134,7 +134,7 @@ func crashAfterStall(e *binEnv) string {
 	e.model.Enqueue(fakemodel.ToolCall("todo_write", todoArgs("a:pending")), fakemodel.Text("r1"), fakemodel.Text("r2"), fakemodel.Text("r3"))
 	three := e.slash("run crash three")
 	stalled := e.waitMsg(three, "Auto-run stalled", 1) // not the checklist, which says stalled first
-	e.waitChecklist(three, "stalled") // the checklist moves after the state is saved
+	e.waitChecklist(three, "stalled")                  // the checklist moves after the state is saved
 	e.restart()
 	e.model.Enqueue(worked("a:completed"), fakemodel.Text("Unstuck."))
 	e.click(stalled.TS, render.ActionResume)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
-	"github.com/h9-app/h9/internal/h9test"
+	"github.com/h9-app/h9/bot/h9test"
 )
 
 const e2eBotToken, e2eAppToken, e2eAPIKey = "xoxb-e2e-bot-secret", "xapp-e2e-app-secret", "sk-e2e-model-secret"

@@ -22,7 +22,7 @@ var layers = []struct {
 	rank   int
 }{
 	{"planning", 0},
-	{"textcut", 0},
+	{"workspace/textcut", 0},
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
 	{"workspace/forge/fakegitea", 1}, // a fake: tests only
@@ -44,13 +44,13 @@ var layers = []struct {
 	{"bot", 4},
 	// Test support, imported only by tests (checked below): it starts the
 	// fakes for bot's tests, so it stands beside bot, never above it.
-	{"internal/h9test", 4},
+	{"bot/h9test", 4},
 	{"cmd", 5},
 }
 
 // testSupport packages start the fakes for tests: they may import a fake,
 // and only a _test.go file may import them.
-var testSupport = []string{"internal/h9test"}
+var testSupport = []string{"bot/h9test"}
 
 func isTestSupport(pkg string) bool {
 	for _, p := range testSupport {
