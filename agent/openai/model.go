@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/h9-app/h9/workspace/keepalive"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -89,7 +90,7 @@ func New(cfg Config) (*Client, error) {
 	m := &Client{ep: ep, key: cfg.APIKey, stream: cfg.Stream, idle: cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout),
 		whole: cmp.Or(cfg.MaxRequest, DefaultMaxRequest), client: cfg.HTTPClient}
 	if m.client == nil {
-		m.client = &http.Client{Transport: modelTransport()}
+		m.client = &http.Client{Transport: keepalive.Transport(modelIdleConns)}
 	}
 	return m, nil
 }
@@ -125,20 +126,5 @@ func fromGoOpenAI(err error) error {
 }
 
 // modelIdleConns is how many idle keep-alive connections to the endpoint
-// are kept. Go's default of 2 per host makes every concurrent session past
-// the second dial (and TLS-handshake) a new connection for each step.
+// are kept, so that concurrent sessions reuse theirs for each step.
 const modelIdleConns = 256
-
-// modelIdleTimeout closes a keep-alive connection unused this long: a
-// run's steps follow each other at once and keep theirs, while the extra
-// ones a burst of sessions opened (two goroutines each) close 30 s after
-// it instead of Go's default 90 s (BENCHMARKS.md, issue 26).
-const modelIdleTimeout = 30 * time.Second
-
-func modelTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = modelIdleConns
-	t.MaxIdleConnsPerHost = modelIdleConns
-	t.IdleConnTimeout = modelIdleTimeout
-	return t
-}

@@ -7,6 +7,7 @@ package slackapi
 import (
 	"context"
 	"errors"
+	"github.com/h9-app/h9/workspace/keepalive"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -53,26 +54,13 @@ type Client struct {
 }
 
 // idleConns is how many idle keep-alive connections to Slack the bot
-// keeps. Go's default of 2 per host makes every concurrent Web API call
-// beyond two dial (and TLS-handshake) a new connection, which under a burst
-// of commands costs more CPU than the calls and delays the socket's acks.
+// keeps: under a burst of commands, dialling anew costs more CPU than the
+// calls and delays the socket's acks.
 const idleConns = 64
 
-// idleTimeout closes a keep-alive connection unused this long. A
-// session's calls come seconds apart and keep theirs; the extra ones a
-// burst opened (up to idleConns, two goroutines each) close 30 s
-// after it instead of Go's default 90 s (BENCHMARKS.md, issue 26).
-const idleTimeout = 30 * time.Second
-
-// Transport is the default transport with enough idle connections for
-// many sessions posting at once.
-func Transport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = idleConns
-	t.MaxIdleConnsPerHost = idleConns
-	t.IdleConnTimeout = idleTimeout
-	return t
-}
+// Transport is the transport of every Slack client: enough idle
+// connections for many sessions posting at once.
+func Transport() *http.Transport { return keepalive.Transport(idleConns) }
 
 // New makes the Web API client: slack-go's, over a transport that
 // keeps enough connections alive for many sessions posting at once. m nil

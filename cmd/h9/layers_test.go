@@ -23,6 +23,7 @@ var layers = []struct {
 }{
 	{"planning", 0},
 	{"workspace/textcut", 0},
+	{"workspace/keepalive", 0},
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
 	{"workspace/forge/fakegitea", 1}, // a fake: tests only

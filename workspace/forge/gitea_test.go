@@ -23,6 +23,15 @@ func giteaClient(t testing.TB, s *fakegitea.Server, path, token string) forge.Cl
 	return c
 }
 
+// giteaRepo is a fake Gitea serving bare as acme/r, and h9's client of it.
+func giteaRepo(t testing.TB, bare string) (*fakegitea.Server, forge.Client) {
+	t.Helper()
+	s := fakegitea.New("gt_good")
+	t.Cleanup(s.Close)
+	s.AddRepo("acme/r", bare, true)
+	return s, giteaClient(t, s, "acme/r", "gt_good")
+}
+
 // Through the real client against the fake: one pull request however
 // often it is opened; a poll sees each comment, review and failing status
 // once, with its author's right and h9's own flagged; a quiet poll is at
@@ -30,10 +39,7 @@ func giteaClient(t testing.TB, s *fakegitea.Server, path, token string) forge.Cl
 func TestGiteaFollowsAPullRequest(t *testing.T) {
 	ctx := context.Background()
 	bare, sha := bareWithBranch(t)
-	s := fakegitea.New("gt_good")
-	t.Cleanup(s.Close)
-	s.AddRepo("acme/r", bare, true)
-	c := giteaClient(t, s, "acme/r", "gt_good")
+	s, c := giteaRepo(t, bare)
 	if err := c.CheckAccess(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -257,10 +263,7 @@ func TestGiteaErrors(t *testing.T) {
 func TestGiteaClosedBy(t *testing.T) {
 	ctx := context.Background()
 	bare, _ := bareWithBranch(t)
-	s := fakegitea.New("gt_good")
-	t.Cleanup(s.Close)
-	s.AddRepo("acme/r", bare, true)
-	c := giteaClient(t, s, "acme/r", "gt_good")
+	s, c := giteaRepo(t, bare)
 	pr, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b")
 	if err != nil {
 		t.Fatal(err)
@@ -382,10 +385,7 @@ func TestGiteaNotAGitea(t *testing.T) {
 func TestGiteaDismissedReviewConversation(t *testing.T) {
 	ctx := context.Background()
 	bare, _ := bareWithBranch(t)
-	s := fakegitea.New("gt_good")
-	t.Cleanup(s.Close)
-	s.AddRepo("acme/r", bare, true)
-	c := giteaClient(t, s, "acme/r", "gt_good")
+	s, c := giteaRepo(t, bare)
 	pr, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b")
 	if err != nil {
 		t.Fatal(err)
@@ -478,10 +478,7 @@ func TestGiteaWithoutVersion(t *testing.T) {
 func TestGiteaFindsThePullRequestOnALaterPage(t *testing.T) {
 	ctx := context.Background()
 	bare, sha := bareWithBranch(t)
-	s := fakegitea.New("gt_good")
-	t.Cleanup(s.Close)
-	s.AddRepo("acme/r", bare, true)
-	c := giteaClient(t, s, "acme/r", "gt_good")
+	s, c := giteaRepo(t, bare)
 	first, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b")
 	if err != nil {
 		t.Fatal(err)
@@ -507,10 +504,7 @@ func TestGiteaFindsThePullRequestOnALaterPage(t *testing.T) {
 func TestGiteaClientIsSafeForConcurrentUse(t *testing.T) {
 	ctx := context.Background()
 	bare, sha := bareWithBranch(t)
-	s := fakegitea.New("gt_good")
-	t.Cleanup(s.Close)
-	s.AddRepo("acme/r", bare, true)
-	c := giteaClient(t, s, "acme/r", "gt_good")
+	s, c := giteaRepo(t, bare)
 	pr, err := c.OpenRequest(ctx, "h9/x", "main", "t", "b")
 	if err != nil {
 		t.Fatal(err)
