@@ -51,21 +51,7 @@ func (st *stdio) end(id string, cancelled bool) {
 // stopIdle stops the processes of sessions that no run used for idle, and
 // forgets sessions with neither a run nor a process.
 func (st *stdio) stopIdle(now time.Time, idle time.Duration) {
-	var stop []*stdioConn
-	st.mu.Lock()
-	for id, s := range st.sessions {
-		if s.runs > 0 || now.Sub(s.last) < idle {
-			continue
-		}
-		if s.conn != nil {
-			stop = append(stop, s.conn)
-		}
-		delete(st.sessions, id)
-	}
-	st.mu.Unlock()
-	for _, c := range stop {
-		c.stop()
-	}
+	st.forget(func(s *stdioSession) bool { return s.runs == 0 && now.Sub(s.last) >= idle })
 }
 
 // EndSession implements agent.ToolSource: the session was cancelled (the
@@ -95,9 +81,18 @@ func (st *stdio) endSession(id string) {
 
 // closeAll stops every session's process (h9 stops).
 func (st *stdio) closeAll() {
-	st.mu.Lock()
+	st.forget(func(*stdioSession) bool { return true })
+}
+
+// forget drops the sessions gone says are, and stops their processes
+// outside the lock (a stop waits for the process).
+func (st *stdio) forget(gone func(*stdioSession) bool) {
 	var stop []*stdioConn
+	st.mu.Lock()
 	for id, s := range st.sessions {
+		if !gone(s) {
+			continue
+		}
 		if s.conn != nil {
 			stop = append(stop, s.conn)
 		}

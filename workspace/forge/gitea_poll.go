@@ -3,7 +3,6 @@ package forge
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -59,7 +58,7 @@ func (p *gtPoll) run(ctx context.Context, headSHA string) error {
 			return err
 		}
 	}
-	if p.readChecks(headSHA) {
+	if p.cur.readChecks(headSHA) {
 		if err := p.statuses(ctx, headSHA); err != nil {
 			return err
 		}
@@ -87,18 +86,6 @@ type countingTransport struct {
 func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.n.Add(1)
 	return t.base.RoundTrip(r)
-}
-
-// readChecks: as on GitHub, always for a new head or while a status is
-// pending; once they have all finished, every settledEvery polls.
-func (p *gtPoll) readChecks(sha string) bool {
-	if sha == "" {
-		return false
-	}
-	polls, _ := strconv.Atoi(p.cur.Seen["polls"])
-	p.cur.Seen["polls"] = strconv.Itoa(polls + 1)
-	settled := p.cur.Seen["checked"] == sha && p.cur.Seen["pending"] == ""
-	return !settled || (polls+1)%settledEvery == 0
 }
 
 // state reads the pull request: open, merged (by whom) or closed (by

@@ -42,7 +42,7 @@ func (g *gitHub) Poll(ctx context.Context, number int, headSHA string, cur Curso
 			return Update{Requests: p.up.Requests, Cached: p.up.Cached}, cur, err
 		}
 	}
-	if p.readChecks(headSHA) {
+	if p.cur.readChecks(headSHA) {
 		if err := p.checks(ctx, headSHA); err != nil {
 			return Update{Requests: p.up.Requests, Cached: p.up.Cached}, cur, err
 		}
@@ -52,23 +52,6 @@ func (g *gitHub) Poll(ctx context.Context, number int, headSHA string, cur Curso
 		p.cur.Seen["checked"] = headSHA
 	}
 	return p.up, p.cur, nil
-}
-
-// settledEvery is how often (in polls) the checks of a head whose checks
-// have all finished are read again, for re-runs: a quiet pull request
-// then costs 4 requests a poll instead of 6 (≤ 300 an hour at 60s).
-const settledEvery = 10
-
-// readChecks: always for a new head or while a check runs or a status
-// is pending; once they have all finished, every settledEvery polls.
-func (p *ghPoll) readChecks(sha string) bool {
-	if sha == "" {
-		return false
-	}
-	polls, _ := strconv.Atoi(p.cur.Seen["polls"])
-	p.cur.Seen["polls"] = strconv.Itoa(polls + 1)
-	settled := p.cur.Seen["checked"] == sha && p.cur.Seen["pending"] == ""
-	return !settled || (polls+1)%settledEvery == 0
 }
 
 // get is a conditional GET of path into v: fresh is false on a 304.
