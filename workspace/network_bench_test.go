@@ -26,6 +26,9 @@ const pacedRate = 500_000_000
 //     bytes to the proxy's unix socket (how the forwarder worked first);
 //   - host-pass: the same behind a forwarder that passes the socket to
 //     the proxy (passSocket, as the forwarder does now);
+//   - bare-relay, bare-splice: curl on the host through the least a
+//     CONNECT relay can be (bareRelay), copying or splicing: the floor
+//     for any third process in the way, h9's proxy or not;
 //   - sandbox-tunnel, sandbox-forward: curl in the real sandbox, through
 //     the forwarder and the proxy, in a CONNECT tunnel (as https goes) or
 //     as plain HTTP forwarding;
@@ -69,6 +72,10 @@ func BenchmarkSandboxDownload200MB(b *testing.B) {
 			proxy := hostForwarder(b, gw, v.hand)
 			benchCurl(b, size, hostCurl("-p", "-x", "http://"+proxy))
 		})
+	}
+	for _, spliced := range []bool{false, true} {
+		name := map[bool]string{false: "bare-relay", true: "bare-splice"}[spliced]
+		b.Run(name, func(b *testing.B) { benchCurl(b, size, hostCurl("-p", "-x", "http://"+bareRelay(b, spliced))) })
 	}
 	w := openWS(b, newManagerWith(b, Config{Sandbox: "bwrap", Network: gw}), "bench")
 	// The namespace's loopback is its own: -x sends 127.0.0.1 through the
