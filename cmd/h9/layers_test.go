@@ -26,6 +26,7 @@ var layers = []struct {
 	{"workspace/keepalive", 0},
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
+	{"workspace/forge/fakegit", 0},   // git over HTTP for the fakes below
 	{"workspace/forge/fakegitea", 1}, // a fake: tests only
 	{"workspace/forge/fakegitlab", 1},
 	{"workspace/forge/forgetest", 2},
@@ -117,8 +118,8 @@ func checkImport(t *testing.T, pkg string, rank int, imp string) {
 	if strings.HasPrefix(imp, modulePath+"/") {
 		dep := strings.TrimPrefix(imp, modulePath+"/")
 		depRank, ok := rankOf(dep)
-		if isFake(dep) && !strings.HasPrefix(pkg, "cmd") && !isTestSupport(pkg) {
-			t.Errorf("%s imports the test fake %s: fakes are for tests and cmd/h9-demo only", pkg, dep)
+		if isFake(dep) && !isFake(pkg) && !strings.HasPrefix(pkg, "cmd") && !isTestSupport(pkg) {
+			t.Errorf("%s imports the test fake %s: fakes are for tests, cmd/h9-demo and other fakes only", pkg, dep)
 		}
 		if isTestSupport(dep) && !isTestSupport(pkg) {
 			t.Errorf("%s imports the test-support package %s: only tests may", pkg, dep)

@@ -2,10 +2,9 @@ package fakegitlab
 
 import (
 	"net/http"
-	"net/http/cgi"
-	"os/exec"
-	"path/filepath"
 	"strings"
+
+	"github.com/h9-app/h9/workspace/forge/fakegit"
 )
 
 // GitURL is the project's clone URL over HTTP, as GitLab serves it
@@ -60,17 +59,6 @@ func (s *Server) serveGit(w http.ResponseWriter, hr *http.Request) (ok bool) {
 		http.Error(w, "You are not allowed to push code to this project.", http.StatusForbidden)
 		return true
 	}
-	execPath, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return true
-	}
-	backend := &cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend"),
-		Env:  []string{"GIT_PROJECT_ROOT=" + filepath.Dir(gitDir), "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=" + user},
-	}
-	r2 := hr.Clone(hr.Context())
-	r2.URL.Path, r2.URL.RawPath = "/"+filepath.Base(gitDir)+"/"+rest, ""
-	backend.ServeHTTP(w, r2)
+	fakegit.Serve(w, hr, gitDir, rest, user)
 	return true
 }
