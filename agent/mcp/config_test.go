@@ -61,8 +61,16 @@ func TestExposedNamesFitTheModelAPIAndAreDeterministic(t *testing.T) {
 		}
 		seen[n] = true
 	}
-	if a["search"] != "srv__search" || a["bash"] != "srv__bash" {
+	if a["search"] != "srv__search" || a["bash"] != "srv__bash" || a["get_issue"] != "srv__get_issue" {
 		t.Errorf("plain names: %v", a)
+	}
+	// A name the model API refuses is cleaned, and hashed only when the
+	// cleaned name is taken (here by get_issue, which keeps its own).
+	if a["get.issue"] == "srv__get_issue" || !strings.HasPrefix(a["get.issue"], "srv__get_issue_") {
+		t.Errorf("get.issue beside get_issue: %q", a["get.issue"])
+	}
+	if got := exposedNames("srv", []string{"get.weather", "list files"}); got["get.weather"] != "srv__get_weather" || got["list files"] != "srv__list_files" {
+		t.Errorf("cleaned names: %v, want srv__get_weather and srv__list_files", got)
 	}
 }
 

@@ -16,25 +16,37 @@ const maxToolName = 64
 const nameSep = "__"
 
 // exposedNames gives each of a server's tools its name for the model:
-// <server>__<tool>, other characters made "_", cut to 64 with a hash of the
-// tool's own name when too long or when two would collide. The result
-// depends only on the set of names, not on the order the server listed
-// them in.
+// <server>__<tool>, other characters made "_" (get.issue is
+// srv__get_issue), cut to 64 with a hash of the tool's own name when too
+// long or when two would collide. A tool whose name needs no change keeps
+// it, whatever else the server lists; the result depends only on the set
+// of names, not on the order the server listed them in.
 func exposedNames(server string, tools []string) map[string]string {
 	sorted := slices.Clone(tools)
 	slices.Sort(sorted)
 	out := make(map[string]string, len(sorted))
 	taken := map[string]bool{}
-	for _, t := range sorted {
-		name := server + nameSep + safeChars(t)
-		if len(name) > maxToolName || taken[name] || name != server+nameSep+t {
-			name = hashed(server, t)
-		}
+	claim := func(t, name string) {
 		for i := 0; taken[name]; i++ {
-			name = hashed(server, t+strings.Repeat("#", i+1))
+			name = hashed(server, t+strings.Repeat("#", i))
 		}
 		taken[name] = true
 		out[t] = name
+	}
+	var changed []string
+	for _, t := range sorted {
+		if name := server + nameSep + t; len(name) <= maxToolName && safeChars(t) == t {
+			claim(t, name)
+		} else {
+			changed = append(changed, t)
+		}
+	}
+	for _, t := range changed {
+		name := server + nameSep + safeChars(t)
+		if len(name) > maxToolName {
+			name = hashed(server, t)
+		}
+		claim(t, name)
 	}
 	return out
 }
