@@ -78,11 +78,12 @@ func (r Repo) checkForge() (Repo, error) {
 	case c.API == "" && kind == forge.Gitea:
 		return r, fmt.Errorf("forge.api is required for gitea (like https://git.example.com/api/v1/)")
 	case c.API != "" && !validAPI(c.API):
-		return r, fmt.Errorf("forge.api %q must be an http(s) URL ending in /", c.API)
-	case kind == forge.Gitea && !strings.HasSuffix(c.API, "/api/v1/"):
-		return r, fmt.Errorf("forge.api %q for gitea must end in /api/v1/ (like https://git.example.com/api/v1/)", c.API)
+		return r, fmt.Errorf("forge.api %q must be an http(s) URL without user or password", c.API)
 	case c.TokenEnv != "" && !envNameRE.MatchString(c.TokenEnv):
 		return r, fmt.Errorf("forge.token_env %q is not an environment variable name", c.TokenEnv)
+	}
+	if c.API != "" {
+		c.API = apiBase(kind, c.API)
 	}
 	if c.TokenEnv == "" {
 		c.TokenEnv = DefaultTokenEnv[kind]
@@ -96,7 +97,24 @@ func (r Repo) checkForge() (Repo, error) {
 
 func validAPI(s string) bool {
 	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && strings.HasSuffix(u.Path, "/") && u.User == nil
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.User == nil && u.RawQuery == "" && u.Fragment == ""
+}
+
+// apiPaths is where GitLab's and Gitea's REST API lives below the server's
+// root.
+var apiPaths = map[forge.Kind]string{forge.GitLab: "api/v4/", forge.Gitea: "api/v1/"}
+
+// apiBase is the REST base as the clients take it, ending in /: the
+// server's root alone (https://git.example.com) stands for its API there,
+// and a missing final slash is added.
+func apiBase(kind forge.Kind, api string) string {
+	if !strings.HasSuffix(api, "/") {
+		api += "/"
+	}
+	if p, ok := apiPaths[kind]; ok && !strings.HasSuffix(api, "/"+p) {
+		api += p
+	}
+	return api
 }
 
 // urlHostPath is the host and the repository path (without .git) of an
