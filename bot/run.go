@@ -38,7 +38,10 @@ func (a *actor) launch(e effStartRun) {
 		a.saving = nil
 		gate = func() error { return <-saved }
 	}
-	ctx, cancel := context.WithCancel(a.b.runCtx)
+	// The run's Slack calls (share_file's uploads) are the session's, so
+	// under its lease like the actor's own: a run that outlives the lease
+	// before the actor hears of it posts nothing.
+	ctx, cancel := context.WithCancel(withLease(a.b.runCtx, a.leaseHeld))
 	a.seq++
 	a.run = &runHandle{seq: a.seq, cancel: cancel, mode: e.mode, budget: e.budget, gate: gate}
 	if e.req == a.rec.Request {
