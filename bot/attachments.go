@@ -59,39 +59,64 @@ var tsRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 // file system takes (255 bytes).
 const maxNameBytes = 200
 
-// safeName is the name an attachment gets in .h9/attachments/, or why the
-// file's name cannot be one: anything that could leave the folder or hide
-// (a separator, "..", a leading dot, control characters) is refused rather
-// than rewritten, so the thread is told which file and why.
-func safeName(name string) (string, error) {
-	switch {
-	case name == "":
-		return "", fmt.Errorf("it has no name")
-	case !utf8.ValidString(name):
-		return "", fmt.Errorf("its name is not valid UTF-8")
-	case strings.ContainsAny(name, `/\`):
-		return "", fmt.Errorf("its name contains a path separator, which would leave %s", agent.AttachmentsDir)
-	case name == "." || name == ".." || strings.HasPrefix(name, "."):
-		return "", fmt.Errorf("its name starts with a dot")
-	case strings.ContainsFunc(name, unicode.IsControl):
-		return "", fmt.Errorf("its name contains control characters")
-	case len(name) > maxNameBytes:
-		return "", fmt.Errorf("its name is longer than %d bytes", maxNameBytes)
+// safeName is the name an attachment gets in .h9/attachments/ (after its
+// "<ts>-" prefix, so a leading dot neither hides it nor makes "..", and
+// nothing can leave the folder): path separators, control characters and
+// bytes that are not UTF-8 become "_", and a name over maxNameBytes is cut,
+// keeping its extension. The agent is told the original name too.
+func safeName(name string) string {
+	name = strings.ToValidUTF8(name, "_")
+	name = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || unicode.IsControl(r) {
+			return '_'
+		}
+		return r
+	}, name)
+	if name == "" {
+		name = "file"
 	}
-	return name, nil
+	if len(name) <= maxNameBytes {
+		return name
+	}
+	ext := path.Ext(name)
+	if len(ext) > 16 {
+		ext = ""
+	}
+	return cutUTF8(strings.TrimSuffix(name, ext), maxNameBytes-len(ext)) + ext
+}
+
+// cutUTF8 is s cut to at most n bytes on a character boundary.
+func cutUTF8(s string, n int) string {
+	for len(s) > n {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
+}
+
+// unique makes name distinct from the names of the message's earlier
+// files (two files may share a name, or two names one safe name):
+// "notes.txt", then "notes-2.txt".
+func unique(name string, taken map[string]bool) string {
+	base, ext := strings.TrimSuffix(name, path.Ext(name)), path.Ext(name)
+	for i := 2; taken[name]; i++ {
+		name = fmt.Sprintf("%s-%d%s", base, i, ext)
+	}
+	taken[name] = true
+	return name
 }
 
 // attachments checks a message's files: what may be downloaded, with the
 // workspace path each gets, and one line per file refused, naming it.
 func (b *Bot) attachments(ts string, files []sharedFile) (take []agent.Attachment, refused []string) {
 	limit := b.cfg.attachmentMax()
+	taken := map[string]bool{}
 	for i, f := range files {
 		label := fileLabel(f.Name)
-		name, err := safeName(f.Name)
+		var err error
 		switch {
 		case i >= maxFilesPerMessage:
 			err = fmt.Errorf("h9 takes at most %d files per message", maxFilesPerMessage)
-		case err != nil:
 		case !tsRE.MatchString(ts):
 			err = fmt.Errorf("its message has no usable timestamp")
 		case f.Mode == "tombstone" || f.Mode == "hidden_by_limit" || f.URL == "":
@@ -103,6 +128,7 @@ func (b *Bot) attachments(ts string, files []sharedFile) (take []agent.Attachmen
 			refused = append(refused, label+": "+err.Error())
 			continue
 		}
+		name := unique(safeName(f.Name), taken)
 		take = append(take, agent.Attachment{Path: path.Join(agent.AttachmentsDir, ts+"-"+name), Name: f.Name,
 			Size: f.Size, Source: f.URL})
 	}

@@ -32,9 +32,9 @@ func (e *env) attachmentPath(ts, name string) string {
 // A reply with files while a run is in flight is queued with its files;
 // when its run starts they are downloaded with the bot token into
 // .h9/attachments/<ts>-<name>, and the request names their paths. A file
-// whose name would leave the folder, one over H9_ATTACHMENT_MAX and one
-// Slack will not serve are named in the thread with the reason; the rest
-// of the message still reaches the agent.
+// whose name would leave the folder is taken under a safe name inside it;
+// one over H9_ATTACHMENT_MAX and one Slack will not serve are named in the
+// thread with the reason; the rest of the message still reaches the agent.
 func TestRepliedFilesReachTheAgent(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.AttachmentMax = 1 << 10 })
 	replies := gate(t, e)
@@ -51,11 +51,9 @@ func TestRepliedFilesReachTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refused := e.waitMessage(thread, "did not take these files", 1)
-	for _, want := range []string{"`../../escape.sh`: its name contains a path separator", "`big.bin`: it is 2.0 KiB, over the 1.0 KiB limit (H9_ATTACHMENT_MAX)"} {
-		if !strings.Contains(refused.Text, want) {
-			t.Errorf("refusal %q lacks %q", refused.Text, want)
-		}
+	refused := e.waitMessage(thread, "did not take one file", 1)
+	if want := "`big.bin`: it is 2.0 KiB, over the 1.0 KiB limit (H9_ATTACHMENT_MAX)"; !strings.Contains(refused.Text, want) || strings.Contains(refused.Text, "escape.sh") {
+		t.Errorf("refusal %q: want only %q", refused.Text, want)
 	}
 	e.waitFor("the queued reaction", func() bool {
 		m, _ := e.slack.Message(testChannel, ts)
@@ -75,6 +73,13 @@ func TestRepliedFilesReachTheAgent(t *testing.T) {
 	want := ".h9/attachments/" + ts + "-app.log"
 	if !strings.HasPrefix(got, "here is the log") || !strings.Contains(got, want) || strings.Contains(got, "gone.txt") {
 		t.Errorf("the request %q does not name %s (and only the files downloaded)", got, want)
+	}
+	escaped := ".h9/attachments/" + ts + "-.._.._escape.sh"
+	if !strings.Contains(got, escaped+" (shared as \"../../escape.sh\")") {
+		t.Errorf("the request %q does not name %s with its shared name", got, escaped)
+	}
+	if data, err := os.ReadFile(e.attachmentPath(ts, ".._.._escape.sh")); err != nil || string(data) != "rm -rf /" {
+		t.Errorf("the file shared as ../../escape.sh: %q, %v; want it inside the attachments folder", data, err)
 	}
 	p := e.attachmentPath(ts, "app.log")
 	if data, err := os.ReadFile(p); err != nil || !bytes.Equal(data, log) {

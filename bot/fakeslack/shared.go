@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	neturl "net/url"
 	"strconv"
 	"strings"
 )
@@ -89,7 +90,7 @@ func (s *Server) shareLocked(user string, files []UserFile) []map[string]any {
 		if size == 0 {
 			size = len(f.Content)
 		}
-		url := s.srv.URL + "/files-pri/" + s.opts.TeamID + "-" + id + "/" + f.Name
+		url := s.srv.URL + "/files-pri/" + s.opts.TeamID + "-" + id + "/" + neturl.PathEscape(f.Name) // as Slack escapes it
 		obj := map[string]any{"id": id, "name": f.Name, "title": f.Name, "mimetype": f.Mimetype,
 			"filetype": "", "user": user, "mode": "hosted", "size": size, "url_private": url,
 			"url_private_download": url + "?dl=1", "is_external": false}
