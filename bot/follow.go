@@ -75,9 +75,10 @@ type Batch struct {
 	TS       string           `json:"ts,omitempty"` // its thread message
 	Feedback []forge.Feedback `json:"feedback,omitempty"`
 	Failed   []forge.Check    `json:"failed,omitempty"`
-	LeftOut  int              `json:"left_out,omitempty"` // comments by people without write access
-	By       string           `json:"by,omitempty"`       // who pressed Address feedback or Ignore
-	Answer   string           `json:"answer,omitempty"`   // the addressing run's final words
+	LeftOut  int              `json:"left_out,omitempty"`  // comments by people without write access
+	By       string           `json:"by,omitempty"`        // who pressed Address feedback or Ignore
+	QueuedBy string           `json:"queued_by,omitempty"` // pressed Address feedback during a run (addressWaiting)
+	Answer   string           `json:"answer,omitempty"`    // the addressing run's final words
 	// Replies are the answers on the forge, decided before any is sent;
 	// Tries counts the attempts, so a later one first looks on the forge
 	// for what an earlier one sent (replied once).

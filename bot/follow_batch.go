@@ -18,9 +18,12 @@ import (
 // for its buttons is folded into the new one, which supersedes it (or,
 // when the poll found only comments to leave out, counts them in place);
 // with follow_up: auto the work starts at once when the session is free.
+// A press of Address feedback queued on the superseded batch goes on with
+// the new one.
 func (m *move) newBatch(given []forge.Feedback, failed []forge.Check, leftOut int) {
 	s, f := m.s, m.s.Follow
 	old := f.Batch
+	queuedBy := ""
 	switch {
 	case len(given)+len(failed) == 0 && f.supersedable(s) && old.TS != "":
 		old.LeftOut += leftOut
@@ -31,17 +34,18 @@ func (m *move) newBatch(given []forge.Feedback, failed []forge.Check, leftOut in
 		return
 	case f.supersedable(s):
 		given, failed, leftOut = append(slices.Clone(old.Feedback), given...), append(slices.Clone(old.Failed), failed...), leftOut+old.LeftOut
+		queuedBy = old.QueuedBy
 		if old.TS != "" {
 			m.do(effUpdate{ts: old.TS, msg: m.batchMessage(old, "Superseded by the next message, which has it all.")})
 		}
 	}
 	f.Seq++
-	b := &Batch{Seq: f.Seq, Status: batchWaiting, Feedback: given, Failed: failed, LeftOut: leftOut}
+	b := &Batch{Seq: f.Seq, Status: batchWaiting, Feedback: given, Failed: failed, LeftOut: leftOut, QueuedBy: queuedBy}
 	busy := s.State.inFlight()
 	f.Batch = b
 	m.log("feedback on the request", "batch", b.Seq, "comments", len(given), "checks", len(failed), "left_out", leftOut)
 	if f.Mode == gitrepo.FollowAuto && !busy {
-		b.Status, b.By = batchAddressing, "follow_up: auto"
+		b.Status, b.By = batchAddressing, autoBy
 		m.post(postFeedback, m.batchMessage(b, ""))
 		m.startAddressing()
 		return
@@ -64,7 +68,7 @@ func (m *move) batchDecided(b *Batch, by, decided string) render.Message {
 func (m *move) batchView(b *Batch, busy bool) render.FeedbackBatch {
 	f := m.s.Follow
 	v := render.FeedbackBatch{SessionID: m.s.ID, Seq: b.Seq, Request: f.label(), URL: f.URL, LeftOut: b.LeftOut, Busy: busy,
-		Auto: b.Status == batchAddressing && b.By == "follow_up: auto", AutoNext: f.Mode == gitrepo.FollowAuto}
+		Auto: b.Status == batchAddressing && b.By == autoBy, AutoNext: f.Mode == gitrepo.FollowAuto, QueuedBy: b.QueuedBy}
 	for _, fb := range b.Feedback {
 		v.Comments = append(v.Comments, render.FeedbackLine{Kind: string(fb.Kind), Author: fb.Author, Path: fb.Path, Line: fb.Line, Body: fb.Body})
 	}
@@ -76,6 +80,17 @@ func (m *move) batchView(b *Batch, busy bool) render.FeedbackBatch {
 
 // noFeedbackWords answers a feedback button of a session with no batch.
 const noFeedbackWords = "This session has no review feedback waiting, so nothing happened."
+
+// autoBy stands in Batch.By for follow_up: auto, which addressed it.
+const autoBy = "follow_up: auto"
+
+// Words of a press of Address feedback: the batch message's once its run
+// starts, the presser's when it waits for the session's run to end.
+const (
+	addressingWords     = "asked h9 to address this; the run has started."
+	alreadyQueued       = "This is already queued: h9 addresses it once the run ends."
+	queuedWhileStopping = "The run is being stopped; press Address feedback once it has."
+)
 
 // feedbackAction handles Address feedback and Ignore.
 func (e evClick) feedbackAction(m *move) {
@@ -92,44 +107,99 @@ func (e evClick) feedbackAction(m *move) {
 		m.postEphemeral(e.user, "This feedback is not waiting any more ("+f.Batch.Status+"), so nothing happened.")
 		return
 	case e.action == render.ActionIgnoreFeedback:
-		f.Batch.Status, f.Batch.By = batchIgnored, e.user
+		f.Batch.Status, f.Batch.By, f.Batch.QueuedBy = batchIgnored, e.user, ""
 		m.log("feedback ignored", "user", e.user, "batch", f.Batch.Seq)
 		m.do(effUpdate{ts: f.Batch.TS, msg: m.batchDecided(f.Batch, e.user, "chose Ignore.")}, effSave{})
 		return
 	case s.State.inFlight():
-		m.postEphemeral(e.user, "A run is going on in this session; press Address feedback again when it ends.")
+		e.queueFeedback(m)
 		return
 	}
-	f.Batch.Status, f.Batch.By = batchAddressing, e.user
 	m.log("addressing feedback", "user", e.user, "batch", f.Batch.Seq)
-	m.do(effUpdate{ts: f.Batch.TS, msg: m.batchDecided(f.Batch, e.user, "asked h9 to address this; the run has started.")})
-	m.startAddressing()
+	m.address(e.user)
 }
 
-// addressWaiting starts, with follow_up: auto, the batch that came while
-// the session's own run went on, now that the run has ended and the session
-// rests; it reports whether it did. A batch ignored or superseded meanwhile
-// is no longer waiting, and one whose addressing run was stopped is left
-// to its buttons (the caller skips a stopped run), so this happens once.
+// queueFeedback remembers a press of Address feedback while a run goes
+// on: the batch message names who pressed, and addressWaiting starts it
+// once the run ends. A run being stopped will not end in a rest that
+// starts it, so that press is refused with words instead.
+func (e evClick) queueFeedback(m *move) {
+	b := m.s.Follow.Batch
+	switch {
+	case b.QueuedBy != "":
+		m.postEphemeral(e.user, alreadyQueued)
+		return
+	case m.s.StoppedBy != "":
+		m.postEphemeral(e.user, queuedWhileStopping)
+		return
+	}
+	b.QueuedBy = e.user
+	m.log("feedback queued for the end of the run", "user", e.user, "batch", b.Seq)
+	m.do(effUpdate{ts: b.TS, msg: m.batchMessage(b, "")}, effSave{})
+}
+
+// addressWaiting starts the batch that waited for the session's own run
+// to end, now that it has and the session rests: one whose Address
+// feedback was pressed during the run (on behalf of who pressed it), or,
+// with follow_up: auto, any that came meanwhile. It reports whether it
+// did. A batch ignored or superseded meanwhile is no longer waiting, and
+// one whose addressing run was stopped is left to its buttons (the caller
+// skips a stopped run), so this happens once. A queued press this does
+// not start is dropped when the move ends (dropQueued).
 func (m *move) addressWaiting() bool {
 	s := m.s
 	f := s.Follow
 	b := f.batch()
-	if !f.following() || f.Mode != gitrepo.FollowAuto || b == nil || b.Status != batchWaiting || s.overBudget() {
+	if !f.following() || b == nil || b.Status != batchWaiting || s.overBudget() {
 		return false
+	}
+	by := b.QueuedBy
+	if by == "" && f.Mode == gitrepo.FollowAuto {
+		by = autoBy
 	}
 	switch s.State {
 	case stateIdle, stateDone, stateStalled: // nothing else waits for the user's word
 	default:
 		return false
 	}
-	b.Status, b.By = batchAddressing, "follow_up: auto"
-	m.log("addressing feedback that came during the run", "batch", b.Seq)
+	if by == "" { // follow_up: ask, and nobody pressed: it waits for its buttons
+		return false
+	}
+	m.log("addressing feedback that came during the run", "batch", b.Seq, "by", by)
+	m.address(by)
+	return true
+}
+
+// address starts the addressing run of the batch on by's word (a user,
+// or autoBy) and turns its message to say so.
+func (m *move) address(by string) {
+	b := m.s.Follow.Batch
+	b.Status, b.By, b.QueuedBy = batchAddressing, by, ""
+	msg := m.batchMessage(b, "") // follow_up: auto's own words, with Stop
+	if by != autoBy {
+		msg = m.batchDecided(b, by, addressingWords)
+	}
 	if b.TS != "" {
-		m.do(effUpdate{ts: b.TS, msg: m.batchMessage(b, "")})
+		m.do(effUpdate{ts: b.TS, msg: msg})
 	}
 	m.startAddressing()
-	return true
+}
+
+// dropQueued forgets a press of Address feedback queued for the end of a
+// run once the session rests without having started it: the run was
+// stopped, failed or ended waiting for the user's word (a plan to review,
+// the budget). The batch shows its buttons again, so the user decides anew.
+func (m *move) dropQueued() {
+	b := m.s.Follow.batch()
+	if b == nil || b.QueuedBy == "" || m.s.State.inFlight() {
+		return
+	}
+	m.log("queued feedback dropped: the run ended without starting it", "user", b.QueuedBy, "batch", b.Seq)
+	b.QueuedBy = ""
+	if b.Status == batchWaiting && b.TS != "" {
+		m.do(effUpdate{ts: b.TS, msg: m.batchMessage(b, "")})
+	}
+	m.do(effSave{})
 }
 
 // startAddressing starts the execution run on the session branch whose

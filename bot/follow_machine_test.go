@@ -162,3 +162,27 @@ func TestAddressingRespectsTheBudget(t *testing.T) {
 		t.Errorf("after Raise budget: state %s, effects %v", raised.State, effs)
 	}
 }
+
+// A newer batch that supersedes one whose Address feedback was pressed
+// during the run keeps the press: its message names who pressed, and the
+// superseded one no longer offers buttons.
+func TestSupersedingBatchKeepsTheQueuedPress(t *testing.T) {
+	s := followed(gitrepo.FollowAsk)
+	s.State = stateRunning
+	s.Follow.Seq = 1
+	s.Follow.Batch = &Batch{Seq: 1, Status: batchWaiting, TS: "1.7", QueuedBy: "U1",
+		Feedback: []forge.Feedback{{ID: "1", Kind: forge.Conversation, Author: "alice", CanPush: true, Body: "first"}}}
+	next, effs := transition(s, evFollowPolled{now: time.Now(), every: time.Minute,
+		up: forge.Update{Feedback: []forge.Feedback{{ID: "2", Kind: forge.Conversation, Author: "alice", CanPush: true, Body: "second"}}}})
+	b := next.Follow.Batch
+	if b.Seq != 2 || b.Status != batchWaiting || b.QueuedBy != "U1" || len(b.Feedback) != 2 {
+		t.Fatalf("the new batch %+v", b)
+	}
+	// The blocks are JSON, where < is \u003c.
+	if len(next.Posts) != 1 || !strings.Contains(string(next.Posts[0].Blocks), `\u003c@U1\u003e asked h9 to address this once the run ends`) {
+		t.Errorf("the new batch's message: %+v", next.Posts)
+	}
+	if !hasEffect[effUpdate](effs) {
+		t.Errorf("the superseded message was not edited: %v", effs)
+	}
+}

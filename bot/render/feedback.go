@@ -17,10 +17,11 @@ type FeedbackBatch struct {
 	URL       string
 	Comments  []FeedbackLine
 	Checks    []CheckLine
-	LeftOut   int  // comments by people without write access
-	Auto      bool // follow_up: auto: the work has started (Stop)
-	Busy      bool // a run is going on: Address feedback waits for it
-	AutoNext  bool // with Busy, follow_up: auto: h9 starts on it once the run ends
+	LeftOut   int    // comments by people without write access
+	Auto      bool   // follow_up: auto: the work has started (Stop)
+	Busy      bool   // a run is going on: Address feedback waits for it
+	AutoNext  bool   // with Busy, follow_up: auto: h9 starts on it once the run ends
+	QueuedBy  string // pressed Address feedback during the run: h9 starts on it once the run ends
 	// Decided replaces the buttons once pressed: DecidedBy's mention,
 	// then the words.
 	Decided, DecidedBy string
@@ -94,6 +95,8 @@ func RenderFeedbackBatch(b FeedbackBatch) Message {
 		text += ". h9 has started addressing it."
 	default:
 		switch {
+		case b.QueuedBy != "":
+			bs = append(bs, contextLine("h9_feedback_busy", mention(b.QueuedBy)+" asked h9 to address this once the run ends."))
 		case b.Busy && b.AutoNext:
 			bs = append(bs, contextLine("h9_feedback_busy", "A run is going on: once it ends, h9 starts addressing this (follow_up: auto); if it is stopped or fails, press Address feedback."))
 		case b.Busy:
