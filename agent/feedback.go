@@ -28,10 +28,11 @@ type FeedbackItem struct {
 	Body   string `json:"body"`
 }
 
-// FailedCheck is one failed check with the end of its log.
+// FailedCheck is one failed check with its page and the end of its log.
 type FailedCheck struct {
 	Name  string `json:"name"`
 	State string `json:"state"`
+	URL   string `json:"url,omitempty"`
 	Log   string `json:"log,omitempty"`
 }
 
@@ -73,6 +74,9 @@ func (f *Feedback) data() string {
 	}
 	for i, c := range f.Checks {
 		fmt.Fprintf(&sb, "[check %d] %s: %s\n", i+1, oneLine(c.Name), oneLine(c.State))
+		if c.URL != "" {
+			sb.WriteString("link: " + oneLine(c.URL) + "\n")
+		}
 		if c.Log != "" {
 			sb.WriteString("log (last lines):\n" + c.Log + "\n")
 		}

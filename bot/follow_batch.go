@@ -73,7 +73,7 @@ func (m *move) batchView(b *Batch, busy bool) render.FeedbackBatch {
 		v.Comments = append(v.Comments, render.FeedbackLine{Kind: string(fb.Kind), Author: fb.Author, Path: fb.Path, Line: fb.Line, Body: fb.Body})
 	}
 	for _, c := range b.Failed {
-		v.Checks = append(v.Checks, render.CheckLine{Name: c.Name, State: c.State, Log: c.Log})
+		v.Checks = append(v.Checks, render.CheckLine{Name: c.Name, State: c.State, URL: c.URL, Log: c.Log})
 	}
 	return v
 }
@@ -215,7 +215,7 @@ func (m *move) startAddressing() {
 		fb.Comments = append(fb.Comments, agent.FeedbackItem{Kind: string(c.Kind), Author: c.Author, Path: c.Path, Line: c.Line, Hunk: c.Hunk, Body: c.Body})
 	}
 	for _, c := range b.Failed {
-		fb.Checks = append(fb.Checks, agent.FailedCheck{Name: c.Name, State: c.State, Log: c.Log})
+		fb.Checks = append(fb.Checks, agent.FailedCheck{Name: c.Name, State: c.State, URL: c.URL, Log: c.Log})
 	}
 	m.startRun(agent.Request{Intent: agent.IntentFeedback, Feedback: fb})
 }

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -180,13 +181,20 @@ func TestFollowAutoStartsAtOnce(t *testing.T) {
 		fakemodel.ToolCall("write_file", `{"path":"hello.txt","content":"hi\n"}`),
 		fakemodel.Text("Fixed the build."),
 	)
-	e.github.AddCheckRun("acme/backend", head, "build", "github-actions", "failure", "FAIL")
+	id := e.github.AddCheckRun("acme/backend", head, "build", "github-actions", "failure", "FAIL")
 	msg := e.waitMessage(thread, "PR #1: 1 failing check (build)", 1)
 	if !strings.Contains(blocksText(msg), "has started addressing it") || !strings.Contains(blocksText(msg), render.ActionStop) ||
 		strings.Contains(blocksText(msg), render.ActionAddressFeedback) {
 		t.Errorf("the auto batch message: %s", blocksText(msg))
 	}
+	page := fmt.Sprintf("/acme/backend/runs/%d", id) // the check's html_url
+	if !strings.Contains(blocksText(msg), page+"|build>") {
+		t.Errorf("the batch message does not link the check to its page %s: %s", page, blocksText(msg))
+	}
 	e.waitMessage(thread, "Answered on PR #1", 1)
+	if req := e.lastUserMessage(-1); !strings.Contains(req, "link: ") || !strings.Contains(req, page) {
+		t.Errorf("the addressing request does not give the check's page: %s", req)
+	}
 	if w := e.github.Written("acme/backend", 1); len(w) != 1 || !strings.Contains(w[0].Body, "1 failing check") {
 		t.Errorf("h9 wrote %+v, want one summary", w)
 	}

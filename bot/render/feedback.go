@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -34,8 +35,9 @@ type FeedbackLine struct {
 	Body               string
 }
 
-// CheckLine is a failing check and the end of its log.
-type CheckLine struct{ Name, State, Log string }
+// CheckLine is a failing check, its page and the end of its log (for a
+// commit status without a log, its description).
+type CheckLine struct{ Name, State, URL, Log string }
 
 // Bounds of a batch message: the items it lists and what each shows.
 const (
@@ -127,7 +129,11 @@ func (b FeedbackBatch) items() string {
 		sb.WriteString(": " + safeLine(c.Body, maxFeedbackBody) + "\n")
 	}
 	for _, c := range b.Checks {
-		sb.WriteString("• :x: check *" + safeLine(c.Name, 100) + "* " + safeLine(c.State, 30) + "\n")
+		name := safeLine(c.Name, 100)
+		if u := linkTarget(c.URL); u != "" {
+			name = "<" + u + "|" + name + ">"
+		}
+		sb.WriteString("• :x: check *" + name + "* " + safeLine(c.State, 30) + "\n")
 		if log := lastLines(c.Log, checkLogLines); log != "" {
 			sb.WriteString(codeBlock(log, maxCheckLog) + "\n")
 		}
@@ -161,4 +167,14 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// linkTarget is u escaped for a Slack link, or "" when it is not an
+// http(s) URL a link can carry whole (the forge gives it; CI sets it).
+func linkTarget(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.Scheme != "https" && parsed.Scheme != "http" || parsed.Host == "" || strings.ContainsAny(u, "|<> \n") || len(u) > 500 {
+		return ""
+	}
+	return Escape(u)
 }

@@ -31,3 +31,22 @@ func TestFeedbackBatchQueued(t *testing.T) {
 		t.Errorf("a forged user ID is rendered: %s", all)
 	}
 }
+
+// A failing check links to its page when the forge gives an http(s) URL
+// a link can carry; any other target is shown as plain text.
+func TestFeedbackBatchLinksChecks(t *testing.T) {
+	b := FeedbackBatch{SessionID: "s1", Seq: 1, Request: "PR #12", Checks: []CheckLine{
+		{Name: "ci/build", State: "failure", URL: "https://ci.example.com/builds/7?a=1&b=2", Log: "exit 1"},
+		{Name: "lint", State: "error", URL: "javascript:alert(1)"},
+		{Name: "deploy", State: "failure", URL: "https://ci.example.com/x|<!channel>"},
+	}}
+	m := RenderFeedbackBatch(b)
+	mustFit(t, m)
+	all := allText(m)
+	if !strings.Contains(all, "*<https://ci.example.com/builds/7?a=1&amp;b=2|ci/build>* failure") {
+		t.Errorf("the build check is not linked to its page: %s", all)
+	}
+	if strings.Contains(all, "javascript:") || strings.Contains(all, "<!channel>") || !strings.Contains(all, "*lint* error") || !strings.Contains(all, "*deploy* failure") {
+		t.Errorf("a target a link cannot carry made it into the message: %s", all)
+	}
+}
