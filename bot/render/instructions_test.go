@@ -18,16 +18,21 @@ func sectionsText(m Message) string {
 	return b.String()
 }
 
-// The channel's instructions are quoted, escaped and cut to the section
-// limit; the Home tab adds a bounded number of channels, each quoted.
+// The channel's instructions are quoted and escaped, shown whole across
+// as many sections as they need; the Home tab adds a bounded number of
+// channels, each quoted.
 func TestInstructionsRendering(t *testing.T) {
-	m := RenderInstructions("C123", "<!channel> never *touch* migrations\n"+strings.Repeat("x", 4000))
+	long := "<!channel> never *touch* migrations\n" + strings.Repeat("x", 3000) + "\n" + strings.Repeat("&", 900) + "\nthe last rule"
+	m := RenderInstructions("C123", long)
 	if err := CheckLimits(m); err != nil {
 		t.Fatal(err)
 	}
 	body := sectionsText(m)
 	if strings.Contains(body, "<!channel>") || !strings.Contains(body, "&gt; &lt;!channel&gt; never") || !strings.Contains(body, "<#C123>") {
 		t.Errorf("instructions rendered as %s", body)
+	}
+	if strings.Count(body, "x") < 3000 || strings.Count(body, "&amp;") != 900 || !strings.Contains(body, "&gt; the last rule") || strings.Contains(body, "…") {
+		t.Errorf("instructions of %d characters were not shown whole (%d sections)", len(long), len(m.Blocks))
 	}
 	if none := RenderInstructions("C123", ""); !strings.Contains(none.Text, "There are no instructions") {
 		t.Errorf("no instructions: %q", none.Text)
