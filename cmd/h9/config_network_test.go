@@ -60,6 +60,14 @@ func TestRepoSecretsConfig(t *testing.T) {
 	if out := logs.String(); strings.Contains(out, "npm-secret") || strings.Count(out, "[REDACTED:NPM_TOKEN]") != 2 {
 		t.Errorf("the log line: %s", out)
 	}
+	// A short secret is scrubbed from logs too, as from command output.
+	t.Setenv("NPM_TOKEN", "pin42")
+	if c, err = loadConfig(); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := secretsOf(c).scrub("pin is pin42"); s != "pin is [REDACTED:NPM_TOKEN]" {
+		t.Errorf("a short setup secret in a log line: %q", s)
+	}
 	if names := repoSecretNames(); len(names) != 1 || names[0] != "NPM_TOKEN" {
 		t.Errorf("names hidden at start: %q", names)
 	}

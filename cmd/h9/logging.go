@@ -56,10 +56,14 @@ func secretsOf(c Config) scrubber {
 	sc := newScrubber(values...)
 	// The repositories' setup secrets by name, as the workspace shows
 	// them in command output (ARCHITECTURE.md, "Network for the agent").
-	// First, so a value that is also h9's own secret reads by its name.
+	// First, so a value that is also h9's own secret reads by its name;
+	// whatever their length, as in command output (a repository chose to
+	// name them).
 	var named scrubber
 	for n, v := range c.secrets {
-		named.add(v, "[REDACTED:"+n+"]")
+		if v != "" {
+			named.secrets, named.marks = append(named.secrets, v), append(named.marks, "[REDACTED:"+n+"]")
+		}
 	}
 	named.secrets, named.marks = append(named.secrets, sc.secrets...), append(named.marks, sc.marks...)
 	return named
