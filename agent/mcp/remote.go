@@ -137,17 +137,9 @@ func (r *remote) failed(err error) {
 }
 
 func (r *remote) list(ctx context.Context, sess *mcp.ClientSession) ([]offer, error) {
-	ctx, cancel := context.WithTimeout(ctx, listTimeout)
-	defer cancel()
-	var tools []*mcp.Tool
-	for t, err := range sess.Tools(ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
-		tools = append(tools, t)
-		if len(tools) > 1000 {
-			break
-		}
+	tools, err := listTools(ctx, sess)
+	if err != nil {
+		return nil, err
 	}
 	return r.s.buildOffers(tools), nil
 }

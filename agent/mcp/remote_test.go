@@ -148,7 +148,7 @@ func TestRemoteDownThenUp(t *testing.T) {
 	if got := h.toolResults(); !strings.Contains(got[0], "unknown tool") {
 		t.Errorf("calling a tool of a server that is down: %q", got)
 	}
-	st := h.mgr.Check(context.Background(), time.Second)
+	st := h.mgr.Check(context.Background(), time.Second, nil)
 	if st[0].OK || !strings.Contains(st[0].Line, "not connected") || !strings.Contains(st[0].Line, "Service Unavailable") {
 		t.Errorf("doctor's line for a server that is down: %+v", st[0])
 	}
@@ -156,7 +156,7 @@ func TestRemoteDownThenUp(t *testing.T) {
 	if !eventually(func() bool { return has(toolNames(h.mgr.Tools(context.Background(), mcp.Scope{})), "team__echo") }) {
 		t.Fatal("the server answers again but its tools are never offered")
 	}
-	st = h.mgr.Check(context.Background(), time.Second)
+	st = h.mgr.Check(context.Background(), time.Second, nil)
 	if !st[0].OK || !strings.Contains(st[0].Line, "connected") {
 		t.Errorf("doctor: %+v", st[0])
 	}

@@ -3,7 +3,10 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
+
+	"github.com/h9-app/h9/workspace"
 )
 
 // Status is one server as `h9 doctor` reports it.
@@ -13,42 +16,47 @@ type Status struct {
 	Line       string // "connected, 3 tools" or why not
 }
 
-// Check connects to every remote server (waiting up to wait for each) and
-// reports them in the file's order. A stdio server is started only in a
-// session's sandbox, so it is reported as configured.
-func (m *Manager) Check(ctx context.Context, wait time.Duration) []Status {
-	var out []Status
-	for _, s := range m.servers {
-		st := Status{Name: s.cfg.Name, Kind: s.cfg.Kind()}
-		if s.stdio != nil {
-			st.OK = true
-			st.Line = fmt.Sprintf("stdio server %q, started in each session's sandbox on first use and stopped once the session is idle for %s",
-				s.cfg.Command, m.opts.StdioIdle)
-			if n, listed, running := s.stdio.state(); listed {
-				st.Line += fmt.Sprintf(", %d %s, running for %d %s", n, plural(n, "tool", "tools"), running, plural(running, "session", "sessions"))
+// Check reports every server in the file's order, checking them side by
+// side, each within wait: a remote server is connected to; a stdio server
+// is started once in a throwaway workspace from open, as a session would
+// start it, listed and stopped (open nil: it is reported as configured,
+// with what the live manager knows of it). Check returns once every
+// process it started is gone.
+func (m *Manager) Check(ctx context.Context, wait time.Duration, open func() (*workspace.Workspace, error)) []Status {
+	out := make([]Status, len(m.servers))
+	var wg sync.WaitGroup
+	for i, s := range m.servers {
+		wg.Go(func() {
+			out[i] = Status{Name: s.cfg.Name, Kind: s.cfg.Kind()}
+			if s.stdio != nil {
+				out[i].OK, out[i].Line = s.stdio.status(ctx, wait, open)
+			} else {
+				out[i].OK, out[i].Line = s.remote.status(ctx, wait)
 			}
-			out = append(out, st)
-			continue
-		}
-		if done := s.remote.kick(); done != nil {
-			select {
-			case <-done:
-			case <-time.After(wait):
-			case <-ctx.Done():
-			}
-		}
-		connected, n, err := s.remote.state()
-		switch {
-		case connected:
-			st.OK, st.Line = true, fmt.Sprintf("connected to %s, %d %s", s.cfg.URL, n, plural(n, "tool", "tools"))
-		case err != nil:
-			st.Line = fmt.Sprintf("%s: not connected: %v (h9 starts anyway and offers its tools once it answers)", s.cfg.URL, err)
-		default:
-			st.Line = fmt.Sprintf("%s: no answer within %s (h9 starts anyway and offers its tools once it answers)", s.cfg.URL, wait)
-		}
-		out = append(out, st)
+		})
 	}
+	wg.Wait()
 	return out
+}
+
+func (r *remote) status(ctx context.Context, wait time.Duration) (bool, string) {
+	if done := r.kick(); done != nil {
+		select {
+		case <-done:
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+	}
+	url := r.s.cfg.URL
+	connected, n, err := r.state()
+	switch {
+	case connected:
+		return true, fmt.Sprintf("connected to %s, %d %s", url, n, plural(n, "tool", "tools"))
+	case err != nil:
+		return false, fmt.Sprintf("%s: not connected: %v (h9 starts anyway and offers its tools once it answers)", url, err)
+	default:
+		return false, fmt.Sprintf("%s: no answer within %s (h9 starts anyway and offers its tools once it answers)", url, wait)
+	}
 }
 
 func plural(n int, one, many string) string {

@@ -100,17 +100,9 @@ func (st *stdio) relist(ctx context.Context, scope Scope, readOnly bool) ([]offe
 	if err != nil {
 		return nil, err
 	}
-	lctx, cancel := context.WithTimeout(ctx, listTimeout)
-	defer cancel()
-	var tools []*mcp.Tool
-	for t, err := range c.sess.Tools(lctx, nil) {
-		if err != nil {
-			return nil, err
-		}
-		tools = append(tools, t)
-		if len(tools) > 1000 {
-			break
-		}
+	tools, err := listTools(ctx, c.sess)
+	if err != nil {
+		return nil, err
 	}
 	offers := st.s.buildOffers(tools)
 	st.mu.Lock()

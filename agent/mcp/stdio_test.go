@@ -129,7 +129,7 @@ func TestStdioServerLifetime(t *testing.T) {
 	if n := stdioProcesses(t); n != 1 {
 		t.Fatalf("%d stdio server processes right after the run, want the session's one kept", n)
 	}
-	if st := h.mgr.Check(context.Background(), time.Second); !strings.Contains(st[0].Line, "running for 1 session") || !strings.Contains(st[0].Line, "idle for 2s") {
+	if st := h.mgr.Check(context.Background(), time.Second, nil); !strings.Contains(st[0].Line, "running for 1 session") || !strings.Contains(st[0].Line, "idle for 2s") {
 		t.Errorf("doctor's line: %q", st[0].Line)
 	}
 	h.run("s1", planning.PlanModeDefault, agent.RunOptions{}, call("local__instance", `{}`), fakemodel.Text("done"))

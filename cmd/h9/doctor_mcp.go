@@ -8,18 +8,22 @@ import (
 	"time"
 )
 
-// mcpDoctorWait is how long doctor waits for each remote server.
+// mcpDoctorWait is how long doctor waits for each server: a remote one to
+// connect, a stdio one to start, answer and list its tools.
 const mcpDoctorWait = 10 * time.Second
 
-// checkMCP lists each server: connected with its tool count, or why not.
-// A server that is down is a warning: h9 starts anyway.
+// checkMCP lists each server with its tool count, or why not: a remote
+// one connected to, a stdio one started once in a throwaway sandboxed
+// workspace. A server that is down is a warning: h9 starts anyway.
 func checkMCP(ctx context.Context, cfg Config) finding {
 	if len(cfg.mcp) == 0 {
 		return ok("none configured (H9_MCP_FILE)")
 	}
+	open, cleanup := mcpProbeWorkspaces(cfg)
+	defer cleanup() // after Close: Check has stopped every server it started
 	m := cfg.newMCP(slog.New(slog.DiscardHandler), nil)
 	defer m.Close()
-	statuses := m.Check(ctx, mcpDoctorWait)
+	statuses := m.Check(ctx, mcpDoctorWait, open)
 	f := ok("%d configured", len(statuses))
 	var down []string
 	for _, s := range statuses {
