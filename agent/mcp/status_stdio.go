@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/h9-app/h9/workspace"
 )
@@ -63,9 +64,23 @@ func (st *stdio) probe(ctx context.Context, wait time.Duration, open func() (*wo
 	defer c.stop()
 	tools, err := listTools(ctx, c.sess)
 	if err != nil {
-		return 0, fmt.Errorf("listing its tools: %w (stderr: %s)", within(ctx, wait, err), oneLine(c.proc.Stderr()))
+		return 0, fmt.Errorf("listing its tools: %w (stderr: %s)", within(ctx, wait, err), stderrTail(c.proc.Stderr()))
 	}
 	return len(st.s.buildOffers(tools)), nil
+}
+
+// stderrTail is the end of a server's stderr on one line, at most 300
+// bytes: what it said last is most often why it stopped.
+func stderrTail(s string) string {
+	s = oneLine(s)
+	if len(s) <= 300 {
+		return s
+	}
+	s = s[len(s)-300:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return "…" + s
 }
 
 // within names doctor's deadline when it is what ended err.
