@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/h9-app/h9/bot/h9test"
@@ -19,16 +18,8 @@ func TestFleetOneReplicaFollowsARequest(t *testing.T) {
 	remote := newTestRemote(t, map[string]string{"README.md": "# backend\n"})
 	gh := h9test.GitHub(t, testGitHubToken, "acme/backend", remote)
 	f := newFleetEnvWith(t, func(ws *workspace.Manager, c *Config) {
-		r, err := gitrepo.New(gitrepo.Config{
-			Dir: filepath.Join(data, "repos"), Workspaces: ws,
-			Repos:       []gitrepo.Repo{{Name: "backend", URL: remote, GitHub: "acme/backend"}},
-			Author:      gitrepo.Identity{Name: "h9", Email: "h9@localhost"},
-			GitHubToken: testGitHubToken, GitHubAPI: gh.URL(),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(r.Close)
+		r := openRepos(t, data, ws, gitrepo.Config{Repos: []gitrepo.Repo{{Name: "backend", URL: remote, GitHub: "acme/backend"}},
+			GitHubToken: testGitHubToken, GitHubAPI: gh.URL()})
 		c.Repos, c.Forges, c.ForgePoll = r, r, testPoll
 	}, "a", "b")
 	f.slack.Prefer("a")

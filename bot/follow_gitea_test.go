@@ -1,13 +1,11 @@
 package bot
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/render"
-	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/forge/fakegitea"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
@@ -26,20 +24,11 @@ func TestFollowGiteaPullRequest(t *testing.T) {
 	gt.SetPermission("alice", "write")
 	e := prepareEnv(t, data, func(c *Config) { c.Forges, c.ForgePoll = c.Repos.(Forges), testPoll })
 	e.logs = &syncBuffer{}
-	e.repos = func(ws *workspace.Manager) Repos {
-		r, err := gitrepo.New(gitrepo.Config{
-			Dir: filepath.Join(data, "repos"), Workspaces: ws,
-			Repos: []gitrepo.Repo{{Name: "backend", URL: gt.GitURL("acme/backend"),
-				Forge: &gitrepo.ForgeConfig{Type: "gitea", Project: "acme/backend", API: gt.URL()}}},
-			Author: gitrepo.Identity{Name: "h9", Email: "h9@localhost"},
-			Tokens: map[string]string{"H9_GITEA_TOKEN": testGiteaToken},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(r.Close)
-		return r
-	}
+	e.repos = reposFor(t, data, gitrepo.Config{
+		Repos: []gitrepo.Repo{{Name: "backend", URL: gt.GitURL("acme/backend"),
+			Forge: &gitrepo.ForgeConfig{Type: "gitea", Project: "acme/backend", API: gt.URL()}}},
+		Tokens: map[string]string{"H9_GITEA_TOKEN": testGiteaToken},
+	})
 	e.start()
 	re := &repoEnv{env: e}
 

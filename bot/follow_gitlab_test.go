@@ -1,13 +1,11 @@
 package bot
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/render"
-	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/forge/fakegitlab"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
@@ -28,19 +26,11 @@ func TestFollowGitLabMergeRequest(t *testing.T) {
 	gl.SetAccess("mallory", fakegitlab.Reporter)
 	e := prepareEnv(t, data, func(c *Config) { c.Forges, c.ForgePoll = c.Repos.(Forges), testPoll })
 	e.logs = &syncBuffer{}
-	e.repos = func(ws *workspace.Manager) Repos {
-		r, err := gitrepo.New(gitrepo.Config{
-			Dir: filepath.Join(data, "repos"), Workspaces: ws,
-			Repos:  []gitrepo.Repo{{Name: "backend", URL: gl.GitURL(project), Forge: &gitrepo.ForgeConfig{Type: "gitlab", Project: project, API: gl.URL()}}},
-			Author: gitrepo.Identity{Name: "h9", Email: "h9@localhost"},
-			Tokens: map[string]string{"H9_GITLAB_TOKEN": testGitLabToken},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(r.Close)
-		return r
-	}
+	e.repos = reposFor(t, data, gitrepo.Config{
+		Repos: []gitrepo.Repo{{Name: "backend", URL: gl.GitURL(project),
+			Forge: &gitrepo.ForgeConfig{Type: "gitlab", Project: project, API: gl.URL()}}},
+		Tokens: map[string]string{"H9_GITLAB_TOKEN": testGitLabToken},
+	})
 	e.start()
 	re := &repoEnv{env: e}
 

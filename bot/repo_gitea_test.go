@@ -9,7 +9,6 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/render"
-	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/forge/fakegitea"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
@@ -29,20 +28,11 @@ func TestGiteaRepositorySessionOpensAPullRequest(t *testing.T) {
 	gt.AddRepo("acme/backend", remote, true)
 	e := prepareEnv(t, data)
 	e.logs = &syncBuffer{}
-	e.repos = func(ws *workspace.Manager) Repos {
-		r, err := gitrepo.New(gitrepo.Config{
-			Dir: filepath.Join(data, "repos"), Workspaces: ws,
-			Repos: []gitrepo.Repo{{Name: "backend", URL: gt.GitURL("acme/backend"),
-				Forge: &gitrepo.ForgeConfig{Type: "gitea", Project: "acme/backend", API: gt.URL()}}},
-			Author: gitrepo.Identity{Name: "h9", Email: "h9@localhost"},
-			Tokens: map[string]string{"H9_GITEA_TOKEN": testGiteaToken},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(r.Close)
-		return r
-	}
+	e.repos = reposFor(t, data, gitrepo.Config{
+		Repos: []gitrepo.Repo{{Name: "backend", URL: gt.GitURL("acme/backend"),
+			Forge: &gitrepo.ForgeConfig{Type: "gitea", Project: "acme/backend", API: gt.URL()}}},
+		Tokens: map[string]string{"H9_GITEA_TOKEN": testGiteaToken},
+	})
 	e.slack.AddUser(testUser, "Ada Lovelace")
 	e.start()
 

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/h9-app/h9/bot/render"
-	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/forge/fakegitlab"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
@@ -31,19 +30,11 @@ func TestGitLabSessionOpensAMergeRequest(t *testing.T) {
 	e := prepareEnv(t, data)
 	logs := &syncBuffer{}
 	e.logs = logs
-	e.repos = func(ws *workspace.Manager) Repos {
-		r, err := gitrepo.New(gitrepo.Config{
-			Dir: filepath.Join(data, "repos"), Workspaces: ws,
-			Repos:  []gitrepo.Repo{{Name: "backend", URL: gl.GitURL(project), Forge: &gitrepo.ForgeConfig{Type: "gitlab", Project: project, API: gl.URL()}}},
-			Author: gitrepo.Identity{Name: "h9", Email: "h9@localhost"},
-			Tokens: map[string]string{"H9_GITLAB_TOKEN": testGitLabToken},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(r.Close)
-		return r
-	}
+	e.repos = reposFor(t, data, gitrepo.Config{
+		Repos: []gitrepo.Repo{{Name: "backend", URL: gl.GitURL(project),
+			Forge: &gitrepo.ForgeConfig{Type: "gitlab", Project: project, API: gl.URL()}}},
+		Tokens: map[string]string{"H9_GITLAB_TOKEN": testGitLabToken},
+	})
 	e.slack.AddUser(testUser, "Ada Lovelace")
 	e.slack.SetEmail(testUser, "ada@example.com")
 	e.start()

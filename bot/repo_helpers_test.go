@@ -42,23 +42,29 @@ func newRepoEnvOf(t *testing.T, repo gitrepo.Repo, cfgFn ...func(*Config)) *repo
 	repo.Name, repo.URL, repo.GitHub = "backend", remote, "acme/backend"
 	e := prepareEnv(t, data, cfgFn...)
 	e.logs = &syncBuffer{}
-	e.repos = func(ws *workspace.Manager) Repos {
-		r, err := gitrepo.New(gitrepo.Config{
-			Dir: filepath.Join(data, "repos"), Workspaces: ws,
-			Repos:       []gitrepo.Repo{repo},
-			Author:      gitrepo.Identity{Name: "h9", Email: "h9@localhost"},
-			GitHubToken: testGitHubToken, GitHubAPI: gh.URL(),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(r.Close)
-		return r
-	}
+	e.repos = reposFor(t, data, gitrepo.Config{Repos: []gitrepo.Repo{repo}, GitHubToken: testGitHubToken, GitHubAPI: gh.URL()})
 	e.slack.AddUser(testUser, "Ada Lovelace")
 	e.slack.SetEmail(testUser, "ada@example.com")
 	e.start()
 	return &repoEnv{env: e, remote: remote, github: gh, data: data}
+}
+
+// reposFor is a test's e.repos: the repositories of cfg, kept under
+// data/repos with h9's test identity, closed with the test.
+func reposFor(t testing.TB, data string, cfg gitrepo.Config) func(*workspace.Manager) Repos {
+	return func(ws *workspace.Manager) Repos { return openRepos(t, data, ws, cfg) }
+}
+
+// openRepos is reposFor's gitrepo.New over the workspaces ws.
+func openRepos(t testing.TB, data string, ws *workspace.Manager, cfg gitrepo.Config) *gitrepo.Repos {
+	t.Helper()
+	cfg.Dir, cfg.Workspaces, cfg.Author = filepath.Join(data, "repos"), ws, gitrepo.Identity{Name: "h9", Email: "h9@localhost"}
+	r, err := gitrepo.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
 }
 
 // newTestRemote is a bare repository with one commit on main.
