@@ -14,6 +14,7 @@ type Store interface {
 	SessionStore
 	DedupStore
 	ChannelSettings
+	StartLog
 }
 
 // SessionStore keeps the sessions' records, indexed by thread, owner and
@@ -43,4 +44,14 @@ type DedupStore interface {
 type ChannelSettings interface {
 	ChannelSetting(ctx context.Context, channel, key string) (string, error)
 	SetChannelSetting(ctx context.Context, channel, key, value string) error
+}
+
+// StartLog keeps a new session's command from before its root message is
+// posted until its record is first stored, so a process stopped in
+// between leaves something the next one finishes (starts.go).
+type StartLog interface {
+	PutStart(ctx context.Context, st store.Start) error
+	// Starts lists the starts recorded, oldest first.
+	Starts(ctx context.Context) ([]store.Start, error)
+	DeleteStart(ctx context.Context, id string) error
 }

@@ -56,6 +56,24 @@ func (t timedStore) ListActive(ctx context.Context) ([]store.SessionMeta, error)
 	return t.s.ListActive(ctx)
 }
 
+func (t timedStore) PutStart(ctx context.Context, st store.Start) error {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	return t.s.PutStart(ctx, st)
+}
+
+func (t timedStore) Starts(ctx context.Context) ([]store.Start, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	return t.s.Starts(ctx)
+}
+
+func (t timedStore) DeleteStart(ctx context.Context, id string) error {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	return t.s.DeleteStart(ctx, id)
+}
+
 func (t timedStore) Claim(ctx context.Context, keys []string, at time.Time) ([]bool, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()

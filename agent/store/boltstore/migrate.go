@@ -22,17 +22,15 @@ func prepare(tx *bolt.Tx) error {
 	}
 	switch {
 	case bytes.Equal(schema, currentSchema):
-		return nil
+		return createBuckets(tx) // a bucket added since the file was made (bot_starts)
 	case schema != nil:
 		return fmt.Errorf("%w: schema %q was written by a newer h9", store.ErrCorrupt, schema)
 	}
 	// No schema: a new file, or one written before schemas (schema 1),
 	// recognised by its buckets.
 	legacy := tx.Bucket(bucketAgent) != nil || tx.Bucket(bucketSessions) != nil || tx.Bucket(bucketDedup) != nil
-	for _, name := range allBuckets {
-		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-			return err
-		}
+	if err := createBuckets(tx); err != nil {
+		return err
 	}
 	if legacy {
 		if err := migrateV1(tx); err != nil {
@@ -40,6 +38,16 @@ func prepare(tx *bolt.Tx) error {
 		}
 	}
 	return tx.Bucket(bucketMeta).Put(keySchema, currentSchema)
+}
+
+// createBuckets makes every bucket the schema has that the file lacks.
+func createBuckets(tx *bolt.Tx) error {
+	for _, name := range allBuckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // migrateV1 converts schema 1, h9's layout before the storage seams:

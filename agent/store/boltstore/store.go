@@ -40,11 +40,12 @@ var (
 	bucketDedup          = []byte("bot_dedup")
 	bucketDedupKeys      = []byte("bot_dedup_keys")
 	bucketChannels       = []byte("bot_channels")
+	bucketStarts         = []byte("bot_starts")
 	keySchema            = []byte("schema")
 	keyDedupCount        = []byte("dedup_count")
 	keyTodos             = []byte("todos")
 	keyState             = []byte("state")
-	allBuckets           = [][]byte{bucketMeta, bucketAgent, bucketSessions, bucketThreads, bucketOwners, bucketActive, bucketDedup, bucketDedupKeys, bucketChannels}
+	allBuckets           = [][]byte{bucketMeta, bucketAgent, bucketSessions, bucketThreads, bucketOwners, bucketActive, bucketDedup, bucketDedupKeys, bucketChannels, bucketStarts}
 	currentSchema        = []byte("2")
 	keySeparator    byte = 0 // between the parts of a composite key
 )

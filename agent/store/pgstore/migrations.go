@@ -8,6 +8,7 @@ var migrations = []string{
 	schemaV2,
 	schemaV3,
 	schemaV4,
+	schemaV5,
 }
 
 // CurrentSchema is the schema version this h9 writes.
@@ -143,4 +144,15 @@ BEGIN
 		thread = EXCLUDED.thread, owner = EXCLUDED.owner, active = EXCLUDED.active,
 		updated = EXCLUDED.updated, data = EXCLUDED.data;
 END $$;
+`
+
+// schemaV5: new sessions' commands between the command and the first
+// commit of their record (starts.go).
+const schemaV5 = `
+CREATE TABLE h9_starts (
+	id      text COLLATE "C" PRIMARY KEY,
+	channel text COLLATE "C" NOT NULL,
+	at      timestamptz NOT NULL,
+	data    bytea NOT NULL
+);
 `

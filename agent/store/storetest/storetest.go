@@ -41,6 +41,11 @@ type Backend interface {
 	ChannelSetting(ctx context.Context, channel, key string) (string, error)
 	SetChannelSetting(ctx context.Context, channel, key, value string) error
 
+	// New sessions' starts.
+	PutStart(ctx context.Context, st store.Start) error
+	Starts(ctx context.Context) ([]store.Start, error)
+	DeleteStart(ctx context.Context, id string) error
+
 	// Dedup.
 	Claim(ctx context.Context, keys []string, at time.Time) ([]bool, error)
 	Claimed(ctx context.Context, since time.Time) ([]string, error)
@@ -69,7 +74,7 @@ type testCase struct {
 }
 
 // cases lists the suite, grouped by what relies on it.
-var cases = concat(agentCases, sessionCases, settingCases, dedupCases, concurrencyCases, healthCases)
+var cases = concat(agentCases, sessionCases, settingCases, startCases, dedupCases, concurrencyCases, healthCases)
 
 func concat(groups ...[]testCase) []testCase {
 	var out []testCase
