@@ -124,6 +124,7 @@ type actor struct {
 	// adopts it (actor_firstsave.go).
 	unstored bool
 	retaken  *store.Lease
+	start    string // the new session's store.Start (starts.go), until stored
 }
 
 func newActor(b *Bot, key threadKey) *actor {

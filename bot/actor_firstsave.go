@@ -119,7 +119,12 @@ func (a *actor) keptUnstored() bool {
 func (a *actor) noteStored() {
 	a.mu.Lock()
 	a.unstored = false
+	start := a.start
+	a.start = ""
 	a.mu.Unlock()
+	if start != "" {
+		a.b.tasks.spawn(func() { a.b.forgetStart(a.log, start) })
+	}
 }
 
 // adoptRetaken makes the lease the first save took again the actor's,

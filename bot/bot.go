@@ -151,6 +151,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	if b.cfg.Forges != nil {
 		b.fleetDone.Go(func() { b.follows.run(sockCtx) })
 	}
+	b.fleetDone.Go(func() { b.startsLoop(sockCtx) })
 
 	select {
 	case <-ctx.Done():

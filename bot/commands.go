@@ -137,18 +137,20 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 			b.api.Respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text("h9 did not start a session: "+err.Error()+"."))
 			return
 		}
-		root := render.RenderRoot(cmd.UserID, task, mode)
-		if repo != nil {
-			root = render.WithRepo(root, repo.line())
-		}
-		ts, err := b.api.PostMessage(b.bg, log, cmd.ChannelID, "", root)
+		d := startData{Team: b.sessionTeam(), Owner: cmd.UserID, Task: task, Mode: mode, Repo: repo}
+		st, err := b.recordStart(cmd.ChannelID, d)
 		if err != nil {
+			log.Error("recording a new session's start", "err", err)
+			b.api.Respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(cannotSaveText))
+			return
+		}
+		ts, err := b.api.PostMessage(b.bg, log, cmd.ChannelID, "", render.WithStart(rootMessage(d), st.ID))
+		if err != nil {
+			b.forgetStart(log, st.ID) // Slack said no: no thread began
 			b.api.Respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(postFailureHint(err)))
 			return
 		}
-		b.reg.deliver(threadKey{channel: cmd.ChannelID, ts: ts}, msgCreate{
-			team: b.sessionTeam(), owner: cmd.UserID, task: task, mode: mode, repo: repo,
-		})
+		b.reg.deliver(threadKey{channel: cmd.ChannelID, ts: ts}, d.create(st.ID))
 	}
 }
 

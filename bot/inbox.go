@@ -23,12 +23,20 @@ type msgCreate struct {
 	team, owner, task string
 	mode              planning.PlanMode
 	repo              *SessionRepo
+	start             string // its store.Start, forgotten once the record is stored (starts.go)
 }
 
 func (m msgCreate) handle(a *actor) {
-	if a.rec == nil {
-		a.create(m.team, m.owner, m.task, m.mode, m.repo, nil)
+	if a.rec != nil {
+		if m.start != "" { // a sweep's second delivery: the session is here
+			a.b.forgetStart(a.log, m.start)
+		}
+		return
 	}
+	a.mu.Lock()
+	a.start = m.start
+	a.mu.Unlock()
+	a.create(m.team, m.owner, m.task, m.mode, m.repo, nil)
 }
 
 // msgMention: "@h9 <task>" starts a session in plan mode, or is a reply in

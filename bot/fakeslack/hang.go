@@ -15,22 +15,28 @@ type hangs struct {
 // Hang makes calls of method ("" for every Web API method; response_url
 // posts are not Web API calls and answer as usual) wait without an answer
 // until the returned release is called or the caller gives up.
-func (s *Server) Hang(method string) (release func()) {
-	s.hangs.mu.Lock()
-	defer s.hangs.mu.Unlock()
-	if s.hangs.methods == nil {
-		s.hangs.methods = map[string]chan struct{}{}
+func (s *Server) Hang(method string) (release func()) { return s.hangs.set(method) }
+
+// HangAfter is Hang for calls Slack carried out whose answer is lost: a
+// chat.postMessage is in the channel, and its caller waits on.
+func (s *Server) HangAfter(method string) (release func()) { return s.hangsAfter.set(method) }
+
+func (h *hangs) set(method string) (release func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.methods == nil {
+		h.methods = map[string]chan struct{}{}
 	}
 	ch := make(chan struct{})
-	s.hangs.methods[method] = ch
+	h.methods[method] = ch
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			s.hangs.mu.Lock()
-			if s.hangs.methods[method] == ch {
-				delete(s.hangs.methods, method)
+			h.mu.Lock()
+			if h.methods[method] == ch {
+				delete(h.methods, method)
 			}
-			s.hangs.mu.Unlock()
+			h.mu.Unlock()
 			close(ch)
 		})
 	}

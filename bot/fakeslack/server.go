@@ -65,6 +65,8 @@ type Server struct {
 	wg     sync.WaitGroup // websocket handlers and background deliveries
 	once   sync.Once
 	hangs  hangs // Web API calls held without an answer (Hang)
+	// hangsAfter: calls done, then held without their answer (HangAfter).
+	hangsAfter hangs
 
 	mu         sync.Mutex
 	seq        int64 // ids and timestamps

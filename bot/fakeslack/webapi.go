@@ -129,6 +129,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, hr *http.Request) {
 		return h(s, r)
 	})
 	s.mu.Unlock()
+	if !s.hangsAfter.hold(hr.Context(), s.ctx.Done(), method) {
+		return // done, but the caller never hears (HangAfter)
+	}
 	s.finish(w, rep)
 }
 
