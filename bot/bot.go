@@ -117,6 +117,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		return errors.New("bot: Run called twice")
 	}
 	defer b.shutdown()
+	began := time.Now() // a start recorded before is an earlier process's (starts.go)
 	actx, cancel := context.WithTimeout(ctx, authTestTimeout)
 	auth, err := b.api.Slack().AuthTestContext(actx)
 	cancel()
@@ -151,7 +152,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	if b.cfg.Forges != nil {
 		b.fleetDone.Go(func() { b.follows.run(sockCtx) })
 	}
-	b.fleetDone.Go(func() { b.startsLoop(sockCtx) })
+	b.fleetDone.Go(func() { b.startsLoop(sockCtx, began) })
 
 	select {
 	case <-ctx.Done():

@@ -24,15 +24,18 @@ import (
 // stored. A process stopped in between leaves the start, which the next
 // sweep finishes: it looks for the root message in the channel by that
 // ID and gives the session to its thread, or posts the root message if it
-// never was. In a fleet, a start is finished only once it is older than
-// startSweepAge (not another replica's, in flight) and by one replica.
+// never was. A start is taken by the first sweep when an earlier process
+// recorded it (alone, nobody else is in flight), otherwise only once it is
+// older than startSweepAge (no command's in flight), and in a fleet by
+// one replica.
 
 const (
 	// startSweepEvery is how often a replica looks for starts left behind.
 	startSweepEvery = time.Minute
-	// startSweepAge is how old a start must be before a sweep in a fleet
-	// takes it: past every deadline of the command that recorded it.
-	startSweepAge = 2 * time.Minute
+	// startSweepAge is how old a start must be before a sweep takes it
+	// while its command may still be in flight: past that command's
+	// deadlines (the store's, then the root post's callTimeout, 2 min).
+	startSweepAge = 5 * time.Minute
 	// startGiveUp: a start this old that still cannot be finished (the
 	// channel archived, h9 removed from it) is dropped, with a log line.
 	startGiveUp = 24 * time.Hour
@@ -71,14 +74,16 @@ func (b *Bot) forgetStart(log *slog.Logger, id string) {
 	}
 }
 
-// startsLoop finishes starts left behind: at once (every one when this
-// process is alone: no other is in flight), then every startSweepEvery.
-func (b *Bot) startsLoop(ctx context.Context) {
-	minAge := time.Duration(0)
+// startsLoop finishes starts left behind: at once those an earlier
+// process recorded (before began; in a fleet, only the old enough), then
+// every startSweepEvery the old enough.
+func (b *Bot) startsLoop(ctx context.Context, began time.Time) {
+	oldEnough := func(st store.Start) bool { return time.Since(st.At) >= startSweepAge }
+	first := func(st store.Start) bool { return st.At.Before(began) }
 	if b.fleet != nil {
-		minAge = startSweepAge
+		first = oldEnough
 	}
-	b.finishStarts(ctx, minAge)
+	b.finishStarts(ctx, first)
 	t := time.NewTicker(startSweepEvery)
 	defer t.Stop()
 	for {
@@ -86,13 +91,13 @@ func (b *Bot) startsLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			b.finishStarts(ctx, startSweepAge)
+			b.finishStarts(ctx, oldEnough)
 		}
 	}
 }
 
-// finishStarts finishes each start at least minAge old.
-func (b *Bot) finishStarts(ctx context.Context, minAge time.Duration) {
+// finishStarts finishes each start take accepts.
+func (b *Bot) finishStarts(ctx context.Context, take func(store.Start) bool) {
 	starts, err := b.store.Starts(ctx)
 	if err != nil {
 		b.log.Warn("listing starts left behind failed; trying again later", "err", err)
@@ -102,7 +107,7 @@ func (b *Bot) finishStarts(ctx context.Context, minAge time.Duration) {
 		if ctx.Err() != nil {
 			return
 		}
-		if time.Since(st.At) >= minAge && b.mayFinish(ctx, st) {
+		if take(st) && b.mayFinish(ctx, st) {
 			b.finishStart(ctx, st)
 		}
 	}
