@@ -19,13 +19,7 @@ func TestFollowAutoAddressesFeedbackThatCameDuringARun(t *testing.T) {
 	e := newFollowEnv(t, gitrepo.FollowAuto)
 	thread, _, _ := e.openFollowed()
 	e.github.SetPermission("alice", "write")
-	gate := filepath.Join(t.TempDir(), "go-on") // the user's run goes on until the batch has come
-	e.model.Enqueue(
-		fakemodel.ToolCall("bash", `{"command":"while [ ! -f `+gate+` ]; do sleep 0.05; done"}`),
-		fakemodel.Text("Checked the logs."),
-		fakemodel.ToolCall("write_file", `{"path":"hello.txt","content":"hi\n"}`),
-		fakemodel.Text("Renamed it."),
-	)
+	gate := e.scriptGatedRunThenRename() // the user's run goes on until the batch has come
 	e.reply(testUser, thread, "check the logs")
 	e.waitChecklist(thread, "*Now:* `bash:")
 	e.github.AddComment("acme/backend", 1, "alice", "Rename it.")
@@ -46,4 +40,18 @@ func TestFollowAutoAddressesFeedbackThatCameDuringARun(t *testing.T) {
 	if n := len(e.botMessages(thread, render.ActionAddressFeedback)); n != 0 {
 		t.Errorf("%d batch messages still offer Address feedback", n)
 	}
+}
+
+// scriptGatedRunThenRename scripts the user's run, a bash command that
+// waits for the returned file to exist, then "Checked the logs.", and
+// after it the addressing run: a write and "Renamed it.".
+func (e *env) scriptGatedRunThenRename() (gate string) {
+	gate = filepath.Join(e.t.TempDir(), "go-on")
+	e.model.Enqueue(
+		fakemodel.ToolCall("bash", `{"command":"while [ ! -f `+gate+` ]; do sleep 0.05; done"}`),
+		fakemodel.Text("Checked the logs."),
+		fakemodel.ToolCall("write_file", `{"path":"hello.txt","content":"hi\n"}`),
+		fakemodel.Text("Renamed it."),
+	)
+	return gate
 }

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -52,13 +51,7 @@ func TestFollowAskAddressesFeedbackPressedDuringARun(t *testing.T) {
 	e := newFollowEnv(t, gitrepo.FollowAsk)
 	thread, branch, head := e.openFollowed()
 	e.github.SetPermission("alice", "write")
-	gate := filepath.Join(t.TempDir(), "go-on") // the user's run goes on until the press is queued
-	e.model.Enqueue(
-		fakemodel.ToolCall("bash", `{"command":"while [ ! -f `+gate+` ]; do sleep 0.05; done"}`),
-		fakemodel.Text("Checked the logs."),
-		fakemodel.ToolCall("write_file", `{"path":"hello.txt","content":"hi\n"}`),
-		fakemodel.Text("Renamed it."),
-	)
+	gate := e.scriptGatedRunThenRename() // the user's run goes on until the press is queued
 	calls := e.model.Calls()
 	e.reply(testUser, thread, "check the logs")
 	e.waitChecklist(thread, "*Now:* `bash:")
