@@ -6,13 +6,6 @@ import (
 	"strings"
 )
 
-// Finish reasons the agent acts on.
-const (
-	finishLength        = "length"
-	finishContentFilter = "content_filter"
-	finishError         = "error"
-)
-
 // sentArguments are a call's arguments as the model sent them, when they
 // were not a JSON object; the zero value: they were.
 type sentArguments struct {

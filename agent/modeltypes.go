@@ -23,6 +23,12 @@ const (
 	RoleTool      = openai.RoleTool
 )
 
+// Finish reasons of an Answer the agent acts on.
+const (
+	finishLength        = openai.FinishLength
+	finishContentFilter = openai.FinishContentFilter
+)
+
 func userMessage(content string) Message { return Message{Role: RoleUser, Content: content} }
 
 func systemMessage(content string) Message { return Message{Role: RoleSystem, Content: content} }

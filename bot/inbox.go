@@ -29,7 +29,7 @@ type msgCreate struct {
 func (m msgCreate) handle(a *actor) {
 	if a.rec != nil {
 		if m.start != "" { // a sweep's second delivery: the session is here
-			a.b.forgetStart(a.log, m.start)
+			a.b.tasks.spawn(func() { a.b.forgetStart(a.log, m.start) })
 		}
 		return
 	}

@@ -119,8 +119,8 @@ func (b *Bot) mayFinish(ctx context.Context, st store.Start) bool {
 	if b.fleet == nil {
 		return true
 	}
-	window := time.Now().Truncate(startSweepAge).Unix()
-	fresh, err := b.store.Claim(ctx, []string{"start:" + st.ID + ":" + time.Unix(window, 0).UTC().Format(time.RFC3339)}, time.Now())
+	window := time.Now().UTC().Truncate(startSweepAge).Format(time.RFC3339)
+	fresh, err := b.store.Claim(ctx, []string{"start:" + st.ID + ":" + window}, time.Now())
 	return err == nil && len(fresh) == 1 && fresh[0]
 }
 

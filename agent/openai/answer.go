@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// Finish reasons the client acts on.
+// Finish reasons of an Answer that the client and the agent act on.
 const (
-	finishLength        = "length"
-	finishContentFilter = "content_filter"
+	FinishLength        = "length"
+	FinishContentFilter = "content_filter"
 	finishError         = "error"
 )
 
@@ -37,9 +37,9 @@ func (e *emptyAnswerError) Unwrap() error { return ErrEmptyReply }
 // reason explains the finish reason to a user, "" when it says nothing.
 func (e *emptyAnswerError) reason() string {
 	switch e.finish {
-	case finishLength:
+	case FinishLength:
 		return " (finish_reason: length: it ran out of output tokens before answering; a reasoning model may spend them all thinking)"
-	case finishContentFilter:
+	case FinishContentFilter:
 		return " (finish_reason: content_filter: the endpoint's content filter withheld the answer)"
 	case finishError:
 		s := " (finish_reason: error: the provider failed while answering"

@@ -2,8 +2,8 @@ package slackapi
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -17,7 +17,7 @@ const maxHistoryPages = 5
 // error when Slack could not say (so the caller does not take "not
 // there" for an answer).
 func (s *Client) FindInChannel(ctx context.Context, log *slog.Logger, channel string, since time.Time, found func(slack.Message) bool) (string, error) {
-	oldest := strconv.FormatFloat(float64(since.UnixMicro())/1e6, 'f', 6, 64)
+	oldest := fmt.Sprintf("%d.%06d", since.Unix(), since.Nanosecond()/1000) // a Slack ts, exactly
 	cursor := ""
 	for range maxHistoryPages {
 		var resp *slack.GetConversationHistoryResponse
