@@ -15,8 +15,8 @@ import (
 	"github.com/h9-app/h9/bot/h9test"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/forge"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
 	"github.com/h9-app/h9/workspace/gitrepo"
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
 )
 
 // benchPoll is H9_FORGE_POLL in the following benchmarks, read from the

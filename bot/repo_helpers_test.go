@@ -9,8 +9,8 @@ import (
 
 	"github.com/h9-app/h9/bot/h9test"
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
 	"github.com/h9-app/h9/workspace/gitrepo"
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
 )
 
 const testGitHubToken = "ghp_test_token_SECRET_123"

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/h9-app/h9/workspace/keepalive"
+	"github.com/h9-app/h9/workspace/netx"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -90,7 +90,7 @@ func New(cfg Config) (*Client, error) {
 	m := &Client{ep: ep, key: cfg.APIKey, stream: cfg.Stream, idle: cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout),
 		whole: cmp.Or(cfg.MaxRequest, DefaultMaxRequest), client: cfg.HTTPClient}
 	if m.client == nil {
-		m.client = &http.Client{Transport: keepalive.Transport(modelIdleConns)}
+		m.client = &http.Client{Transport: netx.Transport(modelIdleConns)}
 	}
 	return m, nil
 }

@@ -3,7 +3,7 @@ package h9test
 import (
 	"testing"
 
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
 )
 
 // GitHub starts a fake GitHub accepting token that serves the bare

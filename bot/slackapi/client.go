@@ -7,7 +7,7 @@ package slackapi
 import (
 	"context"
 	"errors"
-	"github.com/h9-app/h9/workspace/keepalive"
+	"github.com/h9-app/h9/workspace/netx"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -60,7 +60,7 @@ const idleConns = 64
 
 // Transport is the transport of every Slack client: enough idle
 // connections for many sessions posting at once.
-func Transport() *http.Transport { return keepalive.Transport(idleConns) }
+func Transport() *http.Transport { return netx.Transport(idleConns) }
 
 // New makes the Web API client: slack-go's, over a transport that
 // keeps enough connections alive for many sessions posting at once. m nil

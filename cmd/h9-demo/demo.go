@@ -13,7 +13,7 @@ import (
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
 )
 
 const (

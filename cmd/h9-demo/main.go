@@ -1,7 +1,7 @@
 // Command h9-demo shows one h9 session before any Slack app exists: it
 // builds the real h9, runs it against the in-repository fakes (bot/fakeslack
 // behind a real Socket Mode websocket, agent/fakemodel with a scripted
-// model, workspace/gitrepo/fakegithub for the pull request, a local git
+// model, workspace/forge/fakegithub for the pull request, a local git
 // repository) and prints the thread as a person would see it.
 //
 //	go run ./cmd/h9-demo            build h9 and run the session

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
 )
 
 // bareRepo is a bare repository with one commit on main.

@@ -23,7 +23,8 @@ var layers = []struct {
 }{
 	{"planning", 0},
 	{"workspace/textcut", 0},
-	{"workspace/keepalive", 0},
+	{"workspace/netx", 0},
+	{"workspace/testenv", 0},
 	{"workspace/readonly", 0},
 	{"workspace/forge", 1},
 	{"workspace/forge/fakegit", 0},   // git over HTTP for the fakes below

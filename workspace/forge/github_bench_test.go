@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/h9-app/h9/workspace/forge"
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
 )
 
 // One quiet followed pull request for an hour at H9_FORGE_POLL=60s (see

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/workspace/forge"
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
 )
 
 // bareWithBranch is a bare repository with main and h9/x one commit ahead.

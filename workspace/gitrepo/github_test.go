@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-github/v75/github"
 
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
 )
 
 // prFixture is a session with a pushed commit, on a repository the fake

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/workspace/forge"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
 	"github.com/h9-app/h9/workspace/forge/forgetest"
-	"github.com/h9-app/h9/workspace/gitrepo/fakegithub"
 )
 
 // gitHubFake adapts fakegithub to the suite.
