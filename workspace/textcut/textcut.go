@@ -20,3 +20,22 @@ func HeadTail(s string, limit int) string {
 	tail := strings.ToValidUTF8(s[len(s)-half:], "")
 	return fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", head, len(s)-len(head)-len(tail), tail)
 }
+
+// LastLines is the end of s, at most n lines, without its trailing
+// newlines: the tail of a log or of a command's output, where the error
+// usually is.
+func LastLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	if n <= 0 {
+		return ""
+	}
+	i := len(s)
+	for range n {
+		j := strings.LastIndexByte(s[:i], '\n')
+		if j < 0 {
+			return s
+		}
+		i = j
+	}
+	return s[i+1:]
+}

@@ -30,3 +30,23 @@ func TestHeadTail(t *testing.T) {
 		t.Errorf("the note does not say how much was left out: %d+%d+%d of %d (%v)", len(head), n, len(tail), len(s), err)
 	}
 }
+
+func TestLastLines(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a\nb\nc\n", 2, "b\nc"},
+		{"a\nb\nc", 5, "a\nb\nc"},
+		{"a\nb\nc\n\n\n", 1, "c"},
+		{"", 3, ""},
+		{"one", 1, "one"},
+		{"a\n\nb", 2, "\nb"},
+		{"a\nb", 0, ""},
+	} {
+		if got := LastLines(c.in, c.n); got != c.want {
+			t.Errorf("LastLines(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
