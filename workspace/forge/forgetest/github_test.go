@@ -42,6 +42,10 @@ func (f gitHubForge) AddComment(n int, author, body string) { f.gh.AddComment(gh
 func (f gitHubForge) AddFailingCheck(sha, name, log string) {
 	f.gh.AddCheckRun(ghRepo, sha, name, "github-actions", "failure", log)
 }
+func (f gitHubForge) AddFailingStatus(sha, context, description string) bool {
+	f.gh.AddStatus(ghRepo, sha, context, "error", description, "https://ci.example/deploy")
+	return true
+}
 func (f gitHubForge) Merge(n int, by string)    { f.gh.Merge(ghRepo, n, by) }
 func (f gitHubForge) Close(n int, by string)    { f.gh.ClosePull(ghRepo, n, by) }
 func (f gitHubForge) RateLimit(until time.Time) { f.gh.RateLimit(until) }
