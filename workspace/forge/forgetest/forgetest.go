@@ -80,6 +80,8 @@ func Run(t *testing.T, f Fake) {
 	t.Run("UnknownRequest", func(t *testing.T) { unknownRequest(t, f) })
 	t.Run("MergedAndClosed", func(t *testing.T) { mergedAndClosed(t, f) })
 	t.Run("RateLimited", func(t *testing.T) { rateLimited(t, f) })
+	t.Run("IssueEvents", func(t *testing.T) { issueEvents(t, f) })
+	t.Run("BranchChecks", func(t *testing.T) { branchChecks(t, f) })
 }
 
 // Bare is a bare repository with main and Branch, Branch changing File at
