@@ -205,6 +205,9 @@ func (s *Server) route(hr *http.Request, body []byte) reply {
 	if len(parts) == 3 && hr.Method == http.MethodGet {
 		return reply{status: http.StatusOK, body: s.repoJSON(r)}
 	}
+	if rep, ok := s.routeIssues(r, parts[3:], hr, body); ok {
+		return rep
+	}
 	if rep, ok := s.routePulls(r, parts[3:], hr, body); ok {
 		return rep
 	}

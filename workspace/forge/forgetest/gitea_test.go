@@ -53,3 +53,19 @@ func (f giteaForge) RateLimit(until time.Time) { f.gt.RateLimit(time.Until(until
 func (f giteaForge) Body(n int) string         { return f.gt.Pulls(gtRepo)[n-1].Body }
 
 func TestGiteaConforms(t *testing.T) { forgetest.Run(t, giteaFake{}) }
+
+func (f giteaForge) AddIssue(author, title, body string) int {
+	return f.gt.AddIssue(gtRepo, author, title, body)
+}
+func (f giteaForge) Label(n int, label, actor string)     { f.gt.Label(gtRepo, n, label, actor) }
+func (f giteaForge) Assign(n int, assignee, actor string) { f.gt.Assign(gtRepo, n, assignee, actor) }
+func (f giteaForge) CloseIssue(n int, by string)          { f.gt.CloseIssue(gtRepo, n, by) }
+func (f giteaForge) IssueComments(n int) []string {
+	var out []string
+	for _, c := range f.gt.Comments(gtRepo, n) {
+		if c.Author == f.gt.Login() {
+			out = append(out, c.Body)
+		}
+	}
+	return out
+}
