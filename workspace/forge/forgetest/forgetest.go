@@ -56,6 +56,7 @@ type Forge interface {
 	RateLimit(until time.Time)
 	// Body is request n's body (description) as the forge holds it.
 	Body(n int) string
+	IssueForge
 }
 
 // Branch is the session branch of the suite's repository, one commit
