@@ -197,8 +197,9 @@ func (g *gitea) CommentOnIssue(ctx context.Context, number int, body string) err
 	return nil
 }
 
-// BranchChecks reads the branch's head commit and its combined status on
-// the follow poll's schedule, with the Actions job logs as Poll has them.
+// BranchChecks reads the combined status of the branch, which names the
+// head commit it is for: one request a poll (Gitea serves no ETags), the
+// Actions job logs as Poll has them.
 func (g *gitea) BranchChecks(ctx context.Context, branch string, cur Cursor) (string, []Check, Cursor, error) {
 	p := &gtPoll{g: g, cur: cur.clone()}
 	p.hc = p.counted()
@@ -207,20 +208,10 @@ func (g *gitea) BranchChecks(ctx context.Context, branch string, cur Cursor) (st
 		return "", nil, cur, err
 	}
 	p.c = c
-	br, resp, err := c.GetRepoBranch(g.owner, g.name, branch)
+	head, err := p.statusesOf(ctx, branch)
 	if err != nil {
-		return "", nil, cur, g.err("reading the branch "+branch, resp, err)
+		return "", nil, cur, err
 	}
-	head := ""
-	if br.Commit != nil {
-		head = br.Commit.ID
-	}
-	p.cur.newHead(head)
-	if p.cur.readChecks(head) {
-		if err := p.statuses(ctx, head); err != nil {
-			return "", nil, cur, err
-		}
-		p.cur.Seen["checked"] = head
-	}
+	p.cur.Seen["checked"] = head
 	return head, p.up.Failed, p.cur, nil
 }

@@ -206,35 +206,27 @@ func (g *gitLab) CommentOnIssue(ctx context.Context, number int, body string) er
 	})
 }
 
-// BranchChecks reads the branch's head commit and the newest pipeline on
-// it: once that pipeline has failed, its failed jobs with their traces,
-// each once (as Poll gives a merge request's head pipeline).
+// BranchChecks reads the branch's head commit, which carries its newest
+// pipeline (last_pipeline): one request a poll. Once that pipeline has
+// failed, its failed jobs come with their traces, each once (as Poll gives
+// a merge request's head pipeline).
 func (g *gitLab) BranchChecks(ctx context.Context, branch string, cur Cursor) (string, []Check, Cursor, error) {
 	p := &glPoll{g: g, cur: cur.clone()}
-	var br *gitlab.Branch
-	err := p.call(ctx, "reading the branch "+branch, func(o gitlab.RequestOptionFunc) (resp *gitlab.Response, err error) {
-		br, resp, err = g.gl.Branches.GetBranch(g.p.Path, branch, o)
+	var commit *gitlab.Commit
+	err := p.call(ctx, "reading the head of "+branch, func(o gitlab.RequestOptionFunc) (resp *gitlab.Response, err error) {
+		commit, resp, err = g.gl.Commits.GetCommit(g.p.Path, branch, nil, o)
 		return resp, err
 	})
 	if err != nil {
 		return "", nil, cur, err
 	}
-	head := ""
-	if br.Commit != nil {
-		head = br.Commit.ID
-	}
+	head := commit.ID
 	p.cur.newHead(head)
 	p.cur.Seen["checked"] = head
-	var list []*gitlab.PipelineInfo
-	err = p.call(ctx, "reading the branch's pipelines", func(o gitlab.RequestOptionFunc) (resp *gitlab.Response, err error) {
-		list, resp, err = g.gl.Pipelines.ListProjectPipelines(g.p.Path, &gitlab.ListProjectPipelinesOptions{
-			ListOptions: gitlab.ListOptions{PerPage: 1}, SHA: gitlab.Ptr(head), OrderBy: gitlab.Ptr("id"), Sort: gitlab.Ptr("desc")}, o)
-		return resp, err
-	})
-	if err != nil || len(list) == 0 {
-		return head, nil, p.cur, err
+	pl := commit.LastPipeline
+	if pl == nil || pl.SHA != head {
+		return head, nil, p.cur, nil
 	}
-	pl := list[0]
 	key := strconv.FormatInt(pl.ID, 10) + ":" + pl.Status
 	if p.cur.Seen["pipeline"] != key && pl.Status == "failed" {
 		if err := p.failedJobs(ctx, &gitlab.Pipeline{ID: pl.ID, SHA: pl.SHA, Ref: pl.Ref, Status: pl.Status, WebURL: pl.WebURL}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,6 +129,9 @@ func (s *Server) routeIssues(p *project, parts []string, hr *http.Request, body 
 	if len(parts) == 1 && parts[0] == "pipelines" && get {
 		return s.listPipelines(p, hr), true
 	}
+	if len(parts) == 3 && parts[0] == "repository" && parts[1] == "commits" && get {
+		return s.commit(p, parts[2]), true
+	}
 	if len(parts) < 2 || parts[0] != "issues" {
 		return reply{}, false
 	}
@@ -213,4 +217,38 @@ func (s *Server) listPipelines(p *project, hr *http.Request) reply {
 		all = append(all, s.pipelineJSON(p, pl))
 	}
 	return page(hr, all)
+}
+
+// commit is GET …/repository/commits/:sha (a sha or a branch name), with
+// last_pipeline: the newest pipeline on the commit.
+func (s *Server) commit(p *project, ref string) reply {
+	ref, err := url.PathUnescape(ref)
+	if err != nil {
+		return message(http.StatusNotFound, "404 Commit Not Found")
+	}
+	sha := branchSHA(p.gitDir, ref)
+	if sha == "" {
+		sha = revParse(p.gitDir, ref)
+	}
+	if sha == "" {
+		return message(http.StatusNotFound, "404 Commit Not Found")
+	}
+	out := map[string]any{"id": sha, "short_id": sha[:8], "title": "", "message": "", "parent_ids": []string{},
+		"web_url": fmt.Sprintf("%s/%s/-/commit/%s", s.srv.URL, p.path, sha), "last_pipeline": nil}
+	for _, pl := range slices.Backward(p.pipelines) {
+		if pl.sha == sha && !strings.HasPrefix(pl.ref, "refs/merge-requests/") {
+			out["last_pipeline"] = s.pipelineJSON(p, pl)
+			break
+		}
+	}
+	return ok(out)
+}
+
+// revParse is the commit ref names in the bare repository, "" if none.
+func revParse(gitDir, ref string) string {
+	out, err := exec.Command("git", "--git-dir="+gitDir, "rev-parse", "--verify", "--quiet", ref+"^{commit}").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
