@@ -34,6 +34,9 @@ type gtTimelineEvent struct {
 // a quiet repository costs one small list a poll. A label or assignment
 // event newer than the newest seen brings its actor's right.
 func (g *gitea) IssueEvents(ctx context.Context, trig IssueTrigger, since time.Time, cur Cursor) ([]IssueEvent, Cursor, error) {
+	if err := trig.check(g.Kind()); err != nil {
+		return nil, cur, err
+	}
 	p := &gtPoll{g: g, cur: cur.clone()}
 	p.hc = p.counted()
 	c, err := g.client(ctx, p.hc)
@@ -73,6 +76,9 @@ func (g *gitea) IssueEvents(ctx context.Context, trig IssueTrigger, since time.T
 			}
 			if is.Updated.After(newest) {
 				newest = is.Updated
+			}
+			if p.cur.unchanged(is.Index, is.Updated) {
+				continue
 			}
 			events, err := p.timeline(ctx, is.Index, opt.Since)
 			if err != nil {
@@ -116,6 +122,7 @@ func (g *gitea) IssueEvents(ctx context.Context, trig IssueTrigger, since time.T
 	p.cur.Seen["event"] = strconv.FormatInt(top, 10)
 	if !newest.IsZero() {
 		p.cur.Seen["issues-since"] = newest.UTC().Format(time.RFC3339)
+		p.cur.forgetUpdated(newest)
 	}
 	return out, p.cur, nil
 }

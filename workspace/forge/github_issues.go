@@ -21,6 +21,9 @@ const maxEventPages = 10
 // repository costs one 304 a poll, free of the rate limit. A labeled or
 // assigned event that matches trig brings its actor's permission.
 func (g *gitHub) IssueEvents(ctx context.Context, trig IssueTrigger, since time.Time, cur Cursor) ([]IssueEvent, Cursor, error) {
+	if err := trig.check(g.Kind()); err != nil {
+		return nil, cur, err
+	}
 	p := &ghPoll{g: g, cur: cur.clone(), perms: map[string]bool{}}
 	if trig.Assigned == AssignedToMe {
 		if err := p.me(ctx); err != nil {

@@ -27,6 +27,9 @@ type glIssueEvent struct {
 // to @…", an assignment). GitLab serves no ETags on its API, so a quiet
 // project costs one list a poll.
 func (g *gitLab) IssueEvents(ctx context.Context, trig IssueTrigger, since time.Time, cur Cursor) ([]IssueEvent, Cursor, error) {
+	if err := trig.check(g.Kind()); err != nil {
+		return nil, cur, err
+	}
 	p := &glPoll{g: g, cur: cur.clone()}
 	assignee := ""
 	if trig.Assigned != "" {
@@ -68,8 +71,14 @@ func (g *gitLab) IssueEvents(ctx context.Context, trig IssueTrigger, since time.
 				return nil, cur, err
 			}
 			for _, is := range list {
-				if is.UpdatedAt != nil && is.UpdatedAt.After(newest) {
+				if is.UpdatedAt == nil {
+					continue
+				}
+				if is.UpdatedAt.After(newest) {
 					newest = *is.UpdatedAt
+				}
+				if p.cur.unchanged(is.IID, *is.UpdatedAt) {
+					continue
 				}
 				var events []glIssueEvent
 				if by.label != "" {
@@ -107,6 +116,7 @@ func (g *gitLab) IssueEvents(ctx context.Context, trig IssueTrigger, since time.
 	}
 	if !newest.IsZero() {
 		p.cur.Seen["issues-since"] = newest.UTC().Format(time.RFC3339Nano)
+		p.cur.forgetUpdated(newest)
 	}
 	return out, p.cur, nil
 }

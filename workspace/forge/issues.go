@@ -2,6 +2,7 @@ package forge
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +16,7 @@ import (
 
 // IssueTrigger is what an issue trigger watches: issues that gain the
 // label Label, or that are assigned to the login Assigned (AssignedToMe:
-// the user of h9's token). Either may be empty, not both.
+// the user of h9's token). Exactly one of the two is set.
 type IssueTrigger struct {
 	Label    string
 	Assigned string
@@ -64,6 +65,14 @@ type Issues interface {
 	BranchChecks(ctx context.Context, branch string, cur Cursor) (head string, failed []Check, next Cursor, err error)
 }
 
+// check is nil when exactly one of Label and Assigned is set.
+func (trig IssueTrigger) check(k Kind) error {
+	if (trig.Label == "") == (trig.Assigned == "") {
+		return fmt.Errorf("%w: %s, reading issue events: a trigger names a label or an assignee, exactly one (got %+v)", ErrAPI, k.Title(), trig)
+	}
+	return nil
+}
+
 // issueKey is IssueEvent.Key.
 func issueKey(number int, what, value string, id int64) string {
 	return "issue:" + strconv.Itoa(number) + ":" + what + ":" + value + ":" + strconv.FormatInt(id, 10)
@@ -96,6 +105,31 @@ func (c Cursor) newHead(head string) {
 	}
 	for k := range c.Seen {
 		if strings.HasPrefix(k, "check:") || strings.HasPrefix(k, "status:") || strings.HasPrefix(k, "job:") || strings.HasPrefix(k, "pipeline:") {
+			delete(c.Seen, k)
+		}
+	}
+}
+
+// unchanged reports whether issue n was read at updated already: a list
+// "updated since the newest seen" gives back the issues updated at that
+// very time, which need no second read. It remembers n at updated.
+func (c Cursor) unchanged(n int64, updated time.Time) bool {
+	key := "updated:" + strconv.FormatInt(n, 10)
+	at := updated.UTC().Format(time.RFC3339Nano)
+	if c.Seen[key] == at {
+		return true
+	}
+	c.Seen[key] = at
+	return false
+}
+
+// forgetUpdated keeps only the issues updated at newest: an issue updated
+// earlier is listed again only after a new update, which its mark would
+// not match anyway.
+func (c Cursor) forgetUpdated(newest time.Time) {
+	at := newest.UTC().Format(time.RFC3339Nano)
+	for k, v := range c.Seen {
+		if strings.HasPrefix(k, "updated:") && v != at {
 			delete(c.Seen, k)
 		}
 	}

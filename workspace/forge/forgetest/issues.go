@@ -2,6 +2,7 @@ package forgetest
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,6 +56,9 @@ func issueEvents(t *testing.T, f Fake) {
 	label := forge.IssueTrigger{Label: "h9"}
 	mine := forge.IssueTrigger{Assigned: forge.AssignedToMe}
 
+	if _, _, err := c.IssueEvents(ctx, forge.IssueTrigger{Label: "h9", Assigned: "bob"}, since, forge.Cursor{}); !errors.Is(err, forge.ErrAPI) {
+		t.Errorf("a trigger with a label and an assignee: %v; want an error", err)
+	}
 	events, labelCur := eventsOf(t, c, label, since, forge.Cursor{})
 	_, mineCur := eventsOf(t, c, mine, since, forge.Cursor{})
 	if len(events) != 0 {
