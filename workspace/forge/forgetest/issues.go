@@ -88,6 +88,9 @@ func issueEvents(t *testing.T, f Fake) {
 	if again, _ := eventsOf(t, c, label, since, labelCur); len(again) != 0 {
 		t.Errorf("label events read again: %+v; want each once", again)
 	}
+	if late, _ := eventsOf(t, c, label, time.Now().Add(time.Minute), forge.Cursor{}); len(late) != 0 {
+		t.Errorf("a trigger loaded after the labels got %+v; want no backfill", late)
+	}
 
 	assigned := fg.AddIssue("carol", "Bump the Go version", "")
 	fg.Assign(assigned, fg.Login(), "alice")
