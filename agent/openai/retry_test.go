@@ -2,6 +2,7 @@ package openai
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 )
@@ -26,5 +27,18 @@ func TestRetryAfterParsing(t *testing.T) {
 				t.Errorf("retryAfter = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
 			}
 		})
+	}
+}
+
+// Every failure kind has a name in Failures.
+func TestFailureNamesAreClosed(t *testing.T) {
+	kinds := Failures()
+	for f := failOther; f <= failEmpty+1; f++ { // one past the last: "other"
+		if n := f.metricName(); !slices.Contains(kinds, n) {
+			t.Errorf("failure %d is named %q, not in %q", f, n, kinds)
+		}
+	}
+	if failEmpty.metricName() == failOther.metricName() {
+		t.Error("the last failure kind has no name of its own")
 	}
 }
