@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/workspace/netx"
-	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // Config configures an OpenAI-compatible endpoint.
@@ -118,7 +117,7 @@ func (m *Client) body(req Request, msgs []Message, fields optionalField) wireReq
 		w.User = req.User
 	}
 	if fields&fieldStreamOptions != 0 {
-		w.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
+		w.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
 	return w
 }

@@ -132,7 +132,7 @@ type ToolProbe struct {
 // tool-call parser fails here, with an error that DescribeError
 // words with the fix, or by writing the call as text. There is no retry.
 func ProbeTools(ctx context.Context, m Model, modelName string) (ToolProbe, error) {
-	req := Request{Model: modelName, Tools: []goopenai.Tool{probeTool()}, Messages: []Message{userMessage(probePrompt)}}
+	req := Request{Model: modelName, Tools: []Tool{probeTool()}, Messages: []Message{userMessage(probePrompt)}}
 	first, err := probeOnce(ctx, m, req)
 	if err != nil {
 		return ToolProbe{}, err
@@ -159,12 +159,8 @@ func probeOnce(ctx context.Context, m Model, req Request) (Message, error) {
 	return ans.Message, err
 }
 
-func probeTool() goopenai.Tool {
-	return goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
-		Name:        probeToolName,
-		Description: "Returns the magic word.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
-	}}
+func probeTool() Tool {
+	return Tool{Name: probeToolName, Description: "Returns the magic word.", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)}
 }
 
 // writtenCall reports whether text is a tool call written out, as models

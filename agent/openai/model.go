@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // Model is the one call the agent makes to a chat-completions endpoint.
@@ -21,8 +19,41 @@ type Model interface {
 type Request struct {
 	Model    string
 	Messages []Message
-	Tools    []goopenai.Tool
+	Tools    []Tool
 	User     string // the session id, for the endpoint's abuse monitoring
+	// OnText, when set, hears the answer's text as the client reads it:
+	// each piece of its content in order, as the stream brings it (a plain
+	// answer: its whole text once it has arrived). It is called on the
+	// caller's goroutine, in the middle of reading, so it must be quick;
+	// the pieces are the answer's own strings, never changed afterwards.
+	// Reasoning, refusals and tool calls are not text.
+	OnText func(piece string)
+	// OnRetract, when set, is called after a try whose text OnText heard
+	// failed or was refused (WithRetries: a dropped stream, an idle
+	// timeout, an empty answer): that text is void, and the next try's
+	// pieces start the answer again.
+	OnRetract func()
+}
+
+// Tool is a function the model may call, as a request offers it: the
+// agent's own form of the wire's {"type":"function","function":{…}}.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // a JSON schema of type object
+}
+
+// MarshalJSON writes the tool as chat completions define it.
+func (t Tool) MarshalJSON() ([]byte, error) {
+	type function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters,omitempty"`
+	}
+	return json.Marshal(struct {
+		Function function `json:"function"`
+		Type     string   `json:"type"`
+	}{function{t.Name, t.Description, t.Parameters}, toolTypeFunction})
 }
 
 // Answer is the endpoint's reply, streamed or not, in one form.

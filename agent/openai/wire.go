@@ -5,19 +5,21 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	goopenai "github.com/sashabaranov/go-openai"
 )
 
-// wireRequest is the chat-completions request body h9 sends. The tool
-// definitions are go-openai's type; the messages are the agent's own.
+// wireRequest is the chat-completions request body h9 sends.
 type wireRequest struct {
-	Model         string                  `json:"model"`
-	Messages      []Message               `json:"messages"`
-	Tools         []goopenai.Tool         `json:"tools,omitempty"`
-	Stream        bool                    `json:"stream,omitempty"`
-	StreamOptions *goopenai.StreamOptions `json:"stream_options,omitempty"`
-	User          string                  `json:"user,omitempty"`
+	Model         string         `json:"model"`
+	Messages      []Message      `json:"messages"`
+	Tools         []Tool         `json:"tools,omitempty"`
+	Stream        bool           `json:"stream,omitempty"`
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+	User          string         `json:"user,omitempty"`
+}
+
+// streamOptions asks a stream for its usage, in a last chunk.
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
 }
 
 // wireMessages is the history as an endpoint accepts it. Stored messages
@@ -200,11 +202,11 @@ func isWordByte(b byte) bool {
 // encodedDefs holds each KeepEncoded slice's JSON (agent's tools of a
 // mode), by its first element: every step of every run sends one of
 // those few slices, which never change, so they are encoded once.
-var encodedDefs sync.Map // *goopenai.Tool → []byte
+var encodedDefs sync.Map // *Tool → []byte
 
 // KeepEncoded encodes defs, a slice every step of a mode sends and no
 // one changes, once, for every request that carries it (encodedDefs).
-func KeepEncoded(defs []goopenai.Tool) {
+func KeepEncoded(defs []Tool) {
 	if data, err := json.Marshal(defs); err == nil {
 		encodedDefs.Store(&defs[0], data)
 	}
@@ -272,7 +274,7 @@ func (w wireRequest) appendOptions(b []byte) ([]byte, error) {
 
 // encodeTools is the JSON of tools: encodedDefs' when they are a
 // KeepEncoded slice, else encoded now.
-func encodeTools(tools []goopenai.Tool) ([]byte, error) {
+func encodeTools(tools []Tool) ([]byte, error) {
 	if data, ok := encodedDefs.Load(&tools[0]); ok && len(tools) == cap(tools) {
 		return data.([]byte), nil
 	}

@@ -151,7 +151,7 @@ func TestWireEncodeIsJSONMarshal(t *testing.T) {
 		{Role: RoleAssistant, Content: "done"},
 		{Role: RoleUser, Content: "see <this>", Images: []string{"data:image/png;base64,iVBORw0KGgo=", "data:image/gif;base64,R0lG"}},
 	}
-	fresh := []goopenai.Tool{probeTool()}
+	fresh := []Tool{probeTool()}
 	shared := sharedDefs(3)
 	plan := sharedDefs(1)
 	for name, w := range map[string]wireRequest{
@@ -163,7 +163,7 @@ func TestWireEncodeIsJSONMarshal(t *testing.T) {
 		"a part of them": {Model: "m", Messages: msgs, Tools: shared[:1]},
 		"other tools":    {Model: "m", Messages: msgs, Tools: fresh},
 		"options": {Model: "m<1>", Messages: msgs, Stream: true,
-			StreamOptions: &goopenai.StreamOptions{IncludeUsage: true}, User: "T1/C1/1700000000.000100"},
+			StreamOptions: &streamOptions{IncludeUsage: true}, User: "T1/C1/1700000000.000100"},
 	} {
 		want, err := json.Marshal(w)
 		if err != nil {
@@ -182,16 +182,30 @@ func TestWireEncodeIsJSONMarshal(t *testing.T) {
 
 // sharedDefs are n tool definitions encoded once, as agent's are
 // (KeepEncoded), with text json.Marshal escapes.
-func sharedDefs(n int) []goopenai.Tool {
-	defs := make([]goopenai.Tool, n)
+func sharedDefs(n int) []Tool {
+	defs := make([]Tool, n)
 	for i := range defs {
-		defs[i] = goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
-			Name: fmt.Sprintf("tool_%d", i), Description: "runs <cmd> && reports \u2028 \"it\"",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}}}`),
-		}}
+		defs[i] = Tool{Name: fmt.Sprintf("tool_%d", i), Description: "runs <cmd> && reports \u2028 \"it\"",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}}}`)}
 	}
 	KeepEncoded(defs)
 	return defs
+}
+
+// A Tool is sent as go-openai sent its own type before: the wire did not
+// change when the agent stopped speaking go-openai's types.
+func TestToolJSONIsGoOpenAIs(t *testing.T) {
+	t.Parallel()
+	params := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)
+	ours, err := json.Marshal(Tool{Name: "read_file", Description: "Reads <a> file", Parameters: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := json.Marshal(goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
+		Name: "read_file", Description: "Reads <a> file", Parameters: params}})
+	if err != nil || !bytes.Equal(ours, theirs) {
+		t.Errorf("Tool JSON\n%s\nwant go-openai's\n%s (%v)", ours, theirs, err)
+	}
 }
 
 // encode writes wireRequest's fields by name: a new field must be added
