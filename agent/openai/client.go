@@ -80,7 +80,7 @@ func (m *Client) Complete(ctx context.Context, req Request) (Answer, error) {
 	msgs := wireMessages(req.Messages)
 	for {
 		sent := m.fields(req)
-		ans, err := m.send(ctx, m.body(req, msgs, sent))
+		ans, err := m.send(ctx, m.body(req, msgs, sent), req.OnText)
 		var ee *EndpointError
 		if err == nil || !errors.As(err, &ee) || (ee.Status != http.StatusBadRequest && ee.Status != http.StatusUnprocessableEntity) {
 			return ans, err
@@ -124,7 +124,7 @@ func (m *Client) body(req Request, msgs []Message, fields optionalField) wireReq
 
 // send makes one HTTP request under the idle timeout and the whole
 // request's bound, and reads its answer.
-func (m *Client) send(ctx context.Context, body wireRequest) (Answer, error) {
+func (m *Client) send(ctx context.Context, body wireRequest, onText func(string)) (Answer, error) {
 	data, err := body.encode()
 	if err != nil {
 		return Answer{}, fmt.Errorf("encoding the request: %w", err)
@@ -144,7 +144,7 @@ func (m *Client) send(ctx context.Context, body wireRequest) (Answer, error) {
 	}
 	defer resp.Body.Close()
 	r := io.LimitReader(dog.reader(resp.Body), maxAnswerBytes)
-	ans, err := m.read(resp, r)
+	ans, err := m.read(resp, r, onText)
 	if err != nil {
 		return Answer{}, dog.explain(ctx, m.scrub(err))
 	}

@@ -14,7 +14,8 @@ import (
 
 // read decodes an answer: an error body, a stream, or one JSON completion
 // (also when a stream was asked for and the endpoint ignored that).
-func (m *Client) read(resp *http.Response, r io.Reader) (Answer, error) {
+// onText, if not nil, hears the answer's text as it is read (Request.OnText).
+func (m *Client) read(resp *http.Response, r io.Reader, onText func(string)) (Answer, error) {
 	if resp.StatusCode >= 300 {
 		raw, err := io.ReadAll(r)
 		if err != nil && len(raw) == 0 {
@@ -24,13 +25,17 @@ func (m *Client) read(resp *http.Response, r io.Reader) (Answer, error) {
 	}
 	br := bufio.NewReader(r)
 	if isStream(resp.Header.Get("Content-Type"), br) {
-		return readStream(br)
+		return readStream(br, onText)
 	}
 	raw, err := io.ReadAll(br)
 	if err != nil {
 		return Answer{}, &droppedError{err: fmt.Errorf("reading the answer: %w", err)}
 	}
-	return decodeCompletion(raw)
+	ans, err := decodeCompletion(raw)
+	if err == nil && ans.Message.Content != "" && onText != nil {
+		onText(ans.Message.Content) // a whole answer's text is one piece
+	}
+	return ans, err
 }
 
 // isStream tells a stream from one JSON completion by the content type,
@@ -214,13 +219,14 @@ func providerError(raw json.RawMessage) *EndpointError {
 // lines (": OPENROUTER PROCESSING") are skipped, an event's data lines are
 // joined, each event is one chunk, "[DONE]" ends the stream. A stream that
 // ends before a finish reason or [DONE] was cut: a dropped connection.
-func readStream(r io.Reader) (Answer, error) {
+// onText, if not nil, hears each piece of content as its chunk is decoded.
+func readStream(r io.Reader, onText func(string)) (Answer, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReader(r)
 	}
 	var (
-		a    assembler
+		a    = assembler{onText: onText}
 		data []byte
 		line []byte
 	)
@@ -333,6 +339,7 @@ type assembler struct {
 	usage                       *wireUsage
 	provider                    *EndpointError
 	scratch                     wireResponse // decoded into, chunk after chunk
+	onText                      func(string) // hears a stream's content pieces
 }
 
 // addWhole takes a completion's first choice.
@@ -377,6 +384,9 @@ func (a *assembler) finishWith(c *wireChoice) {
 // each a call of their own, a delta's are pieces to merge.
 func (a *assembler) addMessage(m *wireMessage, whole bool) {
 	a.content.WriteString(string(m.Content))
+	if m.Content != "" && a.onText != nil {
+		a.onText(string(m.Content))
+	}
 	a.refusal.WriteString(m.Refusal)
 	a.reasoning.WriteString(m.ReasoningContent)
 	for i := range m.ToolCalls {
