@@ -1,16 +1,13 @@
 package openai
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
-
-	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // endpoint is where chat completions go and how the key travels.
@@ -18,7 +15,7 @@ type endpoint struct {
 	chatURL string
 	// azure sends the key as the api-key header instead of a bearer token.
 	azure bool
-	// base, apiVersion and deployment configure go-openai for the models list.
+	// base, apiVersion and deployment locate the models list (modelsURL).
 	base, apiVersion, deployment string
 }
 
@@ -94,21 +91,19 @@ func (ep endpoint) authorize(h http.Header, key string) {
 	}
 }
 
-// goOpenAIConfig is a go-openai configuration for the same endpoint, used
-// for the models list.
-func (ep endpoint) goOpenAIConfig(key string, client *http.Client) goopenai.ClientConfig {
-	cfg := goopenai.DefaultConfig(key)
+// modelsURL is where the endpoint lists its models: ".../models" beside
+// the chat route, Azure's ".../openai/models" for a deployment URL, with
+// the api-version when there is one.
+func (ep endpoint) modelsURL() string {
+	u := strings.TrimRight(ep.base, "/")
 	if ep.deployment != "" {
-		cfg = goopenai.DefaultAzureConfig(key, ep.base)
-		cfg.APIVersion = ep.apiVersion
-		dep := ep.deployment
-		cfg.AzureModelMapperFunc = func(string) string { return dep }
-	} else {
-		cfg.BaseURL = ep.base
-		cfg.APIVersion = ep.apiVersion
+		u += "/openai"
 	}
-	cfg.HTTPClient = client
-	return cfg
+	u += "/models"
+	if ep.apiVersion != "" {
+		u += "?" + url.Values{"api-version": {ep.apiVersion}}.Encode()
+	}
+	return u
 }
 
 // The probe's one tool and the word it returns.
@@ -171,32 +166,44 @@ func writtenCall(text string) bool {
 		containsAny(text, "<tool_call>", "[TOOL_CALLS]", "<|python_tag|>", `"arguments"`)
 }
 
-// ListModels lists the endpoint's model ids through go-openai, configured
-// for Azure when the endpoint is Azure.
+// maxModelsBytes bounds a models list (OpenRouter's, the longest, is
+// about 1 MiB).
+const maxModelsBytes = 8 << 20
+
+// ListModels lists the endpoint's model ids (h9 doctor), its errors
+// classified, worded and scrubbed like a chat request's.
 func (m *Client) ListModels(ctx context.Context) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.idle) // a short list: one idle wait bounds it
 	defer cancel()
-	list, err := goopenai.NewClientWithConfig(m.ep.goOpenAIConfig(m.key, m.client)).ListModels(ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.ep.modelsURL(), nil)
 	if err != nil {
-		return nil, m.scrub(fromGoOpenAI(err))
+		return nil, err
 	}
-	ids := make([]string, len(list.Models))
-	for i, md := range list.Models {
+	req.Header.Set("Accept", "application/json")
+	m.ep.authorize(req.Header, m.key)
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return nil, m.scrub(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxModelsBytes))
+	switch {
+	case resp.StatusCode >= 300:
+		return nil, m.scrub(decodeErrorBody(resp.StatusCode, raw, resp.Header))
+	case err != nil:
+		return nil, m.scrub(&droppedError{err: fmt.Errorf("reading the models list: %w", err)})
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("decoding the models list: %w", err)
+	}
+	ids := make([]string, len(list.Data))
+	for i, md := range list.Data {
 		ids[i] = md.ID
 	}
 	return ids, nil
-}
-
-// fromGoOpenAI turns go-openai's HTTP errors into an EndpointError, so
-// that they are classified, worded and scrubbed like the agent's own.
-func fromGoOpenAI(err error) error {
-	var ae *goopenai.APIError
-	var re *goopenai.RequestError
-	switch {
-	case errors.As(err, &ae):
-		return &EndpointError{Status: ae.HTTPStatusCode, Code: strings.Trim(fmt.Sprint(cmp.Or[any](ae.Code, "")), `"`), Type: ae.Type, Message: ae.Message}
-	case errors.As(err, &re):
-		return decodeErrorBody(re.HTTPStatusCode, re.Body, nil)
-	}
-	return err
 }
