@@ -79,7 +79,7 @@ func (a *actor) drop(why string) {
 		return
 	}
 	a.lost = true
-	a.b.follows.forget(a.key)
+	a.b.follows.Forget(a.key)
 	a.log.Warn("dropping the session: its lease is no longer this replica's", "why", why)
 	a.cancel()
 	if a.run != nil {
@@ -107,7 +107,7 @@ func (a *actor) saveFailed(err error) {
 // release gives the lease up as the actor retires, unless it was lost.
 func (a *actor) release() {
 	defer a.cancel()
-	a.b.follows.forget(a.key)
+	a.b.follows.Forget(a.key)
 	if !a.leased || a.lost {
 		return
 	}

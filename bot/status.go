@@ -93,7 +93,7 @@ func (b *Bot) statusRow(links context.Context, rec *Session) (render.StatusRow, 
 		line := rec.Repo.line()
 		row.Repo = &line
 	}
-	row.Request = rec.Follow.status()
+	row.Request = rec.Follow.Describe()
 	if row.Request == "" && rec.Repo != nil && rec.Repo.PullRequest != "" {
 		row.Request = rec.Repo.PullRequest + ", not followed"
 	}
