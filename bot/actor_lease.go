@@ -36,6 +36,10 @@ func (a *actor) takeLease(m message) bool {
 		}
 		return false
 	case err != nil:
+		if c, ok := m.(msgCreate); ok && c.start != "" {
+			a.startLater(c, err)
+			return false
+		}
 		a.log.Error("taking the session's lease; its sender is told to try again", "err", err)
 		a.cannotSave(m)
 		return false
@@ -49,6 +53,24 @@ func (a *actor) takeLease(m message) bool {
 		return false
 	}
 	return true
+}
+
+// startLaterText answers /h9 plan or run whose thread began but whose
+// lease could not be taken: its start stays in the start log, and the
+// start sweep gives the session to this thread (starts.go).
+const startLaterText = "h9 could not start this session yet: it cannot save right now. " +
+	"It starts here by itself within a few minutes, so there is no need to run the command again."
+
+// startLater leaves a new session whose lease could not be taken (err)
+// right after its root message to the start sweep, which finishes it in
+// this thread: its user is told so once, never asked to try again (that
+// would make the one request two sessions). A sweep's own delivery that
+// fails the same way is only logged: the next sweep tries again.
+func (a *actor) startLater(c msgCreate, err error) {
+	a.log.Error("taking a new session's lease failed; the start sweep finishes it in this thread", "start", c.start, "err", err)
+	if !c.swept {
+		_ = a.b.api.PostEphemeral(a.b.bg, a.log, a.key.channel, c.owner, a.key.ts, text(startLaterText))
+	}
 }
 
 // noSession reports whether the thread has no session (a read, no lease).
