@@ -353,7 +353,7 @@ func (a *actor) saveForGate() {
 // evidence.
 func (a *actor) view(todos []planning.TodoItem, evidence map[string]planning.Evidence) render.Checklist {
 	c := render.Checklist{
-		SessionID: a.rec.ID, Task: a.rec.Task, Mode: a.rec.Mode, State: a.rec.State.label(),
+		SessionID: a.rec.ID, Task: a.rec.Task, Mode: a.rec.Mode, State: a.rec.stateLabel(),
 		Todos: todos, Evidence: evidence, Spend: a.rec.spend(), Running: a.busy(), Unsandboxed: a.b.unsandboxed,
 	}
 	if r := a.rec.Repo; r != nil {
@@ -375,7 +375,7 @@ func (a *actor) refresh() {
 		repo = &line
 	}
 	a.check.set(func(c *render.Checklist) {
-		c.Task, c.Mode, c.State, c.Running, c.Repo = rec.Task, rec.Mode, rec.State.label(), running, repo
+		c.Task, c.Mode, c.State, c.Running, c.Repo = rec.Task, rec.Mode, rec.stateLabel(), running, repo
 		if spend.Tokens >= c.Spend.Tokens { // a run's events may be ahead of the record
 			c.Spend = spend
 		}

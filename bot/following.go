@@ -53,6 +53,17 @@ func (b *Bot) startFollowing(repoName string, number int, url string, at time.Ti
 	return follow.New(c.Kind(), number, url, repo.FollowMode(), at)
 }
 
+// stateLabel is the session's state as its checklist and /h9 status show
+// it. A run addressing review feedback says so: the todos the checklist
+// shows are the earlier run's, all done, and "done" or a bare "running"
+// would tell the user nothing of what goes on.
+func (s *Session) stateLabel() string {
+	if b := s.Follow.Current(); s.State == stateRunning && b != nil && b.Status == follow.Addressing {
+		return "addressing the feedback on " + s.Follow.Label()
+	}
+	return s.State.label()
+}
+
 // forgeClient is the session repository's forge client.
 func (b *Bot) forgeClient(repo string) (forge.Client, error) {
 	if b.cfg.Forges == nil {

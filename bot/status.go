@@ -85,7 +85,7 @@ func (b *Bot) statusRow(links context.Context, rec *Session) (render.StatusRow, 
 		}
 	}
 	row := render.StatusRow{
-		Task: rec.Task, State: rec.State.label(), Progress: p, Updated: rec.Updated,
+		Task: rec.Task, State: rec.stateLabel(), Progress: p, Updated: rec.Updated,
 		Spend:     b.cfg.tokenRules().spend(tokens),
 		Permalink: b.api.Permalink(links, b.log, rec.Channel, rec.ThreadTS),
 	}
