@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/h9-app/h9/bot/follow"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,7 +108,7 @@ func (fb *followBench) writeFixture(b *testing.B, dir string, cfg gitrepo.Config
 		s := &Session{ID: newSessionID(testTeam, testChannel, thread), Team: testTeam, Channel: testChannel, ThreadTS: thread,
 			Owner: testUser, Task: "bench", State: stateDone, ChecklistTS: thread, Created: now,
 			Repo:   &SessionRepo{Name: "backend", Branch: branch, Ready: true, PullRequest: pr.URL},
-			Follow: &Follow{Forge: forge.GitHub, Number: pr.Number, URL: pr.URL, Mode: gitrepo.FollowAsk, Touched: now, NextPoll: now}}
+			Follow: &follow.Follow{Forge: forge.GitHub, Number: pr.Number, URL: pr.URL, Mode: gitrepo.FollowAsk, Touched: now, NextPoll: now}}
 		rec, err := s.record()
 		if err == nil {
 			err = st.PutSession(ctx, rec)
