@@ -176,3 +176,53 @@ func TestGiteaSDKScopes(t *testing.T) {
 		t.Errorf("a wrong token: %v", err)
 	}
 }
+
+// The official SDK reads the fake's issues as Gitea's: listed by label,
+// assignee and state; one issue; a comment on it; the combined status of
+// a branch (its slash escaped), which names the branch's head.
+func TestGiteaSDKReadsIssues(t *testing.T) {
+	s := New("tok")
+	defer s.Close()
+	dir := bare(t)
+	s.AddRepo("acme/r", dir, true)
+	n := s.AddIssue("acme/r", "carol", "A bug", "it breaks")
+	s.Label("acme/r", n, "h9", "alice")
+	other := s.AddIssue("acme/r", "carol", "Another", "")
+	s.Assign("acme/r", other, "h9-bot", "bob")
+	s.CloseIssue("acme/r", other, "bob")
+	c, err := sdk.NewClient(s.WebURL(), sdk.SetToken("tok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _, err := c.ListRepoIssues("acme", "r", sdk.ListIssueOption{Labels: []string{"h9"}, Type: sdk.IssueTypeIssue, State: sdk.StateAll})
+	if err != nil || len(list) != 1 || list[0].Index != int64(n) || list[0].Labels[0].Name != "h9" {
+		t.Errorf("by label: %+v, %v", list, err)
+	}
+	list, _, err = c.ListRepoIssues("acme", "r", sdk.ListIssueOption{AssignedBy: "h9-bot", Type: sdk.IssueTypeIssue})
+	if err != nil || len(list) != 0 {
+		t.Errorf("assigned, open only (the default): %+v, %v", list, err)
+	}
+	list, _, err = c.ListRepoIssues("acme", "r", sdk.ListIssueOption{AssignedBy: "h9-bot", Type: sdk.IssueTypeIssue, State: sdk.StateAll})
+	if err != nil || len(list) != 1 || list[0].Index != int64(other) || list[0].State != sdk.StateClosed {
+		t.Errorf("assigned, all: %+v, %v", list, err)
+	}
+	if is, _, err := c.GetIssue("acme", "r", int64(n)); err != nil || is.Title != "A bug" || is.PullRequest != nil {
+		t.Errorf("issue: %+v, %v", is, err)
+	}
+	if _, _, err := c.CreateIssueComment("acme", "r", int64(n), sdk.CreateIssueCommentOption{Body: "on it"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Comments("acme/r", n); len(got) != 1 || got[0].Body != "on it" {
+		t.Errorf("comments: %+v", got)
+	}
+	out, err := exec.Command("git", "--git-dir="+dir, "rev-parse", "h9/x").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(string(out))
+	s.AddStatus("acme/r", head, "ci/build", "failure", "boom", "")
+	combined, _, err := c.GetCombinedStatus("acme", "r", "h9/x")
+	if err != nil || combined.SHA != head || len(combined.Statuses) != 1 {
+		t.Errorf("combined status of h9/x: %+v, %v", combined, err)
+	}
+}

@@ -70,3 +70,41 @@ func TestGoGitHubReadsTheFake(t *testing.T) {
 		t.Errorf("user: %+v, %v", me, err)
 	}
 }
+
+// The official client reads the fake's issues as GitHub's: the
+// repository's issue events newest first, each with its issue, label,
+// assignee and actor; an issue; a comment on it; a branch's head.
+func TestGoGitHubReadsIssues(t *testing.T) {
+	ctx := context.Background()
+	s := New("tok")
+	defer s.Close()
+	s.AddRepo("acme/r", t.TempDir(), true)
+	n := s.AddIssue("acme/r", "carol", "A bug", "it breaks")
+	s.Label("acme/r", n, "h9", "alice")
+	s.Assign("acme/r", n, "h9-bot", "bob")
+	s.CloseIssue("acme/r", n, "alice")
+	gh := github.NewClient(nil).WithAuthToken("tok")
+	gh.BaseURL, _ = url.Parse(s.URL())
+	events, _, err := gh.Issues.ListRepositoryEvents(ctx, "acme", "r", nil)
+	if err != nil || len(events) != 3 {
+		t.Fatalf("events: %d, %v", len(events), err)
+	}
+	closed, assigned, labeled := events[0], events[1], events[2]
+	if closed.GetEvent() != "closed" || assigned.GetAssignee().GetLogin() != "h9-bot" || assigned.GetActor().GetLogin() != "bob" ||
+		labeled.GetLabel().GetName() != "h9" || labeled.GetIssue().GetNumber() != n || labeled.GetIssue().IsPullRequest() {
+		t.Errorf("events newest first: %v %v %v", closed, assigned, labeled)
+	}
+	is, _, err := gh.Issues.Get(ctx, "acme", "r", n)
+	if err != nil || is.GetState() != "closed" || is.GetBody() != "it breaks" {
+		t.Errorf("issue: %+v, %v", is, err)
+	}
+	if _, _, err := gh.Issues.CreateComment(ctx, "acme", "r", n, &github.IssueComment{Body: github.Ptr("on it")}); err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Written("acme/r", n); len(w) != 1 || w[0].Body != "on it" {
+		t.Errorf("written: %+v", w)
+	}
+	if _, resp, err := gh.Repositories.GetBranch(ctx, "acme", "r", "nope", 0); err == nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a missing branch: %v", err)
+	}
+}

@@ -197,3 +197,51 @@ func TestFakeServesGit(t *testing.T) {
 		t.Errorf("git users %v", users)
 	}
 }
+
+// The official client reads the fake's issues as GitLab's: listed by
+// label or assignee and updated_after, oldest update first; an issue's
+// resource label events and its system notes; a note on it; a branch's
+// head commit with its last pipeline.
+func TestGitLabClientReadsIssues(t *testing.T) {
+	s := New("glpat-tok")
+	defer s.Close()
+	dir := bare(t)
+	s.AddProject("acme/team/r", dir, Developer)
+	n := s.AddIssue("acme/team/r", "carol", "A bug", "it breaks")
+	s.Label("acme/team/r", n, "h9", "alice")
+	other := s.AddIssue("acme/team/r", "carol", "Another", "")
+	s.Assign("acme/team/r", other, "h9-bot", "bob")
+	gl := client(t, s, "glpat-tok")
+	list, _, err := gl.Issues.ListProjectIssues("acme/team/r", &gitlab.ListProjectIssuesOptions{Labels: &gitlab.LabelOptions{"h9"},
+		UpdatedAfter: gitlab.Ptr(time.Now().Add(-time.Hour)), OrderBy: gitlab.Ptr("updated_at"), Sort: gitlab.Ptr("asc")})
+	if err != nil || len(list) != 1 || list[0].IID != int64(n) || list[0].Description != "it breaks" {
+		t.Errorf("by label: %+v, %v", list, err)
+	}
+	if list, _, err := gl.Issues.ListProjectIssues("acme/team/r", &gitlab.ListProjectIssuesOptions{UpdatedAfter: gitlab.Ptr(time.Now().Add(time.Hour))}); err != nil || len(list) != 0 {
+		t.Errorf("updated after an hour from now: %+v, %v", list, err)
+	}
+	events, _, err := gl.ResourceLabelEvents.ListIssueLabelEvents("acme/team/r", int64(n), nil)
+	if err != nil || len(events) != 1 || events[0].Action != "add" || events[0].Label.Name != "h9" || events[0].User.Username != "alice" {
+		t.Errorf("label events: %+v, %v", events, err)
+	}
+	notes, _, err := gl.Notes.ListIssueNotes("acme/team/r", int64(other), &gitlab.ListIssueNotesOptions{Sort: gitlab.Ptr("asc")})
+	if err != nil || len(notes) != 1 || !notes[0].System || notes[0].Body != "assigned to @h9-bot" || notes[0].Author.Username != "bob" {
+		t.Errorf("notes: %+v, %v", notes, err)
+	}
+	if _, _, err := gl.Notes.CreateIssueNote("acme/team/r", int64(n), &gitlab.CreateIssueNoteOptions{Body: gitlab.Ptr("on it")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.IssueNotes("acme/team/r", n); len(got) != 1 || got[0].Body != "on it" {
+		t.Errorf("issue notes: %+v", got)
+	}
+	out, err := exec.Command("git", "--git-dir="+dir, "rev-parse", "h9/x").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(string(out))
+	pl := s.AddPipeline("acme/team/r", head, "failed")
+	commit, _, err := gl.Commits.GetCommit("acme/team/r", "h9/x", nil)
+	if err != nil || commit.ID != head || commit.LastPipeline == nil || commit.LastPipeline.ID != pl || commit.LastPipeline.Status != "failed" {
+		t.Errorf("head of h9/x: %+v, %v", commit, err)
+	}
+}
