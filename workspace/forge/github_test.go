@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -192,5 +193,37 @@ func TestGitHubErrors(t *testing.T) {
 	var rl *forge.RateLimited
 	if !errors.As(err, &rl) || !rl.Until.Equal(reset) {
 		t.Errorf("rate limited: %v, want RateLimited until %v", err, reset)
+	}
+}
+
+// GitHub lists a pull request's label events among the issues': an issue
+// trigger leaves them out, and a quiet repository's next read is one 304.
+func TestGitHubIssueEventsLeaveOutPullRequests(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare, _ := bareWithBranch(t)
+	gh := fakegithub.New("ghp_good")
+	t.Cleanup(gh.Close)
+	gh.AddRepo("acme/r", bare, true)
+	gh.SetPermission("alice", "write")
+	c := gitHubClient(t, gh, "ghp_good")
+	pr, err := c.OpenRequest(ctx, "h9/x", "main", "Fix", "body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh.Label("acme/r", pr.Number, "h9", "alice")
+	n := gh.AddIssue("acme/r", "carol", "A bug", "")
+	gh.Label("acme/r", n, "h9", "alice")
+	trig := forge.IssueTrigger{Label: "h9"}
+	events, cur, err := c.IssueEvents(ctx, trig, time.Time{}, forge.Cursor{})
+	if err != nil || len(events) != 1 || events[0].Number != n {
+		t.Fatalf("events %+v, %v; want issue %d's only", events, err, n)
+	}
+	before := len(gh.Requests())
+	if events, _, err := c.IssueEvents(ctx, trig, time.Time{}, cur); err != nil || len(events) != 0 {
+		t.Fatalf("quiet read: %+v, %v", events, err)
+	}
+	if reqs := gh.Requests()[before:]; len(reqs) != 1 || reqs[0].Status != http.StatusNotModified {
+		t.Errorf("a quiet read made %+v; want one 304", reqs)
 	}
 }

@@ -22,6 +22,7 @@ type issue struct {
 	state       string
 	labels      []string
 	assignees   []string
+	pull        bool // a pull request's issue side
 }
 
 // AddIssue opens an issue by author and returns its number.
@@ -33,10 +34,16 @@ func (s *Server) AddIssue(fullName, author, title, body string) (n int) {
 	return n
 }
 
-// Label adds label to issue n as actor, with its labeled event.
+// Label adds label to issue n as actor, with its labeled event; n may be
+// a pull request's number: GitHub lists its events among the issues',
+// the issue marked with pull_request.
 func (s *Server) Label(fullName string, n int, label, actor string) {
 	s.with(fullName, func(r *repo) {
 		is := r.issue(n)
+		if is == nil && n >= 1 && n <= len(r.pulls) {
+			p := r.pulls[n-1]
+			is = &issue{number: n, title: p.Title, body: p.Body, state: p.State, pull: true}
+		}
 		is.labels = append(is.labels, label)
 		s.event(r, is, "labeled", actor, map[string]any{"label": map[string]any{"name": label, "color": "ededed"}})
 	})
@@ -87,10 +94,14 @@ func (s *Server) issueJSON(r *repo, is *issue) map[string]any {
 	for _, a := range is.assignees {
 		assignees = append(assignees, userOrNil(a))
 	}
-	return map[string]any{"id": 5000 + is.number, "number": is.number, "title": is.title, "body": is.body, "state": is.state,
+	out := map[string]any{"id": 5000 + is.number, "number": is.number, "title": is.title, "body": is.body, "state": is.state,
 		"user": userOrNil(is.author), "labels": labels, "assignees": assignees,
 		"html_url": fmt.Sprintf("%s/%s/issues/%d", s.srv.URL, r.fullName, is.number),
 		"url":      fmt.Sprintf("%s/repos/%s/issues/%d", s.srv.URL, r.fullName, is.number)}
+	if is.pull {
+		out["pull_request"] = map[string]any{"url": fmt.Sprintf("%s/repos/%s/pulls/%d", s.srv.URL, r.fullName, is.number)}
+	}
+	return out
 }
 
 // routeIssues serves the issue endpoints automations read and write:
