@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 func TestParseSize(t *testing.T) {
@@ -39,6 +41,7 @@ var testLimits = Limits{Memory: 64 << 20, Pids: 24, FileSize: 2 << 20, TmpSize: 
 // Each limit is enforced by the kernel, the result names it, and another
 // session's command running at the same time is unaffected.
 func TestLimits(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	cases := []struct {
 		name, cmd, note string
 		cgroup, bwrap   bool
@@ -96,6 +99,7 @@ func TestNoNotesWithinLimits(t *testing.T) {
 // of theirs (not even a zombie) is left in it. The kernel counters of a
 // command that hit a limit do not count against the next.
 func TestCgroupsAreReused(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		t.Run(sb, func(t *testing.T) {
 			m := newManagerWith(t, Config{Sandbox: sb, Limits: testLimits})

@@ -18,6 +18,7 @@ const fsIocGetversion = 0x80087601
 // two numbers ('v' 2 and its own 'f' 4). Each is first shown to work from
 // the host on the same file, so the probe can fail.
 func TestLandlockPlanModeChangesNoInodeMetadata(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	testenv.Need(t, "root", "landlock:1")
 	t.Parallel()
 	m := newManager(t, "none")
