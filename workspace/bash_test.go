@@ -11,9 +11,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 func TestBashBasics(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		t.Run(sb, func(t *testing.T) {
 			w := newWS(t, sb)
@@ -50,6 +53,7 @@ func TestBashBasics(t *testing.T) {
 }
 
 func TestBashEnvironmentHasNoSecrets(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	const secret = "xoxb-fake-h9-secret-4242"
 	t.Setenv("SLACK_BOT_TOKEN", secret)
 	t.Setenv("OPENAI_API_KEY", "sk-"+secret)
@@ -88,6 +92,7 @@ func marker(t *testing.T) string {
 }
 
 func TestBashTimeoutKillsBackgroundGrandchild(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		t.Run(sb, func(t *testing.T) {
 			w := newWS(t, sb)
@@ -117,6 +122,7 @@ func TestBashTimeoutKillsBackgroundGrandchild(t *testing.T) {
 }
 
 func TestBashBackgroundJobDoesNotOutliveCall(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		t.Run(sb, func(t *testing.T) {
 			w := newWS(t, sb)
@@ -132,6 +138,7 @@ func TestBashBackgroundJobDoesNotOutliveCall(t *testing.T) {
 }
 
 func TestBashContextCancel(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		t.Run(sb, func(t *testing.T) {
 			w := newWS(t, sb)
@@ -176,6 +183,7 @@ func TestBashOutputCapKeepsHeadAndTail(t *testing.T) {
 }
 
 func TestBashTimeoutBounds(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	w := newWS(t, "none")
 	tests := []struct {
 		in, want time.Duration

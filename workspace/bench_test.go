@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // BenchmarkBashTrue is the fixed cost of one `bash -c true`, side by side:
@@ -23,7 +25,7 @@ func BenchmarkBashTrue(b *testing.B) {
 		benchCommand(b, func() *exec.Cmd { return exec.Command(bash, "-c", "true") })
 	})
 	b.Run("bwrap-before", func(b *testing.B) {
-		needBwrap(b)
+		testenv.Need(b, "bwrap")
 		dir := b.TempDir()
 		path, _ := exec.LookPath("bwrap")
 		benchCommand(b, func() *exec.Cmd { return exec.Command(path, legacyBwrapArgs(dir, bash)...) })

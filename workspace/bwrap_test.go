@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,21 +41,7 @@ func TestBwrapPlanModeIsReadOnly(t *testing.T) {
 }
 
 func TestBwrapNoNetwork(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := discardPort(t)
 	cmd := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
 	for _, tc := range []struct {
 		sandbox   string

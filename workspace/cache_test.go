@@ -4,12 +4,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // Sessions of one repository share its cache, writable and kept between
 // them; a session of another repository does not see it; each keeps its
 // own HOME; in plan mode the cache is read-only.
 func TestRepositoryCacheIsSharedByItsSessionsOnly(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		t.Run(sb, func(t *testing.T) {
 			data := t.TempDir()

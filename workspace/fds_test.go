@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // TestInheritedDescriptorsDoNotReachCommands: a descriptor h9
@@ -15,6 +17,7 @@ import (
 // activation) must not reach a sandboxed command, which could read the
 // file behind it although the view hides it.
 func TestInheritedDescriptorsDoNotReachCommands(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, mode := range []struct {
 		sandbox string
 		plan    bool

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 func TestReadFile(t *testing.T) {
@@ -132,6 +134,7 @@ func TestWriteFile(t *testing.T) {
 }
 
 func TestEditFile(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	const orig = "alpha beta\nbeta gamma\ndelta\n"
 	tests := []struct {
 		name, old, new string

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/h9-app/h9/workspace/egress"
 )
@@ -38,6 +40,7 @@ func forward(argv []string) int {
 		return launchFailed
 	}
 	go serveForwarder(ln)
+	listenLoopback()
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, forwarderEnv+"=") {
@@ -84,6 +87,86 @@ func serveForwarder(ln net.Listener) {
 	}
 }
 
+// listenLoopback listens on each loopback entry of the command's allow
+// list (egress.LoopbackName). Inside the namespace those addresses are its
+// own, and NO_PROXY sends clients to them directly (a command's own test
+// server must stay direct), so this process takes them and relays each
+// connection through h9's proxy to the host's address: the allow list
+// stays the proxy's to enforce (ARCHITECTURE.md, "Network for the agent").
+func listenLoopback() {
+	raw, err := os.ReadFile(egressLoopback)
+	if err != nil {
+		return
+	}
+	for _, addr := range strings.Fields(string(raw)) {
+		if addr == egressListen {
+			continue // the forwarder's own port: the proxy answers there already
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			os.Stderr.WriteString("h9: the allowed " + addr + " cannot be reached inside the sandbox: " + err.Error() + "\n")
+			continue
+		}
+		go serveRelay(ln, addr)
+	}
+}
+
+func serveRelay(ln net.Listener, target string) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go relay(c.(*net.TCPConn), target)
+	}
+}
+
+// relayHandshake bounds the proxy's answer to CONNECT (its own dial to
+// the host has egress.DefaultDialTimeout).
+const relayHandshake = 30 * time.Second
+
+// relay tunnels one connection to target through the proxy with CONNECT.
+// Unlike the proxy's own port it copies the bytes: a passed socket would
+// not tell the proxy where its bytes go. A refusal reaches the client as
+// the proxy wrote it (a 403 naming the host).
+func relay(c *net.TCPConn, target string) {
+	defer c.Close()
+	up, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: egressSocket, Net: "unix"})
+	if err != nil {
+		io.WriteString(c, proxyGone)
+		return
+	}
+	defer up.Close()
+	up.SetDeadline(time.Now().Add(relayHandshake))
+	if _, err := io.WriteString(up, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n\r\n"); err != nil {
+		io.WriteString(c, proxyGone)
+		return
+	}
+	br := bufio.NewReader(up)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		io.WriteString(c, proxyGone)
+		return
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Write(c)
+		return
+	}
+	up.SetDeadline(time.Time{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		io.Copy(up, c)
+		up.CloseWrite()
+	}()
+	io.Copy(c, br)
+	c.CloseWrite()
+	<-done
+}
+
+// proxyGone answers a client when h9's proxy cannot be reached.
+const proxyGone = "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 32\r\n\r\nh9: the network proxy is gone.\r\n"
+
 // forwardConn hands one client connection to the proxy: its socket goes
 // over the unix socket (egress.PassMarker with SCM_RIGHTS) and the proxy
 // serves it directly, so no byte passes through this process.
@@ -95,7 +178,7 @@ func forwardConn(c net.Conn) {
 		err = passSocket(up, c.(*net.TCPConn))
 	}
 	if err != nil {
-		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 32\r\n\r\nh9: the network proxy is gone.\r\n")
+		io.WriteString(c, proxyGone)
 		return
 	}
 	port := c.RemoteAddr().(*net.TCPAddr).Port

@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // confinedModes are the (sandbox, plan mode) pairs in which the kernel
@@ -27,7 +30,7 @@ func TestNoCapabilitiesInside(t *testing.T) {
 		t.Run(modeName(mode.sandbox, mode.plan), func(t *testing.T) {
 			m := newManager(t, mode.sandbox)
 			if mode.sandbox == "none" {
-				needLandlock(t, m)
+				testenv.Need(t, "landlock:1")
 			}
 			w := openWS(t, m, "s")
 			r := mustRun(t, w, "grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status", BashOptions{ReadOnly: mode.plan})
@@ -98,8 +101,17 @@ func hostDecoys(t *testing.T, m *Manager) (files []string, sock string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
-	go acceptAndClose(ln)
+	var accepting sync.WaitGroup
+	accepting.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	})
+	t.Cleanup(func() { ln.Close(); accepting.Wait() })
 	return files, sock
 }
 
@@ -108,7 +120,7 @@ func TestViewShowsOnlyTheSession(t *testing.T) {
 		t.Run(modeName(mode.sandbox, mode.plan), func(t *testing.T) {
 			m := newManager(t, mode.sandbox)
 			if mode.sandbox == "none" {
-				needLandlock(t, m)
+				testenv.Need(t, "landlock:1")
 			}
 			w := openWS(t, m, "s")
 			files, sock := hostDecoys(t, m)
@@ -153,7 +165,7 @@ func TestReadOnlyPathsAndCoveredDataDir(t *testing.T) {
 			m := newManagerWith(t, Config{Sandbox: mode.sandbox, Root: filepath.Join(data, "workspaces"),
 				Hidden: []string{data}, ROPaths: []string{shared}})
 			if mode.sandbox == "none" {
-				needLandlock(t, m)
+				testenv.Need(t, "landlock:1")
 			}
 			w := openWS(t, m, "s")
 			opts := BashOptions{ReadOnly: mode.plan}
@@ -190,13 +202,7 @@ func TestReadOnlyPathsRefused(t *testing.T) {
 func TestNetworkOption(t *testing.T) {
 	const secret = "xoxb-setup-secret-1234"
 	t.Setenv("SLACK_BOT_TOKEN", secret)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go acceptAndClose(ln)
-	connect := fmt.Sprintf("(exec 3<>/dev/tcp/127.0.0.1/%d) && echo CONNECTED; env", ln.Addr().(*net.TCPAddr).Port)
+	connect := fmt.Sprintf("(exec 3<>/dev/tcp/127.0.0.1/%d) && echo CONNECTED; env", discardPort(t))
 	w := newWS(t, "bwrap")
 	if r := mustRun(t, w, connect, BashOptions{}); strings.Contains(r.Output, "CONNECTED") {
 		t.Errorf("connected without Network: %+v", r)
@@ -219,6 +225,7 @@ func TestNetworkOption(t *testing.T) {
 // The workspace's own git directory works inside the sandbox: written in
 // execution mode, read in plan mode.
 func TestWorkspaceGitInsideSandbox(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		t.Run(sb, func(t *testing.T) {
 			w := newWS(t, sb)
@@ -239,6 +246,7 @@ func TestWorkspaceGitInsideSandbox(t *testing.T) {
 // A .gitconfig (or .bashrc …) in the workspace is content, not the user's
 // configuration: HOME is the session's own directory.
 func TestWorkspaceGitconfigIsNotHonoured(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		for _, plan := range []bool{false, true} {
 			t.Run(modeName(sb, plan), func(t *testing.T) {

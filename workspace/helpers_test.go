@@ -2,22 +2,25 @@ package workspace
 
 import (
 	"context"
+	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/netx"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
-// needBwrap skips only on a developer machine without bubblewrap; in CI
-// (which installs it) a missing bwrap is a failure, never a silent skip.
-func needBwrap(t testing.TB) {
+// discardPort is an open port on the host's loopback, for a probe that
+// must not reach it; closed when the test ends.
+func discardPort(t testing.TB) int {
 	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set but bwrap is missing: %v", err)
-		}
-		t.Skipf("bwrap not installed (apt-get install bubblewrap; .ci/run installs it and runs every test): %v", err)
+	d, err := netx.ListenDiscard("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { d.Close() })
+	return d.Addr().(*net.TCPAddr).Port
 }
 
 func newManager(t testing.TB, sandbox string) *Manager {
@@ -30,7 +33,7 @@ func newManager(t testing.TB, sandbox string) *Manager {
 func newManagerWith(t testing.TB, cfg Config) *Manager {
 	t.Helper()
 	if cfg.Sandbox == "bwrap" {
-		needBwrap(t)
+		testenv.Need(t, "bwrap")
 	}
 	if cfg.Root == "" {
 		data := t.TempDir()
@@ -80,27 +83,16 @@ func writeHostFile(t testing.TB, path, content string) {
 // sandboxes lists the levels to run shared tests under.
 var sandboxes = []string{"none", "bwrap", "landlock"}
 
-// needLandlock fails in CI (whose kernel has it) and skips elsewhere when
-// the kernel has no Landlock.
-func needLandlock(t testing.TB, m *Manager) {
-	t.Helper()
-	if m.Enforcement().Plan == GuardLandlock {
-		return
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("CI is set but plan mode is not confined by Landlock here: %+v", m.Enforcement())
-	}
-	t.Skipf("no Landlock here: %+v", m.Enforcement())
-}
-
-// needCgroups fails when h9 runs as root in CI (which may create cgroups)
-// and skips elsewhere when there is no cgroup to use.
+// needCgroups skips when m has no cgroup to create a command's in, and
+// fails in CI, which runs as root. testenv's "cgroups" asks for cgroup v2;
+// h9 also uses the v1 memory and pids hierarchies of a hybrid host.
 func needCgroups(t testing.TB, m *Manager) {
 	t.Helper()
+	testenv.Need(t, "root")
 	if m.Enforcement().Cgroups != "" {
 		return
 	}
-	if os.Getenv("CI") != "" && os.Geteuid() == 0 {
+	if testenv.InCI() {
 		t.Fatalf("CI runs as root but no cgroup is usable: %s", m.Enforcement().NoCgroups)
 	}
 	t.Skipf("no usable cgroup: %s", m.Enforcement().NoCgroups)

@@ -2,23 +2,19 @@ package workspace
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // newLandlockManager is a Manager in the Landlock execution mode, which
 // H9_SANDBOX=auto chooses where bwrap cannot run.
 func newLandlockManager(t *testing.T) *Manager {
 	t.Helper()
-	if landlockABI() < 1 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but the kernel has no Landlock")
-		}
-		t.Skip("no Landlock here")
-	}
+	testenv.Need(t, "landlock:1")
 	m := newManager(t, "landlock")
 	if m.Level() != LevelLandlock {
 		t.Fatalf("level %s, want landlock", m.Level())
@@ -62,13 +58,7 @@ func TestLandlockExecutionModeConfinesToTheSession(t *testing.T) {
 		}
 	}
 	if m.Enforcement().LandlockABI >= 4 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		go acceptAndClose(ln)
-		cmd := fmt.Sprintf("(exec 3<>/dev/tcp/127.0.0.1/%d) && echo CONNECTED", ln.Addr().(*net.TCPAddr).Port)
+		cmd := fmt.Sprintf("(exec 3<>/dev/tcp/127.0.0.1/%d) && echo CONNECTED", discardPort(t))
 		if r := mustBash(t, w, cmd, BashOptions{}); strings.Contains(r.Output, "CONNECTED") {
 			t.Errorf("TCP connected: %+v", r)
 		}

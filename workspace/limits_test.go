@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 func TestParseSize(t *testing.T) {
@@ -39,6 +41,7 @@ var testLimits = Limits{Memory: 64 << 20, Pids: 24, FileSize: 2 << 20, TmpSize: 
 // Each limit is enforced by the kernel, the result names it, and another
 // session's command running at the same time is unaffected.
 func TestLimits(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	cases := []struct {
 		name, cmd, note string
 		cgroup, bwrap   bool
@@ -65,7 +68,18 @@ func TestLimits(t *testing.T) {
 					var wg sync.WaitGroup
 					var other BashResult
 					wg.Go(func() { other = mustRun(t, bystander, "seq 5 | wc -l", BashOptions{}) })
-					r := mustRun(t, hog, tc.cmd, BashOptions{Timeout: time.Second})
+					// The kernel ends the memory hog, in seconds on a loaded
+					// machine; the others are ended by the timeout, the
+					// processes one once its forks reach the limit (slow
+					// on a loaded machine too).
+					timeout := time.Second
+					switch tc.name {
+					case "memory":
+						timeout = 30 * time.Second
+					case "processes":
+						timeout = 5 * time.Second
+					}
+					r := mustRun(t, hog, tc.cmd, BashOptions{Timeout: timeout})
 					wg.Wait()
 					if !strings.Contains(r.String(), tc.note) {
 						t.Errorf("result does not name %s:\n%s", tc.note, r)
@@ -96,6 +110,7 @@ func TestNoNotesWithinLimits(t *testing.T) {
 // of theirs (not even a zombie) is left in it. The kernel counters of a
 // command that hit a limit do not count against the next.
 func TestCgroupsAreReused(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		t.Run(sb, func(t *testing.T) {
 			m := newManagerWith(t, Config{Sandbox: sb, Limits: testLimits})

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 func TestDirName(t *testing.T) {
@@ -111,6 +113,7 @@ func TestNewManagerErrors(t *testing.T) {
 // Landlock execution mode with a warning, never to running unsandboxed;
 // bwrap fails with ErrSandboxUnavailable.
 func TestSandboxWithoutBwrap(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +143,7 @@ func TestSandboxWithoutBwrap(t *testing.T) {
 }
 
 func TestSandboxAutoUsesBwrap(t *testing.T) {
-	needBwrap(t)
+	testenv.Need(t, "bwrap")
 	m := newManager(t, "auto")
 	if m.Level() != LevelBwrap || m.Warning() != "" {
 		t.Fatalf("auto with working bwrap: level %s, warning %q", m.Level(), m.Warning())

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/h9-app/h9/workspace/egress"
 )
 
 // Network gives a session's execution-mode commands their only way out:
@@ -23,7 +25,8 @@ type Network interface {
 const (
 	egressDir       = "/.h9/egress"
 	egressForwarder = "/.h9/" + forwarderName
-	egressSocket    = egressDir + "/proxy.sock"
+	egressSocket    = egressDir + "/" + egress.SocketName
+	egressLoopback  = egressDir + "/" + egress.LoopbackName
 	egressPort      = 3128
 	egressListen    = "127.0.0.1:3128"
 	egressProxyURL  = "http://" + egressListen
@@ -79,7 +82,9 @@ func (s *sandbox) egressBinds(p place) []string {
 }
 
 // egressEnv points every client at the forwarder; the namespace's own
-// loopback stays direct (a command's test server).
+// loopback stays direct (a command's test server), and so do the allow
+// list's loopback entries, which the forwarder listens on at their own
+// address (listenLoopback).
 func egressEnv(p place) []string {
 	if p.egress == "" {
 		return nil

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/workspace/testenv"
+
 	"github.com/h9-app/h9/workspace/egress"
 )
 
@@ -40,7 +42,7 @@ const pacedRate = 500_000_000
 // forwarder and curl), steadier than speed on a shared machine.
 func BenchmarkSandboxDownload200MB(b *testing.B) {
 	const size = 200 << 20
-	needBwrap(b)
+	testenv.Need(b, "bwrap")
 	curl, err := exec.LookPath("curl")
 	if err != nil {
 		b.Skip("curl not installed (apt-get install curl)")

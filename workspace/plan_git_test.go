@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // plantProgramConfig makes the workspace a repository whose configuration
@@ -61,7 +63,7 @@ func plantProgramConfig(t *testing.T, w *Workspace) {
 // run what it likes, is the control that the plant works.
 func TestPlanModeGitRunsNoProgramTheRepositoryNames(t *testing.T) {
 	m := newManager(t, "none")
-	needLandlock(t, m)
+	testenv.Need(t, "landlock:1")
 	w := openWS(t, m, "s")
 	plantProgramConfig(t, w)
 	if r := mustRun(t, w, "git diff", BashOptions{}); !strings.Contains(r.Output, "EVIL-RAN") {

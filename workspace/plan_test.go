@@ -2,11 +2,12 @@ package workspace
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // planWrites are writes of every kind; run without the checker, each must
@@ -26,7 +27,7 @@ func TestPlanModeReadOnlyByKernel(t *testing.T) {
 		t.Run(sb, func(t *testing.T) {
 			m := newManager(t, sb)
 			if sb == "none" {
-				needLandlock(t, m)
+				testenv.Need(t, "landlock:1")
 			}
 			w := openWS(t, m, "s")
 			writeHostFile(t, filepath.Join(w.Dir(), "existing.txt"), "keep\n")
@@ -56,15 +57,9 @@ func TestPlanModeReadOnlyByKernel(t *testing.T) {
 // Landlock also denies TCP in plan mode, and leaves h9 itself unrestricted.
 func TestLandlockPlanModeNetworkAndH9Unrestricted(t *testing.T) {
 	m := newManager(t, "none")
-	needLandlock(t, m)
+	testenv.Need(t, "landlock:1")
 	w := openWS(t, m, "s")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go acceptAndClose(ln)
-	cmd := fmt.Sprintf("(exec 3<>/dev/tcp/127.0.0.1/%d) && echo CONNECTED", ln.Addr().(*net.TCPAddr).Port)
+	cmd := fmt.Sprintf("(exec 3<>/dev/tcp/127.0.0.1/%d) && echo CONNECTED", discardPort(t))
 	if m.Enforcement().LandlockABI >= 4 {
 		if r := mustRun(t, w, cmd, BashOptions{ReadOnly: true}); strings.Contains(r.Output, "CONNECTED") {
 			t.Errorf("plan mode under Landlock connected: %+v", r)

@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // A stdio process speaks over its pipes in the sandbox, and Stop leaves
 // nothing behind: not even a child that ignores its stdin closing.
 func TestStdioProcessPipesAndStop(t *testing.T) {
-	needBwrap(t)
+	testenv.Need(t, "bwrap")
 	checkStdioPipesAndStop(t, newManager(t, "bwrap"))
 }
 
@@ -38,6 +40,7 @@ func TestStdioProcessInLandlockMode(t *testing.T) {
 // With H9_SANDBOX=none a stdio process runs under the launcher as a
 // command there does, which still leaves nothing behind after Stop.
 func TestStdioProcessUnsandboxed(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	checkStdioPipesAndStop(t, newManager(t, "none"))
 }
 

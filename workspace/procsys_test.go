@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // TestHostWideProcIsReadOnly: sysctls are host-wide. Under bwrap as root
@@ -14,6 +16,7 @@ import (
 // writes back the value it read (no change on the host) and fails if the
 // write is accepted.
 func TestHostWideProcIsReadOnly(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	before, err := os.ReadFile("/proc/sys/kernel/core_pattern")
 	if err != nil {
 		t.Skip(err)
@@ -28,7 +31,7 @@ func TestHostWideProcIsReadOnly(t *testing.T) {
 		t.Run(modeName(mode.sandbox, mode.plan), func(t *testing.T) {
 			m := newManager(t, mode.sandbox)
 			if mode.sandbox == "none" {
-				needLandlock(t, m)
+				testenv.Need(t, "landlock:1")
 			}
 			w := openWS(t, m, "s")
 			for _, f := range []string{"kernel/core_pattern", "fs/suid_dumpable", "kernel/randomize_va_space"} {

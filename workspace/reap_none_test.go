@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // TestNoSurvivorsWithoutSandbox tries to leave a process behind with
@@ -17,6 +19,7 @@ import (
 // leaving the command's cgroup, so that neither the subreaper nor the
 // cgroup kill would find the survivor. The signal scope stops the kill.
 func TestNoSurvivorsWithoutSandbox(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	if landlockABI() < landlockScopeABI {
 		t.Skipf("Landlock ABI %d cannot scope signals: a command can kill its launcher here", landlockABI())
 	}

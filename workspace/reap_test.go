@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/workspace/testenv"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -24,6 +26,7 @@ func escapers(m string) map[string]string {
 }
 
 func TestReapOnReturn(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		for _, plan := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s plan=%v", sb, plan), func(t *testing.T) {
@@ -58,6 +61,7 @@ func mustRun(t testing.TB, w *Workspace, cmd string, opts BashOptions) BashResul
 }
 
 func TestReapOnTimeoutAndStop(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		t.Run(sb, func(t *testing.T) {
 			w := newWS(t, sb)
@@ -121,6 +125,7 @@ func waitFile(t *testing.T, p string) {
 // all, not even an exited one. The test makes itself a child subreaper to
 // stand in for PID 1.
 func TestNoZombiesLeftToTheReaper(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		t.Run(sb, func(t *testing.T) {
 			w := newWS(t, sb)

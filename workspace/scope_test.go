@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // Without a sandbox an execution-mode command keeps root's capabilities,
@@ -12,6 +14,7 @@ import (
 // reading. The signal scope's Landlock domain refuses that too: a command
 // cannot trace or read the memory of a process outside its domain.
 func TestUnsandboxedCommandCannotReadH9Memory(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	if landlockABI() < landlockScopeABI {
 		t.Skipf("Landlock ABI %d: no signal scope here", landlockABI())
 	}

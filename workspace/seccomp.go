@@ -9,36 +9,51 @@ import (
 )
 
 // seccomp filters refuse, with EPERM, what neither the sandbox's
-// namespaces nor Landlock take away (ARCHITECTURE.md, sandbox modes):
+// namespaces nor Landlock take away (ARCHITECTURE.md, "Sandbox modes"):
 //
 //   - in every mode, the kernel keyrings (under bwrap as root the sandbox's
 //     uid 0 is the host's: without this a command reads and adds keys of
 //     h9's session keyring and host root's user keyring, as Docker's default
 //     profile also refuses) and the ioctls that change an inode's metadata
-//     on any descriptor, read-only ones included (flags, generation,
-//     project and extended flags);
+//     on any descriptor, read-only ones included, which is all an owner
+//     needs for them (flags, generation under both ext4 numbers, project
+//     and extended flags, the block map, verity, encryption, dedupe):
+//     Landlock checks opens, not ioctls on regular files;
 //   - in plan mode without bwrap, the metadata calls Landlock leaves open
 //     (chmod, chown, utime, xattrs), io_uring (whose operations include
 //     setxattr and socket), every new socket (a pathname unix socket of the
 //     host, UDP: Landlock ABI 7 restricts TCP only), SysV IPC and POSIX
 //     message queues (they would outlive the command, and its limits).
 const (
-	fsIocSetflags     = 0x40086602 // FS_IOC_SETFLAGS
-	fsIoc32Setflags   = 0x40046602 // FS_IOC32_SETFLAGS
-	fsIocSetversion   = 0x40087602 // FS_IOC_SETVERSION (EXT4_IOC_SETVERSION)
-	fsIoc32Setversion = 0x40047602 // FS_IOC32_SETVERSION
-	fsIocFssetxattr   = 0x401c5820 // FS_IOC_FSSETXATTR
-	seccompDataNr     = 0          // offsetof(struct seccomp_data, nr)
-	seccompDataArch   = 4          // offsetof(struct seccomp_data, arch)
-	seccompDataArg1   = 24         // low word of args[1] (little-endian); ioctl's cmd is 32 bits
-	seccompDenyErrno  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	fsIocSetflags       = 0x40086602 // FS_IOC_SETFLAGS (EXT4_IOC_SETFLAGS)
+	fsIoc32Setflags     = 0x40046602 // FS_IOC32_SETFLAGS
+	fsIocSetversion     = 0x40087602 // FS_IOC_SETVERSION
+	fsIoc32Setversion   = 0x40047602 // FS_IOC32_SETVERSION
+	ext4IocSetversion   = 0x40086604 // EXT4_IOC_SETVERSION: ext4's own number for the same
+	ext4Ioc32Setversion = 0x40046604 // EXT4_IOC32_SETVERSION
+	ext4IocMigrate      = 0x00006609 // EXT4_IOC_MIGRATE: rewrites the block map as extents
+	ext4IocAllocDaBlks  = 0x0000660c // EXT4_IOC_ALLOC_DA_BLKS: allocates delayed blocks
+	fsIocFssetxattr     = 0x401c5820 // FS_IOC_FSSETXATTR
+	fsIocEnableVerity   = 0x40806685 // FS_IOC_ENABLE_VERITY: makes the file read-only for good
+	fsIocSetEncryption  = 0x800c6613 // FS_IOC_SET_ENCRYPTION_POLICY
+	fsIocAddEncryptKey  = 0xc0506617 // FS_IOC_ADD_ENCRYPTION_KEY
+	fiDedupeRange       = 0xc0189436 // FIDEDUPERANGE: shares extents, the owner needs no write access
+	seccompDataNr       = 0          // offsetof(struct seccomp_data, nr)
+	seccompDataArch     = 4          // offsetof(struct seccomp_data, arch)
+	seccompDataArg1     = 24         // low word of args[1] (little-endian); ioctl's cmd is 32 bits
+	seccompDenyErrno    = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 )
 
 // errNoSeccomp: this architecture has no filter (see seccomp_other.go).
 var errNoSeccomp = errors.New("no seccomp filter for this architecture")
 
-// metadataIoctls are the ioctl commands refused in every mode.
-var metadataIoctls = []uint32{fsIocSetflags, fsIoc32Setflags, fsIocSetversion, fsIoc32Setversion, fsIocFssetxattr}
+// metadataIoctls are the ioctl commands refused in every mode, compared
+// on the low 32 bits of the request (the kernel reads an unsigned int).
+var metadataIoctls = []uint32{
+	fsIocSetflags, fsIoc32Setflags, fsIocSetversion, fsIoc32Setversion,
+	ext4IocSetversion, ext4Ioc32Setversion, ext4IocMigrate, ext4IocAllocDaBlks,
+	fsIocFssetxattr, fsIocEnableVerity, fsIocSetEncryption, fsIocAddEncryptKey, fiDedupeRange,
+}
 
 // keyringSyscalls are refused in every mode.
 var keyringSyscalls = []uintptr{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // allModes are every sandbox level with both modes of a command.
@@ -26,6 +28,7 @@ const keyringChild = "H9_TEST_KEYRING_CHILD"
 // test re-runs itself under `keyctl session`, so its own keyrings are not
 // touched.
 func TestKeyringRefusedInEveryMode(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	if os.Getenv(keyringChild) == "" {
 		keyctl, err := exec.LookPath("keyctl")
 		if err != nil {
@@ -86,6 +89,7 @@ func perlErrno(stmt string) string {
 // on a read-only descriptor too (FS_IOC_SETVERSION needs none to write):
 // the file's generation, flags and ctime stay.
 func TestMetadataIoctlsRefusedInEveryMode(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	ioctls := map[string]string{"FS_IOC_SETVERSION": "0x40087602", "FS_IOC_SETFLAGS": "0x40086602", "FS_IOC_FSSETXATTR": "0x401c5820"}
 	for _, mode := range allModes {
 		t.Run(modeName(mode.sandbox, mode.plan), func(t *testing.T) {
@@ -116,7 +120,7 @@ func TestMetadataIoctlsRefusedInEveryMode(t *testing.T) {
 // is tested: no checker). Execution mode is the control.
 func TestLandlockPlanModeHasNoSocketsOrIPC(t *testing.T) {
 	m := newManager(t, "none")
-	needLandlock(t, m)
+	testenv.Need(t, "landlock:1")
 	w := openWS(t, m, "s")
 	probes := map[string]string{
 		"unix socket":    perlErrno(`socket(S, 1, 1, 0)`),

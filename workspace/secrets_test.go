@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // A host key created after the Manager started (sshd's first start, a key
@@ -18,7 +20,7 @@ func TestHostKeyCreatedAfterStartIsCovered(t *testing.T) {
 		t.Run(modeName(mode.sandbox, mode.plan), func(t *testing.T) {
 			m := newManager(t, mode.sandbox)
 			if mode.sandbox == "none" {
-				needLandlock(t, m)
+				testenv.Need(t, "landlock:1")
 			}
 			w := openWS(t, m, "s")
 			if err := os.MkdirAll("/etc/ssh", 0o755); err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // unprivilegedEnv marks the copy of this test binary that runs as nobody.
@@ -21,6 +23,7 @@ var unprivilegedTests = []string{
 }
 
 func TestAsUnprivilegedUser(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	if os.Geteuid() != 0 {
 		t.Skip("not root: the other tests already run unprivileged")
 	}

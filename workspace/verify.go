@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/h9-app/h9/workspace/netx"
 )
 
 // Check is one guarantee, verified live by commands inside the sandbox.
@@ -66,8 +68,8 @@ type verifier struct {
 	m        *Manager
 	ws       *Workspace
 	token    string
-	decoys   []string // files that must stay invisible: in hidden directories and host /tmp
-	listener net.Listener
+	decoys   []string      // files that must stay invisible: in hidden directories and host /tmp
+	listener *netx.Discard // an open port on the host's loopback the sandbox must not reach
 }
 
 func (m *Manager) newVerifier() (*verifier, error) {
@@ -85,22 +87,11 @@ func (m *Manager) newVerifier() (*verifier, error) {
 			v.decoys = append(v.decoys, p)
 		}
 	}
-	if v.listener, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+	if v.listener, err = netx.ListenDiscard("127.0.0.1:0"); err != nil {
 		v.close()
 		return nil, err
 	}
-	go acceptAndClose(v.listener)
 	return v, nil
-}
-
-func acceptAndClose(ln net.Listener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		c.Close()
-	}
 }
 
 func (v *verifier) close() {

@@ -193,8 +193,14 @@ func findProcess(marker string) (int, bool) {
 	return 0, false
 }
 
-// probeLimitTimeout ends a limit probe that is stuck at its limit.
-const probeLimitTimeout = 2 * time.Second
+// probeLimitTimeout ends a limit probe that is stuck at its limit. The
+// memory probe is ended by the kernel instead, and may take seconds to
+// fill its limit on a loaded machine: its bound only stops a limit that
+// does not hold.
+const (
+	probeLimitTimeout  = 2 * time.Second
+	probeMemoryTimeout = 30 * time.Second
+)
 
 // probeLimits are small enough to reach in a fraction of a second; the
 // file size limit is above the /tmp one so that /tmp fills first.
@@ -227,7 +233,11 @@ func (v *verifier) limits(ctx context.Context) []Check {
 			out = append(out, skipped(p.name, "not enforced: %s", p.why))
 			continue
 		}
-		r, err := v.ws.runUnder(ctx, small, p.cmd, BashOptions{Timeout: probeLimitTimeout})
+		timeout := probeLimitTimeout
+		if p.note == "H9_SANDBOX_MEMORY" {
+			timeout = probeMemoryTimeout
+		}
+		r, err := v.ws.runUnder(ctx, small, p.cmd, BashOptions{Timeout: timeout})
 		switch {
 		case err != nil:
 			out = append(out, failedCheck(p.name, "probe failed: %v", err))

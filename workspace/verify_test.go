@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 var verifiedGuarantees = []string{
@@ -16,6 +18,7 @@ var verifiedGuarantees = []string{
 // cgroups in CI) each one holds; what cannot hold by design is skipped with
 // a reason, never passed.
 func TestVerify(t *testing.T) {
+	testenv.Full(t, "runs commands in the sandbox")
 	for _, sb := range sandboxes {
 		t.Run(sb, func(t *testing.T) {
 			m := newManager(t, sb)

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -36,6 +38,10 @@ func (g *Gateway) startCommand(s *session, pol Policy, line string) (*command, e
 	}
 	// The sandbox's uid may differ from h9's; nothing else sees this path.
 	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("egress: %w", err)
+	}
+	if err := writeLoopback(dir, pol); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("egress: %w", err)
 	}
@@ -70,6 +76,15 @@ func (g *Gateway) startCommand(s *session, pol Policy, line string) (*command, e
 		c.server.Serve(limitListener{Listener: ln, c: c})
 	}()
 	return c, nil
+}
+
+// writeLoopback lists the policy's loopback entries for the forwarder.
+func writeLoopback(dir string, pol Policy) error {
+	var b strings.Builder
+	for _, ap := range pol.LoopbackAddrs() {
+		b.WriteString(ap.String() + "\n")
+	}
+	return os.WriteFile(filepath.Join(dir, LoopbackName), []byte(b.String()), 0o644)
 }
 
 // stop closes the listener and every connection, then waits for their

@@ -12,8 +12,13 @@ import (
 	"time"
 )
 
-// SocketName is the proxy's socket in the directory a Route names.
-const SocketName = "proxy.sock"
+// In the directory a Route names: the proxy's socket, and the loopback
+// entries of the command's policy (Policy.LoopbackAddrs), one host:port a
+// line, for the forwarder to listen on inside the sandbox.
+const (
+	SocketName   = "proxy.sock"
+	LoopbackName = "loopback"
+)
 
 // Defaults of Config's limits.
 const (

@@ -10,11 +10,12 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/egress"
@@ -84,22 +85,10 @@ func newRig(t testing.TB, allow []string, dns fakeDNS, tune func(*egress.Config)
 	return r
 }
 
-// needBwrap skips only on a developer machine without bubblewrap; in CI
-// it fails.
-func needBwrap(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set but bwrap is missing: %v", err)
-		}
-		t.Skipf("bwrap not installed (apt-get install bubblewrap): %v", err)
-	}
-}
-
 // sandboxed is a real workspace whose commands reach out through r's proxy.
 func (r *rig) sandboxed(t testing.TB) *workspace.Workspace {
 	t.Helper()
-	needBwrap(t)
+	testenv.Need(t, "bwrap")
 	m, err := workspace.NewManager(workspace.Config{Root: t.TempDir(), Sandbox: "bwrap", Network: r.gw})
 	if err != nil {
 		t.Fatal(err)

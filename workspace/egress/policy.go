@@ -220,6 +220,25 @@ func (p Policy) Empty() bool { return len(p.entries) == 0 }
 // Entries are the policy's entries, presets expanded.
 func (p Policy) Entries() []Entry { return slices.Clone(p.entries) }
 
+// LoopbackAddrs are the loopback address and port pairs the policy names
+// (127.0.0.1:8081, [::1]:9000: a registry mirror on the host, a test
+// server), each once. Inside the sandbox's network namespace these
+// addresses are its own, so the forwarder listens on each and relays
+// through the proxy to the host's (ARCHITECTURE.md, "Network for the
+// agent"); an entry without a port names no one place to listen.
+func (p Policy) LoopbackAddrs() []netip.AddrPort {
+	var out []netip.AddrPort
+	for _, e := range p.entries {
+		if !e.IP.IsValid() || !e.IP.IsLoopback() || e.Port == 0 {
+			continue
+		}
+		if ap := netip.AddrPortFrom(e.IP.Unmap(), uint16(e.Port)); !slices.Contains(out, ap) {
+			out = append(out, ap)
+		}
+	}
+	return out
+}
+
 // allowsName: some entry names host on port.
 func (p Policy) allowsName(host string, port int) bool {
 	for _, e := range p.entries {

@@ -3,6 +3,7 @@ package egress
 import (
 	"errors"
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -74,5 +75,22 @@ func TestRefusedRanges(t *testing.T) {
 	own := map[netip.Addr]bool{netip.MustParseAddr("8.8.8.8"): true}
 	if !refusedRange(netip.MustParseAddr("8.8.8.8"), own) {
 		t.Error("this host's own public address must be refused")
+	}
+}
+
+// LoopbackAddrs are the loopback entries with a port, each once: the
+// places the forwarder listens on inside the sandbox.
+func TestLoopbackAddrs(t *testing.T) {
+	t.Parallel()
+	pol, err := NewPolicy([]string{"127.0.0.1:8081", "[::1]:9000", "127.0.0.1", "10.0.0.1:80", "localhost:8082", "127.0.0.1:8081", "127.0.0.2:5000"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ap := range pol.LoopbackAddrs() {
+		got = append(got, ap.String())
+	}
+	if want := "127.0.0.1:8081 [::1]:9000 127.0.0.2:5000"; strings.Join(got, " ") != want {
+		t.Errorf("LoopbackAddrs = %v, want %s", got, want)
 	}
 }

@@ -3,11 +3,12 @@ package egress_test
 import (
 	"context"
 
-	"github.com/h9-app/h9/workspace"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace"
 )
 
 // curl inside the real sandbox reaches an allowed host over TLS (CONNECT)
