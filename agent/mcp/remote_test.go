@@ -50,6 +50,7 @@ func remoteServer(t *testing.T, url string, tune ...func(*mcp.ServerConfig)) []m
 }
 
 func TestRemoteToolsPerModeAndRoundTrip(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 0)
 	h.mgr.Start()
@@ -101,6 +102,7 @@ func TestRemoteToolsPerModeAndRoundTrip(t *testing.T) {
 }
 
 func TestRemoteHostileAndFailingServer(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 700*time.Millisecond)
 	h.mgr.Start()
@@ -137,6 +139,7 @@ func TestRemoteHostileAndFailingServer(t *testing.T) {
 }
 
 func TestRemoteDownThenUp(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	srv.Down.Store(true)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 0)
@@ -164,6 +167,7 @@ func TestRemoteDownThenUp(t *testing.T) {
 }
 
 func TestRemoteToolListChanges(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 0)
 	h.mgr.Start()
@@ -183,6 +187,7 @@ func TestRemoteToolListChanges(t *testing.T) {
 }
 
 func TestScopeNarrowsServersAndTools(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	servers := remoteServer(t, srv.URL, func(c *mcp.ServerConfig) {
 		c.Channels, c.Repos, c.Tools = []string{"C123"}, []string{"acme/api"}, []string{"echo", "read_file"}
@@ -212,6 +217,7 @@ func TestScopeNarrowsServersAndTools(t *testing.T) {
 }
 
 func TestConfirmEachStepPreviewsMCPCalls(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 0)
 	h.mgr.Start()
