@@ -11,6 +11,7 @@ import (
 
 // Error bodies in every shape endpoints use, read into one form.
 func TestDecodeErrorBody(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body             string
 		status                 int
@@ -37,6 +38,7 @@ func TestDecodeErrorBody(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	ep := func(status int, code, msg string) error {
 		return &EndpointError{Status: status, Code: code, Message: msg}
 	}
@@ -74,6 +76,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestStatedWindow(t *testing.T) {
+	t.Parallel()
 	for msg, want := range map[string]int{
 		"This model's maximum context length is 8192 tokens. However, you requested 9000 tokens":                 8192,
 		"request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it":              4096,
@@ -90,6 +93,7 @@ func TestStatedWindow(t *testing.T) {
 // Failure words name the cause, carry the endpoint's own words (capped,
 // one line) and say how many tries were made.
 func TestDescribeModelError(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("very long message ", 100)
 	tests := []struct {
 		err  error

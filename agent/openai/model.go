@@ -53,7 +53,7 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Function function `json:"function"`
 		Type     string   `json:"type"`
-	}{function{t.Name, t.Description, t.Parameters}, toolTypeFunction})
+	}{function(t), toolTypeFunction})
 }
 
 // Answer is the endpoint's reply, streamed or not, in one form.

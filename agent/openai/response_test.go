@@ -10,6 +10,7 @@ import (
 
 // Streams as endpoints send them, assembled into one answer.
 func TestReadStream(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		stream string
@@ -67,6 +68,7 @@ func TestReadStream(t *testing.T) {
 }
 
 func TestReadStreamFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, stream string
 		want         failure
@@ -93,6 +95,7 @@ func TestReadStreamFailures(t *testing.T) {
 // OpenRouter's provider failure in a stream is an empty answer with its
 // error, like the same answer not streamed.
 func TestStreamProviderErrorIsAnEmptyAnswer(t *testing.T) {
+	t.Parallel()
 	ans, err := readStream(strings.NewReader(`data: {"error":{"code":502,"message":"Provider disconnected"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`+"\n\ndata: [DONE]\n\n"), nil)
 	if err != nil {
 		t.Fatal(err)

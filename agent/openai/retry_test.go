@@ -35,6 +35,7 @@ func TestDelayHonoursRetryAfter(t *testing.T) {
 
 // Every failure kind has a name in Failures.
 func TestFailureNamesAreClosed(t *testing.T) {
+	t.Parallel()
 	kinds := Failures()
 	for f := failOther; f <= failEmpty+1; f++ { // one past the last: "other"
 		if n := f.metricName(); !slices.Contains(kinds, n) {

@@ -15,6 +15,7 @@ import (
 // the empty assistant message it could store) reads as Messages and is
 // sent in a form endpoints accept.
 func TestStoredGoOpenAIHistoryReadsAndSends(t *testing.T) {
+	t.Parallel()
 	old := []goopenai.ChatCompletionMessage{
 		{Role: "user", Content: "list the files"},
 		{Role: "assistant", ReasoningContent: "ls will do", ToolCalls: []goopenai.ToolCall{{ID: "call_1", Type: "function", Function: goopenai.FunctionCall{Name: "bash", Arguments: `{"command":"ls"}`}}}},
@@ -47,6 +48,7 @@ func TestStoredGoOpenAIHistoryReadsAndSends(t *testing.T) {
 }
 
 func TestWireMessagesLeavesAValidHistoryAlone(t *testing.T) {
+	t.Parallel()
 	msgs := []Message{
 		{Role: RoleSystem, Content: "sys"}, userMessage("hi"),
 		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a"}, {ID: "b"}}},
@@ -60,6 +62,7 @@ func TestWireMessagesLeavesAValidHistoryAlone(t *testing.T) {
 }
 
 func TestWireMessagesAnswersUnansweredCalls(t *testing.T) {
+	t.Parallel()
 	msgs := []Message{userMessage("hi"), {Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a"}, {ID: "b"}}}, toolMessage("a", "1"), userMessage("next")}
 	got := wireMessages(msgs)
 	if len(got) != 5 || got[3].ToolCallID != "b" || got[3].Content != NotRun || got[4].Content != "next" {
@@ -70,6 +73,7 @@ func TestWireMessagesAnswersUnansweredCalls(t *testing.T) {
 // A failed run's prompt that the next run repeats (Retry re-sends the
 // failed request) goes once; a different one is joined to it.
 func TestWireMessagesSendsARepeatedPromptOnce(t *testing.T) {
+	t.Parallel()
 	msgs := []Message{
 		userMessage("the task"), {Role: RoleAssistant}, userMessage("the task"), // an old empty answer between
 		userMessage("more"), userMessage("more"),
@@ -83,6 +87,7 @@ func TestWireMessagesSendsARepeatedPromptOnce(t *testing.T) {
 // Content is left out only beside tool calls; everywhere else it is sent,
 // even empty, since endpoints refuse a null.
 func TestMessageJSON(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		msg  Message
 		want string
@@ -102,6 +107,7 @@ func TestMessageJSON(t *testing.T) {
 }
 
 func TestRejectedField(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		msg   string
 		field optionalField
@@ -125,6 +131,7 @@ func TestRejectedField(t *testing.T) {
 }
 
 func TestUniqueCallIDs(t *testing.T) {
+	t.Parallel()
 	calls := []ToolCall{{ID: "x"}, {ID: "x"}, {}, {ID: "h90007000"}}
 	uniqueCallIDs(calls, 7)
 	seen := map[string]bool{}
@@ -141,6 +148,7 @@ func TestUniqueCallIDs(t *testing.T) {
 
 // The request h9 writes is json.Marshal's, byte for byte, whatever it holds.
 func TestWireEncodeIsJSONMarshal(t *testing.T) {
+	t.Parallel()
 	call := ToolCall{ID: "c1", Type: "function", Function: FunctionCall{Name: "bash", Arguments: `{"cmd":"a < b && c > d"}`},
 		ExtraContent: json.RawMessage(`{ "google": { "thought_signature": "x" } }`)}
 	msgs := []Message{
@@ -211,6 +219,7 @@ func TestToolJSONIsGoOpenAIs(t *testing.T) {
 // encode writes wireRequest's fields by name: a new field must be added
 // there (and to the test above) or it would never reach the endpoint.
 func TestWireEncodeKnowsEveryField(t *testing.T) {
+	t.Parallel()
 	if n := reflect.TypeFor[wireRequest]().NumField(); n != 6 {
 		t.Fatalf("wireRequest has %d fields; encode writes 6: write the new one in encode", n)
 	}
