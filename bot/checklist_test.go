@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -62,12 +63,30 @@ func TestChecklistCoalescesBursts(t *testing.T) {
 	t.Logf("%d updates for %d snapshots (%.3f per snapshot)", updates, n, float64(updates)/n)
 }
 
-// Slack's 429 on chat.update is waited out and the final checklist state lands.
+// Slack's 429 on chat.update is waited out and the final checklist state
+// lands: both 429s were served, and an update succeeded after them, no
+// sooner than their Retry-After said.
 func TestRateLimitedUpdatesStillLand(t *testing.T) {
 	e := newEnv(t)
 	e.slack.RateLimit("chat.update", 2, time.Second)
 	thread, _ := e.planned("rate limited", "a:pending", "b:pending")
 	e.waitChecklist(thread, "0/2 tasks", "awaiting review")
+	var limited []time.Time
+	var landed bool
+	for _, c := range e.slack.Calls("chat.update") {
+		switch {
+		case c.Status == http.StatusTooManyRequests:
+			limited = append(limited, c.At)
+		case len(limited) > 0 && c.Status == http.StatusOK && c.SlackError == "":
+			landed = landed || c.At.Sub(limited[len(limited)-1]) >= time.Second
+		}
+	}
+	if len(limited) != 2 {
+		t.Fatalf("%d chat.update calls answered 429, want the 2 scheduled: the test did not play the rate limit", len(limited))
+	}
+	if !landed {
+		t.Error("no chat.update landed a Retry-After after the last 429")
+	}
 }
 
 // A model failure is posted with Retry; Retry runs the same prompt again.
