@@ -15,11 +15,13 @@ import (
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/bot/slackapi"
 	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // A burst of 100 snapshots costs a couple of chat.update calls at the
 // default 1s interval, and the last snapshot is what Slack shows.
 func TestChecklistCoalescesBursts(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	fs := fakeslack.New(fakeslack.Options{})
 	defer fs.Close()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -67,6 +69,7 @@ func TestChecklistCoalescesBursts(t *testing.T) {
 // lands: both 429s were served, and an update succeeded after them, no
 // sooner than their Retry-After said.
 func TestRateLimitedUpdatesStillLand(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	e.slack.RateLimit("chat.update", 2, time.Second)
 	thread, _ := e.planned("rate limited", "a:pending", "b:pending")
@@ -109,6 +112,7 @@ func TestModelFailureOffersRetry(t *testing.T) {
 // next change posts it: one checklist, showing the latest state, kept
 // across the session's later edits.
 func TestChecklistPostedLaterAfterFailedFirstPost(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	for range slackapi.MaxTransientRetries + 1 {
 		e.slack.FailNext("chat.postMessage", "internal_error")
@@ -132,6 +136,7 @@ func TestChecklistPostedLaterAfterFailedFirstPost(t *testing.T) {
 // thread still gets exactly one checklist, as its first reply, ending in
 // the latest state.
 func TestSlowFirstChecklistPostStaysOneAndFirst(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	e.slack.RateLimit("chat.postMessage", 1, time.Second)
 	e.model.Enqueue(planReplies("Plan.", "a:pending", "b:pending")...)

@@ -1,11 +1,11 @@
 package bot
 
 import (
-	"github.com/h9-app/h9/bot/follow"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/bot/follow"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"

@@ -211,6 +211,7 @@ func (e *env) toolResult(i int) string {
 // repository: it is stored, shown by /h9 repos, and on the allow list of
 // the repository's other sessions; the owner who is no admin is told so.
 func TestRefusedHostAllowedForTheRepository(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	const admin = "U9"
 	e := newRepoEnv(t, "", func(c *Config) { c.Admins = []string{admin} })
 	e.model.Enqueue(fakemodel.Text("Nothing to do."))
