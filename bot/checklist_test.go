@@ -160,6 +160,7 @@ func TestSlowFirstChecklistPostStaysOneAndFirst(t *testing.T) {
 // interval; past that the spacing grows with their number, so the edits
 // of all of them together stay at editsPerInterval per interval.
 func TestEditSpacingGrowsPastTheBudget(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		editing int64
 		want    time.Duration
