@@ -7,20 +7,226 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
+	"unicode/utf8"
 )
+
+// read decodes an answer: an error body, a stream, or one JSON completion
+// (also when a stream was asked for and the endpoint ignored that).
+// onText, if not nil, hears the answer's text as it is read (Request.OnText).
+func (m *Client) read(resp *http.Response, r io.Reader, onText func(string)) (Answer, error) {
+	if resp.StatusCode >= 300 {
+		raw, err := io.ReadAll(r)
+		if err != nil && len(raw) == 0 {
+			return Answer{}, &droppedError{err: fmt.Errorf("reading the HTTP %d body: %w", resp.StatusCode, err)}
+		}
+		return Answer{}, decodeErrorBody(resp.StatusCode, raw, resp.Header)
+	}
+	br := bufio.NewReader(r)
+	if isStream(resp.Header.Get("Content-Type"), br) {
+		return readStream(br, onText)
+	}
+	raw, err := io.ReadAll(br)
+	if err != nil {
+		return Answer{}, &droppedError{err: fmt.Errorf("reading the answer: %w", err)}
+	}
+	ans, err := decodeCompletion(raw)
+	if err == nil && ans.Message.Content != "" && onText != nil {
+		onText(ans.Message.Content) // a whole answer's text is one piece
+	}
+	return ans, err
+}
+
+// isStream tells a stream from one JSON completion by the content type,
+// or, when a proxy sends neither, by the first byte.
+func isStream(contentType string, br *bufio.Reader) bool {
+	switch ct := strings.ToLower(contentType); {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		return true
+	case strings.Contains(ct, "json"):
+		return false
+	}
+	for i := 1; ; i++ {
+		b, err := br.Peek(i)
+		if err != nil || i > 512 {
+			return false
+		}
+		switch c := b[i-1]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			continue
+		default:
+			return c == ':' || c == 'd' || c == 'e' // a comment, data:, event:
+		}
+	}
+}
+
+// decodeCompletion reads a whole (not streamed) completion.
+func decodeCompletion(raw []byte) (Answer, error) {
+	var w wireResponse
+	if err := json.Unmarshal(raw, &w); err != nil {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			return Answer{}, &droppedError{err: io.ErrUnexpectedEOF}
+		}
+		return Answer{}, fmt.Errorf("decoding the answer: %w", err)
+	}
+	if w.Object == "error" {
+		return Answer{}, decodeErrorBody(0, raw, nil)
+	}
+	if len(w.Choices) == 0 {
+		if pe := providerError(w.Error); pe != nil {
+			return Answer{}, pe
+		}
+		return Answer{}, &emptyAnswerError{} // "choices": []
+	}
+	var a assembler
+	a.addWhole(&w)
+	return a.answer(), nil
+}
+
+// wireResponse is a chat completion, or one chunk of a streamed one: the
+// same shape, with message in the first and delta in the second. Only what
+// h9 reads is declared; the rest is skipped.
+type wireResponse struct {
+	Object  string       `json:"object"` // "error": vLLM's and Mistral's error shape
+	Choices []wireChoice `json:"choices"`
+	Usage   *wireUsage   `json:"usage"`
+	// XGroq carries Groq's usage in a stream's last chunk.
+	XGroq *struct {
+		Usage *wireUsage `json:"usage"`
+	} `json:"x_groq"`
+	// Error is set by OpenRouter (and proxies) when the provider failed
+	// after the 200: in the body, or in one event of a stream.
+	Error json.RawMessage `json:"error"`
+}
+
+type wireChoice struct {
+	Index        int             `json:"index"`
+	Message      wireMessage     `json:"message"`
+	Delta        wireMessage     `json:"delta"`
+	FinishReason string          `json:"finish_reason"`
+	Error        json.RawMessage `json:"error"`
+}
+
+type wireMessage struct {
+	Content          wireContent    `json:"content"`
+	Refusal          string         `json:"refusal"`
+	ReasoningContent string         `json:"reasoning_content"`
+	ToolCalls        []wireToolCall `json:"tool_calls"`
+}
+
+type wireToolCall struct {
+	Index        *int            `json:"index"`
+	ID           string          `json:"id"`
+	Function     wireFunction    `json:"function"`
+	ExtraContent json.RawMessage `json:"extra_content"`
+}
+
+type wireFunction struct {
+	Name      string        `json:"name"`
+	Arguments wireArguments `json:"arguments"`
+}
+
+type wireUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// wireContent is message content as endpoints send it: a string, null, or
+// an array of parts (Mistral: "thinking" parts, then "text" parts). Only
+// the text parts are the answer; thinking is not kept.
+type wireContent string
+
+func (c *wireContent) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		*c = ""
+		return nil
+	case b[0] == '"':
+		s, err := jsonString(b)
+		*c = wireContent(s)
+		return err
+	case b[0] == '[':
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(b, &parts); err != nil {
+			return fmt.Errorf("content parts: %w", err)
+		}
+		var sb strings.Builder
+		for _, p := range parts {
+			if p.Type == "text" || p.Type == "output_text" {
+				sb.WriteString(p.Text)
+			}
+		}
+		*c = wireContent(sb.String())
+		return nil
+	}
+	return fmt.Errorf("content is neither a string nor parts: %.40s", b)
+}
+
+// wireArguments are a call's arguments: a JSON string as the API defines,
+// or, from some local servers, the JSON object itself.
+type wireArguments string
+
+func (a *wireArguments) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		*a = ""
+	case b[0] == '"':
+		s, err := jsonString(b)
+		if err != nil {
+			return err
+		}
+		*a = wireArguments(s)
+	default:
+		*a = wireArguments(b)
+	}
+	return nil
+}
+
+// jsonString decodes a JSON string. Most streamed pieces have no escapes:
+// those are taken as they are, without a second pass of the decoder.
+func jsonString(b []byte) (string, error) {
+	if len(b) >= 2 && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
+		return string(b[1 : len(b)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
+}
+
+// providerError reads an error object sent inside a 200 (OpenRouter's
+// shape: {"code": 502, "message": "..."}); nil when there is none.
+func providerError(raw json.RawMessage) *EndpointError {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	e := &EndpointError{}
+	e.fill(raw)
+	if e.Message == "" {
+		e.Message = string(raw)
+	}
+	return e
+}
 
 // readStream reads a chat completion sent as server-sent events: comment
 // lines (": OPENROUTER PROCESSING") are skipped, an event's data lines are
 // joined, each event is one chunk, "[DONE]" ends the stream. A stream that
 // ends before a finish reason or [DONE] was cut: a dropped connection.
-func readStream(r io.Reader) (Answer, error) {
+// onText, if not nil, hears each piece of content as its chunk is decoded.
+func readStream(r io.Reader, onText func(string)) (Answer, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReader(r)
 	}
 	var (
-		a    assembler
+		a    = assembler{onText: onText}
 		data []byte
 		line []byte
 	)
@@ -133,6 +339,7 @@ type assembler struct {
 	usage                       *wireUsage
 	provider                    *EndpointError
 	scratch                     wireResponse // decoded into, chunk after chunk
+	onText                      func(string) // hears a stream's content pieces
 }
 
 // addWhole takes a completion's first choice.
@@ -177,6 +384,9 @@ func (a *assembler) finishWith(c *wireChoice) {
 // each a call of their own, a delta's are pieces to merge.
 func (a *assembler) addMessage(m *wireMessage, whole bool) {
 	a.content.WriteString(string(m.Content))
+	if m.Content != "" && a.onText != nil {
+		a.onText(string(m.Content))
+	}
 	a.refusal.WriteString(m.Refusal)
 	a.reasoning.WriteString(m.ReasoningContent)
 	for i := range m.ToolCalls {

@@ -55,7 +55,7 @@ func TestReadStream(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readStream(strings.NewReader(tt.stream))
+			got, err := readStream(strings.NewReader(tt.stream), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,13 +78,13 @@ func TestReadStreamFailures(t *testing.T) {
 		{"not JSON", "data: {oops\n\n", failOther},
 	}
 	for _, tt := range tests {
-		_, err := readStream(strings.NewReader(tt.stream))
+		_, err := readStream(strings.NewReader(tt.stream), nil)
 		if got := classify(err); got != tt.want {
 			t.Errorf("%s: %v classified %d, want %d", tt.name, err, got, tt.want)
 		}
 	}
 	var ee *EndpointError
-	_, err := readStream(strings.NewReader(`data: {"object":"error","message":"engine died","code":500}` + "\n\n"))
+	_, err := readStream(strings.NewReader(`data: {"object":"error","message":"engine died","code":500}`+"\n\n"), nil)
 	if !errors.As(err, &ee) || ee.Message != "engine died" {
 		t.Errorf("err = %v", err)
 	}
@@ -93,7 +93,7 @@ func TestReadStreamFailures(t *testing.T) {
 // OpenRouter's provider failure in a stream is an empty answer with its
 // error, like the same answer not streamed.
 func TestStreamProviderErrorIsAnEmptyAnswer(t *testing.T) {
-	ans, err := readStream(strings.NewReader(`data: {"error":{"code":502,"message":"Provider disconnected"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}` + "\n\ndata: [DONE]\n\n"))
+	ans, err := readStream(strings.NewReader(`data: {"error":{"code":502,"message":"Provider disconnected"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`+"\n\ndata: [DONE]\n\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
