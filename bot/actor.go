@@ -94,7 +94,7 @@ type actor struct {
 	inbox []message
 	wake  chan struct{}
 
-	// Owned by the actor goroutine. The lease (actor_lease.go): held
+	// Owned by the actor goroutine. The lease (lease.go): held
 	// while leased; lost once another replica has the session (or never
 	// had it: a forwarder). ctx carries the lease to the session's Slack
 	// calls and is cancelled when it is lost.
@@ -121,7 +121,7 @@ type actor struct {
 
 	// Under mu: the actor created the session and its record is not
 	// stored yet, and the lease its first save took again, until the actor
-	// adopts it (actor_firstsave.go).
+	// adopts it (lease.go).
 	unstored bool
 	retaken  *store.Lease
 	start    string // the new session's store.Start (starts.go), until stored

@@ -9,6 +9,7 @@ import (
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // Approve & confirm each step: every write_file/bash waits for a click in the
@@ -103,6 +104,7 @@ func fileUnder(t *testing.T, root, name string) bool {
 // Stop while a step waits for approval: the step message loses its buttons
 // and says it was stopped; the step never runs.
 func TestStopWhileStepAwaitsApproval(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	thread, review := e.planned("careful stop", "a:pending")
 	e.model.Enqueue(

@@ -10,6 +10,7 @@ import (
 // is valid UTF-8, fits a file system and keeps its extension; names
 // that were already fine are kept.
 func TestSafeName(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 150) + ".png" // 304 bytes
 	for in, want := range map[string]string{
 		"report.pdf":       "report.pdf",
@@ -33,6 +34,7 @@ func TestSafeName(t *testing.T) {
 
 // Two files of one message never land on the same path.
 func TestAttachmentNamesAreUniquePerMessage(t *testing.T) {
+	t.Parallel()
 	b := &Bot{}
 	take, refused := b.attachments("1700000000.000100", []sharedFile{
 		{Name: "notes.txt", URL: "https://files/1"},

@@ -14,11 +14,13 @@ import (
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/h9test"
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // TestAuthTestFailures: a refused token stops the bot at start; any other
 // auth.test failure (a Slack hiccup) is logged and the bot still connects.
 func TestAuthTestFailures(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	tests := []struct {
 		slackErr string
 		wantRun  bool

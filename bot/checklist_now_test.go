@@ -7,6 +7,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // nowLineRE is the Now: line while a command runs, with its clock.
@@ -16,6 +17,7 @@ var nowLineRE = regexp.MustCompile("\\*Now:\\* `bash: sleep 4` · ([1-9])s")
 // seconds it has run, redrawn while it lasts; once the run ends the line
 // is gone.
 func TestNowLineShowsTheRunningCommandAndItsTime(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	e.model.Enqueue(fakemodel.ToolCall("todo_write", todos("a:pending")), fakemodel.Text("Plan: wait a little."))
 	thread := e.startSession("plan", "wait")

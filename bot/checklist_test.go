@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +15,13 @@ import (
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/bot/slackapi"
 	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // A burst of 100 snapshots costs a couple of chat.update calls at the
 // default 1s interval, and the last snapshot is what Slack shows.
 func TestChecklistCoalescesBursts(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	fs := fakeslack.New(fakeslack.Options{})
 	defer fs.Close()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -62,12 +65,31 @@ func TestChecklistCoalescesBursts(t *testing.T) {
 	t.Logf("%d updates for %d snapshots (%.3f per snapshot)", updates, n, float64(updates)/n)
 }
 
-// Slack's 429 on chat.update is waited out and the final checklist state lands.
+// Slack's 429 on chat.update is waited out and the final checklist state
+// lands: both 429s were served, and an update succeeded after them, no
+// sooner than their Retry-After said.
 func TestRateLimitedUpdatesStillLand(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	e.slack.RateLimit("chat.update", 2, time.Second)
 	thread, _ := e.planned("rate limited", "a:pending", "b:pending")
 	e.waitChecklist(thread, "0/2 tasks", "awaiting review")
+	var limited []time.Time
+	var landed bool
+	for _, c := range e.slack.Calls("chat.update") {
+		switch {
+		case c.Status == http.StatusTooManyRequests:
+			limited = append(limited, c.At)
+		case len(limited) > 0 && c.Status == http.StatusOK && c.SlackError == "":
+			landed = landed || c.At.Sub(limited[len(limited)-1]) >= time.Second
+		}
+	}
+	if len(limited) != 2 {
+		t.Fatalf("%d chat.update calls answered 429, want the 2 scheduled: the test did not play the rate limit", len(limited))
+	}
+	if !landed {
+		t.Error("no chat.update landed a Retry-After after the last 429")
+	}
 }
 
 // A model failure is posted with Retry; Retry runs the same prompt again.
@@ -90,6 +112,7 @@ func TestModelFailureOffersRetry(t *testing.T) {
 // next change posts it: one checklist, showing the latest state, kept
 // across the session's later edits.
 func TestChecklistPostedLaterAfterFailedFirstPost(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	for range slackapi.MaxTransientRetries + 1 {
 		e.slack.FailNext("chat.postMessage", "internal_error")
@@ -113,6 +136,7 @@ func TestChecklistPostedLaterAfterFailedFirstPost(t *testing.T) {
 // thread still gets exactly one checklist, as its first reply, ending in
 // the latest state.
 func TestSlowFirstChecklistPostStaysOneAndFirst(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	e.slack.RateLimit("chat.postMessage", 1, time.Second)
 	e.model.Enqueue(planReplies("Plan.", "a:pending", "b:pending")...)
@@ -136,6 +160,7 @@ func TestSlowFirstChecklistPostStaysOneAndFirst(t *testing.T) {
 // interval; past that the spacing grows with their number, so the edits
 // of all of them together stay at editsPerInterval per interval.
 func TestEditSpacingGrowsPastTheBudget(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		editing int64
 		want    time.Duration

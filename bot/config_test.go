@@ -52,6 +52,7 @@ func TestNewRejectsMissingDeps(t *testing.T) {
 }
 
 func TestParseCommand(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string][2]string{
 		"plan add a thing":    {"plan", "add a thing"},
 		"  RUN\tfix   it  ":   {"run", "fix   it"},

@@ -4,6 +4,7 @@ package bot
 // settings), written from those words only.
 
 import (
+	"github.com/h9-app/h9/workspace/testenv"
 	"os"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 // separate pairs; an unknown repo or option is refused listing the valid
 // ones and no session starts.
 func TestContractOptionsBlock(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "")
 	roots := len(e.rootMessages())
 	for _, c := range []struct{ cmd, want string }{
@@ -126,6 +128,7 @@ func TestContractWorkRuleNamesTheTodo(t *testing.T) {
 // Every outcome message carries the final total: the Done of a session
 // with a repository, and a stalled one.
 func TestContractOutcomesCarryTokens(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "", withPrices(10_000, 20_000))
 	e.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todos("a:in_progress")).WithUsage(100, 10),
@@ -147,6 +150,7 @@ func TestContractOutcomesCarryTokens(t *testing.T) {
 
 // An admin may press the owner's buttons: Raise budget and Push branch.
 func TestContractAdminButtons(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "", withBudget(300), func(c *Config) { c.Admins = []string{"UA"} })
 	e.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todos("a:in_progress")).WithUsage(200, 10),
@@ -166,6 +170,7 @@ func TestContractAdminButtons(t *testing.T) {
 
 // Raise budget adds the same amount again: a second pass stops again.
 func TestContractRaiseTwice(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t, withBudget(300))
 	e.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todos("a:in_progress")).WithUsage(300, 10), // 310 > 300
@@ -239,6 +244,7 @@ func TestContractBudgetPlanThenAutoRun(t *testing.T) {
 
 // The agent may use git inside the sandbox, read-only in plan mode.
 func TestContractGitInPlanMode(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "")
 	e.model.Enqueue(
 		fakemodel.ToolCall("bash", `{"command":"git log --oneline && git status --short && git branch --show-current && git diff --stat HEAD"}`),
@@ -257,6 +263,7 @@ func TestContractGitInPlanMode(t *testing.T) {
 // What a client reading only a message's text sees: the outcome's files,
 // the setup failure's last lines, the repository on a mention's checklist.
 func TestContractTextFallbacks(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "for i in 1 2; do echo \"out$i-ERR\"; done; exit 3")
 	thread := e.startSession("run", "[repo=backend] build")
 	failed := e.waitMessage(thread, "h9_setup_failed", 1)
@@ -290,6 +297,7 @@ func TestContractTextFallbacks(t *testing.T) {
 // branch= is the base: the checkout starts from it, and the pull request
 // goes onto it.
 func TestContractBaseBranch(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "")
 	work := t.TempDir() + "/w"
 	runGit(t, "/", "clone", "--quiet", e.remote, work)

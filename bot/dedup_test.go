@@ -30,6 +30,7 @@ func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard,
 
 // Keys seen by one process are refused by the next on the same DB.
 func TestDedupPersistsAcrossRestart(t *testing.T) {
+	t.Parallel()
 	db := openTestDB(t)
 	d, err := newDedup(openStore(t, db), discardLog())
 	if err != nil {
@@ -59,6 +60,7 @@ func TestDedupPersistsAcrossRestart(t *testing.T) {
 // Keys older than the TTL are not reloaded, and memory stays bounded (the
 // store's own bound is in agent/store/storetest).
 func TestDedupExpiresAndBounds(t *testing.T) {
+	t.Parallel()
 	db := openTestDB(t)
 	d, err := newDedup(openStore(t, db), discardLog())
 	if err != nil {

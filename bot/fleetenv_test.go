@@ -12,6 +12,7 @@ import (
 	"github.com/h9-app/h9/agent/store/pgstore"
 	"github.com/h9-app/h9/agent/store/pgtest"
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -49,6 +50,7 @@ func newFleetEnv(t *testing.T, names ...string) *fleetEnv {
 // configuration.
 func newFleetEnvWith(t *testing.T, cfgFn func(*workspace.Manager, *Config), names ...string) *fleetEnv {
 	t.Helper()
+	testenv.Need(t, "postgres") // and, under -short, left to the full run
 	e := prepareEnv(t, t.TempDir())
 	f := &fleetEnv{env: e, url: pgtest.New(t), replicas: map[string]*replica{}, cfgFn: cfgFn}
 	t.Cleanup(func() {

@@ -9,6 +9,7 @@ import (
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // With follow_up: auto, feedback that comes while the session's own run
@@ -16,6 +17,7 @@ import (
 // starts addressing it by itself, once: the batch message turns to "has
 // started addressing it", the work is pushed and answered on the forge.
 func TestFollowAutoAddressesFeedbackThatCameDuringARun(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowAuto)
 	thread, _, _ := e.openFollowed()
 	e.github.SetPermission("alice", "write")

@@ -74,6 +74,7 @@ func (e *repoEnv) waitBatch(thread string, parts ...string) fakeslack.Message {
 // gets a reply naming the commit and the request one summary; merging
 // is said in the thread and ends following, which /h9 status shows.
 func TestFollowAddressesFeedbackAndAnswersOnTheForge(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowAsk)
 	thread, branch, head := e.openFollowed()
 	e.github.SetPermission("alice", "write")
@@ -152,6 +153,7 @@ func TestFollowAddressesFeedbackAndAnswersOnTheForge(t *testing.T) {
 // Ignore puts the batch aside: no run, nothing written on the forge; a
 // later comment makes a new batch.
 func TestFollowIgnoreThenANewBatch(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowAsk)
 	thread, _, _ := e.openFollowed()
 	e.slash(testUser, testChannel, "status")
@@ -177,6 +179,7 @@ func TestFollowIgnoreThenANewBatch(t *testing.T) {
 
 // follow_up: auto starts addressing at once, says so, and offers Stop.
 func TestFollowAutoStartsAtOnce(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowAuto)
 	thread, _, head := e.openFollowed()
 	e.github.SetPermission("alice", "write")
@@ -205,6 +208,7 @@ func TestFollowAutoStartsAtOnce(t *testing.T) {
 
 // follow_up: off follows nothing.
 func TestFollowOffFollowsNothing(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowOff)
 	e.model.Enqueue(workReplies("a", "hello.txt", "hello\\n", "Added a greeting.")...)
 	thread := e.startSession("run", "[repo=backend] add a greeting")
@@ -222,6 +226,7 @@ func TestFollowOffFollowsNothing(t *testing.T) {
 // session answers a reply meanwhile, and once the reset has passed the
 // comment made during the wait comes to the thread.
 func TestFollowWaitsOutARateLimit(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowAsk)
 	thread, _, _ := e.openFollowed()
 	e.github.SetPermission("alice", "write")
@@ -244,6 +249,7 @@ func TestFollowWaitsOutARateLimit(t *testing.T) {
 // follow_up: auto's Stop stops the addressing run: nothing is pushed or
 // written on the forge, and the batch is offered again with its buttons.
 func TestFollowAutoStop(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowAuto)
 	thread, branch, head := e.openFollowed()
 	e.github.SetPermission("alice", "write")

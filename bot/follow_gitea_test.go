@@ -8,6 +8,7 @@ import (
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/forge/fakegitea"
 	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // Following a pull request on the fake Gitea through the same seam: a
@@ -15,6 +16,7 @@ import (
 // replies to the comment and adds one summary comment; closing ends
 // following.
 func TestFollowGiteaPullRequest(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	data := t.TempDir()
 	remote := newTestRemote(t, map[string]string{"README.md": "# backend\n"})
 	gt := fakegitea.New(testGiteaToken)

@@ -8,6 +8,7 @@ import (
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/forge/fakegitlab"
 	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // Following a merge request on the fake GitLab through the same seam: the
@@ -15,6 +16,7 @@ import (
 // left out; Address feedback pushes and answers in the note's discussion
 // and with one summary note; merging ends following.
 func TestFollowGitLabMergeRequest(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	data := t.TempDir()
 	remote := newTestRemote(t, map[string]string{"README.md": "# backend\n"})
 	runGit(t, remote, "config", "http.receivepack", "true")

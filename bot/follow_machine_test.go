@@ -1,11 +1,11 @@
 package bot
 
 import (
-	"github.com/h9-app/h9/bot/follow"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/bot/follow"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"
@@ -17,6 +17,7 @@ func followed(mode string) Session {
 }
 
 func TestBatchLeavesOutCommentsWithoutWriteAccessAndOwn(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	next, _ := transition(followed(gitrepo.FollowAsk), evFollowPolled{follow.Polled{Now: now, Every: time.Minute, Update: forge.Update{Feedback: []forge.Feedback{
 		{ID: "1", Kind: forge.Inline, Author: "alice", CanPush: true, Path: "main.go", Line: 3, Body: "rename this"},
@@ -33,6 +34,7 @@ func TestBatchLeavesOutCommentsWithoutWriteAccessAndOwn(t *testing.T) {
 }
 
 func TestMergedStopsFollowing(t *testing.T) {
+	t.Parallel()
 	next, _ := transition(followed(gitrepo.FollowAsk), evFollowPolled{follow.Polled{Now: time.Now(), Every: time.Minute,
 		Update: forge.Update{State: forge.RequestState{State: forge.StateMerged, By: "bob"}}}})
 	if next.Follow.Following() || len(next.Posts) != 1 || !strings.Contains(next.Posts[0].Text, "PR #12 was merged by @bob") {
@@ -41,6 +43,7 @@ func TestMergedStopsFollowing(t *testing.T) {
 }
 
 func TestAutoStartsTheFeedbackRun(t *testing.T) {
+	t.Parallel()
 	next, _ := transition(followed(gitrepo.FollowAuto), evFollowPolled{follow.Polled{Now: time.Now(), Every: time.Minute, Update: forge.Update{
 		Failed: []forge.Check{{ID: "c", Name: "build", State: "failure", Log: "FAIL"}}}}})
 	if next.Follow.Batch.Status != follow.Addressing || next.State != stateRunning || next.Request.Feedback == nil {
@@ -50,6 +53,7 @@ func TestAutoStartsTheFeedbackRun(t *testing.T) {
 
 // Untouched for H9_FORGE_FOLLOW_FOR, following stops and says so.
 func TestFollowingExpires(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	s := followed(gitrepo.FollowAsk)
 	s.Follow.Touched = now.Add(-2 * time.Hour)
@@ -66,6 +70,7 @@ func TestFollowingExpires(t *testing.T) {
 // While a batch is addressed, a poll waits: the feedback that comes
 // meanwhile makes the next batch, it never replaces the one in hand.
 func TestNoPollWhileABatchIsAddressed(t *testing.T) {
+	t.Parallel()
 	s := followed(gitrepo.FollowAsk)
 	s.State = stateRunning
 	s.Follow.Batch = &follow.Batch{Seq: 1, Status: follow.Addressing}
@@ -82,6 +87,7 @@ func TestNoPollWhileABatchIsAddressed(t *testing.T) {
 // Only the owner or an admin: Address feedback from a stale message (an
 // older batch) is refused with words, and starts nothing.
 func TestStaleAddressFeedbackIsRefused(t *testing.T) {
+	t.Parallel()
 	s := followed(gitrepo.FollowAsk)
 	s.Follow.Batch = &follow.Batch{Seq: 2, Status: follow.Waiting, Feedback: []forge.Feedback{{Kind: forge.Conversation, Body: "x"}}}
 	next, effs := transition(s, evClick{user: "U1", action: render.ActionAddressFeedback, value: render.ButtonValue{SessionID: s.ID, Revision: 1}})
@@ -102,6 +108,7 @@ func hasEffect[T effect](effs []effect) bool {
 // The session's token budget applies to the addressing run: past it,
 // Address feedback parks the run at the budget (Raise budget starts it).
 func TestAddressingRespectsTheBudget(t *testing.T) {
+	t.Parallel()
 	s := followed(gitrepo.FollowAsk)
 	s.rules.budget, s.Tokens.TotalTokens = 1000, 1500
 	s.Follow.Batch = &follow.Batch{Seq: 1, Status: follow.Waiting, TS: "1.7", Feedback: []forge.Feedback{{Kind: forge.Conversation, Author: "alice", Body: "x"}}}
@@ -120,6 +127,7 @@ func TestAddressingRespectsTheBudget(t *testing.T) {
 // during the run keeps the press: its message names who pressed, and the
 // superseded one no longer offers buttons.
 func TestSupersedingBatchKeepsTheQueuedPress(t *testing.T) {
+	t.Parallel()
 	s := followed(gitrepo.FollowAsk)
 	s.State = stateRunning
 	s.Follow.Seq = 1

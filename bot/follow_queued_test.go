@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"github.com/h9-app/h9/bot/follow"
 	"os"
 	"strings"
 	"testing"
@@ -9,8 +8,10 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/bot/follow"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // queuedWords is what the batch message says once Address feedback was
@@ -49,6 +50,7 @@ func (e *repoEnv) waitAddressed(batch fakeslack.Message) {
 // is told it is queued), and once that run ends h9 addresses the batch by
 // itself, once: pushed and answered on the forge.
 func TestFollowAskAddressesFeedbackPressedDuringARun(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowAsk)
 	thread, branch, head := e.openFollowed()
 	e.github.SetPermission("alice", "write")
@@ -87,6 +89,7 @@ func TestFollowAskAddressesFeedbackPressedDuringARun(t *testing.T) {
 // starts, the batch message shows its plain buttons again, and pressing
 // Address feedback then addresses it.
 func TestFollowQueuedPressIsDroppedWhenTheRunIsStopped(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowAsk)
 	thread, branch, head := e.openFollowed()
 	e.github.SetPermission("alice", "write")
@@ -122,6 +125,7 @@ func TestFollowQueuedPressIsDroppedWhenTheRunIsStopped(t *testing.T) {
 // The queued press is stored with the session: h9 restarting mid-run
 // resumes the run, and once it ends addresses the batch on the press.
 func TestFollowQueuedPressSurvivesARestart(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowAsk)
 	thread, _, _ := e.openFollowed()
 	e.github.SetPermission("alice", "write")

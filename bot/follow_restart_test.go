@@ -1,19 +1,21 @@
 package bot
 
 import (
-	"github.com/h9-app/h9/bot/follow"
 	"strings"
 	"testing"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/follow"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // h9 stopped after its replies reached the forge and before the save that
 // records them (kill -9 between the two): the next start finds them by
 // their markers and sends none again, then says so in the thread once.
 func TestFollowRepliesOnceAcrossARestart(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowAsk)
 	thread, _, _ := e.openFollowed()
 	e.github.SetPermission("alice", "write")
@@ -59,6 +61,7 @@ func TestFollowRepliesOnceAcrossARestart(t *testing.T) {
 // stored cursor: a comment made while h9 was down makes one batch, and
 // what was read before it is not shown again.
 func TestFollowGoesOnAfterARestart(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newFollowEnv(t, gitrepo.FollowAsk)
 	thread, _, _ := e.openFollowed()
 	e.github.SetPermission("alice", "write")

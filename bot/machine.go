@@ -20,7 +20,7 @@ import (
 //
 // This file holds the states and what a finished run leads to;
 // machine_run.go the other events of a run's life, machine_input.go what
-// users do, machine_posts.go what is posted. machine_table_test.go checks
+// users do, posts.go what is posted. machine_table_test.go checks
 // every (state, event) pair: a row, or "cannot happen" with the reason.
 
 // event is something that happened to a session.

@@ -208,3 +208,10 @@ func (e evCancelFailed) apply(m *move) {
 	m.postNotice(render.RenderError(m.s.ID, "h9 failed cancelling the plan: "+e.words))
 	m.saveAndShow()
 }
+
+// The reactions h9 puts on a reply: queued behind the current run, then
+// picked up when h9 starts on it.
+const (
+	reactionQueued   = "hourglass_flowing_sand"
+	reactionPickedUp = "eyes"
+)

@@ -136,6 +136,7 @@ var budgetRows = []row{
 // The budget counts the configured step once per raise; none configured
 // is no budget, whatever was raised.
 func TestSessionBudget(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		step, raises, used, want int
 		over                     bool

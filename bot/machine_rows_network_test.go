@@ -60,6 +60,7 @@ func networkRows() []row {
 // The hosts allowed since go with the next execution run's request, once;
 // a plan run has no network and leaves them for the next one.
 func TestNetworkNewsGoesWithTheNextExecutionRun(t *testing.T) {
+	t.Parallel()
 	news := func(s *Session) { s.Network = &SessionNetwork{Since: []string{refusedHP}} }
 	next, effs := transition(sess(stateIdle, news), evReply{user: "U1", text: "go on", ts: "1.7"})
 	if next.Request.Network == nil || !slices.Equal(next.Request.Network.Allowed, []string{refusedHP}) || len(next.Network.Since) != 0 {

@@ -119,6 +119,7 @@ func cannotHappenPairs() map[string]string {
 }
 
 func TestTransitions(t *testing.T) {
+	t.Parallel()
 	rows := slices.Concat(startRows, runDoneRows, reviewRows, stepRows, controlRows, replyRows, recoverRows,
 		bookkeepingRows, budgetRows, repoRows, anyStateRows(), refusalRows(), networkRows(), followRows())
 	covered := map[string]bool{}
@@ -232,6 +233,7 @@ func refusalRows() []row {
 // apply(*move) in bot's source) and every button action render defines
 // is in allEvents, so a new event or button cannot skip the table.
 func TestAllEventsListed(t *testing.T) {
+	t.Parallel()
 	listed := map[string]bool{}
 	for _, ev := range allEvents {
 		listed[reflect.TypeOf(ev).Name()] = true

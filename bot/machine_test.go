@@ -96,6 +96,7 @@ var startRows = []row{
 
 // A failed run's message gives the agent's words for it when there are some.
 func TestFailureWords(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err  error
 		want string

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // countingMetrics records what the bot reports, as cmd/h9's would count it.
@@ -88,6 +89,7 @@ func withMetrics(m Metrics) func(*Config) { return func(c *Config) { c.Metrics =
 // its redelivery a duplicate), one session created, active while it runs
 // and not once it settled, every Web API request by its method.
 func TestMetricsCountASession(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	m := newCountingMetrics()
 	e := newEnv(t, withMetrics(m))
 	e.model.Enqueue(planReplies("the plan", "a:pending")...)
@@ -145,6 +147,7 @@ func TestMetricsCountFailedCalls(t *testing.T) {
 // Connected follows the socket: true once Slack said hello, false while
 // Slack refuses to reconnect, true again after, false once Run returned.
 func TestConnectedFollowsTheSocket(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	e.waitFor("connected", e.bot.Connected)
 	e.slack.RateLimit("apps.connections.open", 1_000_000, time.Second)

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,19 +16,8 @@ import (
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/egress"
+	"github.com/h9-app/h9/workspace/testenv"
 )
-
-// needBwrap skips only on a developer machine without bubblewrap; in CI
-// it fails.
-func needBwrap(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set but bwrap is missing: %v", err)
-		}
-		t.Skipf("bwrap not installed (apt-get install bubblewrap): %v", err)
-	}
-}
 
 // netRig is h9's egress proxy wired to the env's bot as cmd/h9 wires it:
 // a base allow list, plus what the bot says the thread allowed.
@@ -88,7 +75,7 @@ func newNetRig(t *testing.T, base ...string) *netRig {
 // only way out the rig's proxy.
 func newNetEnv(t *testing.T, r *netRig, cfgFn ...func(*Config)) *env {
 	t.Helper()
-	needBwrap(t)
+	testenv.Need(t, "bwrap")
 	cfgFn = append(cfgFn, func(c *Config) { c.Network = allowEntry{r.gw} })
 	e := prepareEnv(t, t.TempDir(), cfgFn...)
 	e.workspaces = func(c *workspace.Config) { c.Sandbox, c.Network = "bwrap", r.gw }
@@ -224,6 +211,7 @@ func (e *env) toolResult(i int) string {
 // repository: it is stored, shown by /h9 repos, and on the allow list of
 // the repository's other sessions; the owner who is no admin is told so.
 func TestRefusedHostAllowedForTheRepository(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	const admin = "U9"
 	e := newRepoEnv(t, "", func(c *Config) { c.Admins = []string{admin} })
 	e.model.Enqueue(fakemodel.Text("Nothing to do."))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // A slash command whose team_id differs from (or lacks) the events' still
@@ -62,6 +63,7 @@ func TestMentionMessageFirstWithoutAuthTest(t *testing.T) {
 // gets its thread's replies, clicks and status line after a start that
 // knows the team, and one made with the team after a start that does not.
 func TestSessionsSurviveAuthTestComingAndGoing(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	for _, tc := range []struct {
 		name                  string
 		failFirst, failSecond bool

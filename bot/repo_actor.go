@@ -14,6 +14,7 @@ import (
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/h9-app/h9/workspace/textcut"
 )
 
 // prepHandle is a checkout and setup in flight.
@@ -55,7 +56,7 @@ func (b *Bot) prepareRepo(ctx context.Context, id string, r SessionRepo) evPrepa
 			res, ran, err = b.cfg.Repos.Setup(ctx, gs)
 		}
 		if err == nil && ran && (res.ExitCode != 0 || res.TimedOut || res.Cancelled) && ctx.Err() == nil {
-			return evPrepared{base: p.Base, setup: &setupFailure{what: setupWords(b, r.Name, res), output: lastLines(res.Output, setupOutputLines)}}
+			return evPrepared{base: p.Base, setup: &setupFailure{what: setupWords(b, r.Name, res), output: textcut.LastLines(res.Output, setupOutputLines)}}
 		}
 	}
 	switch {
@@ -81,14 +82,6 @@ func setupWords(b *Bot, name string, res workspace.BashResult) string {
 		return fmt.Sprintf("the setup command %sof %s was cancelled", cmd, name)
 	}
 	return fmt.Sprintf("the setup command %sof %s exited with code %d", cmd, name, res.ExitCode)
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // msgPrepared: the checkout and setup ended.

@@ -9,6 +9,7 @@ import (
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // ackText is what the ack showed the user.
@@ -17,6 +18,7 @@ func ackText(a fakeslack.Ack) string { return string(a.Payload) }
 // Options that cannot start a session are refused in the ack with the
 // valid names, and nothing is posted; `[WIP]` is part of the task.
 func TestOptionsRefusedOrKept(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "")
 	for in, want := range map[string]string{
 		"plan [repo=nope] fix it":         "there is no repository `nope`; the repositories are `backend` and `none`",
@@ -49,6 +51,7 @@ func TestOptionsRefusedOrKept(t *testing.T) {
 // (a session starts without a repository); /h9 repo NAME opts it back in;
 // the task's repo= wins over the channel.
 func TestChannelRepository(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "")
 	if ack := ackText(e.slash(testUser, testChannel, "repos")); !strings.Contains(ack, "*backend*") || !strings.Contains(ack, "acme/backend") || !strings.Contains(ack, "no network") {
 		t.Errorf("/h9 repos: %s", ack)
@@ -82,6 +85,7 @@ func TestChannelRepository(t *testing.T) {
 // A mention's options work as a command's; the checklist names the
 // repository, since there is no root message of h9's.
 func TestMentionWithRepository(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "")
 	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
 	ts, err := e.slack.Mention(e.ctx, testUser, testChannel, "", "[repo=backend branch=main] tidy the readme")
@@ -98,6 +102,7 @@ func TestMentionWithRepository(t *testing.T) {
 // A setup that fails shows its last lines and Retry; Retry runs it again
 // and the session starts. The setup sees none of h9's secrets.
 func TestSetupFailsThenRetry(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	setup := `env > $HOME/setup-env; if [ -f $HOME/.tried ]; then echo ready; else touch $HOME/.tried; ` +
 		`for i in $(seq 1 40); do echo "line $i"; done; echo 'npm ERR! network timeout'; exit 7; fi`
 	e := newRepoEnv(t, setup)
@@ -145,6 +150,7 @@ func readHomeFile(t *testing.T, e *env, name string) string {
 // A restart during the setup sets up again, then asks the session's first
 // request: nothing of the task is lost, and no run starts half set up.
 func TestRestartDuringSetup(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, `if [ -f $HOME/.started ]; then echo again; else touch $HOME/.started; sleep 120; fi`)
 	thread := e.startSession("run", "survive the setup")
 	e.waitChecklist(thread, "setting up")

@@ -11,6 +11,7 @@ import (
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // workReplies is a run that does one todo for real: in progress, a file
@@ -32,6 +33,7 @@ func workReplies(id, file, content, final string) []fakemodel.Reply {
 // a stranger's click is refused; a follow-up continues on the branch and
 // a later push updates the pull request. The token is nowhere it must not be.
 func TestRepositorySessionEndToEnd(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "")
 	// After its last todo the model writes one more file: the outcome commits it too.
 	e.model.Enqueue(
@@ -207,6 +209,7 @@ func urlIn(t *testing.T, s string) string {
 // workspace's changes on the session branch, the todo as subject, h9 as
 // author, the owner (from users.info) as co-author.
 func TestCheckpointerCommitsTheTodo(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "")
 	e.model.Enqueue(workReplies("a", "hello.txt", "hello\\n", "Done.")...)
 	thread := e.startSession("run", "[repo=backend] greet")

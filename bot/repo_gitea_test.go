@@ -11,6 +11,7 @@ import (
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/forge/fakegitea"
 	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 const testGiteaToken = "gt_test_token_SECRET_456"
@@ -21,6 +22,7 @@ const testGiteaToken = "gt_test_token_SECRET_456"
 // and opens one pull request on Gitea, a second click answers the same
 // URL; the token reaches neither Slack nor the logs nor the disk.
 func TestGiteaRepositorySessionOpensAPullRequest(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	data := t.TempDir()
 	remote := newTestRemote(t, map[string]string{"README.md": "# backend\n"})
 	gt := fakegitea.New(testGiteaToken)

@@ -10,6 +10,7 @@ import (
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/forge/fakegitlab"
 	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 const testGitLabToken = "glpat-test-token-SECRET-456"
@@ -20,6 +21,7 @@ const testGitLabToken = "glpat-test-token-SECRET-456"
 // merge request, a second click finds the same one. The token is
 // nowhere it must not be.
 func TestGitLabSessionOpensAMergeRequest(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	data := t.TempDir()
 	remote := newTestRemote(t, map[string]string{"README.md": "# backend\n"})
 	runGit(t, remote, "config", "http.receivepack", "true")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // A mention arrives as app_mention AND message; a redelivered envelope and a
@@ -88,6 +89,7 @@ func TestIgnoresBotMessagesAndEdits(t *testing.T) {
 // A 200-todo plan with long, hostile contents renders within Slack's limits
 // (checked on every payload at cleanup) and mentions stay escaped.
 func TestTwoHundredTodoPlanWithinLimits(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	type item struct {
 		ID      string `json:"id"`

@@ -3,6 +3,8 @@ package bot
 import (
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // TestStatusFallsBackToResponseURL: where Slack refuses chat.postEphemeral
@@ -36,6 +38,7 @@ func TestStatusFallsBackToResponseURL(t *testing.T) {
 // waiting out chat.getPermalink (issue 26: it used to wait on
 // chat.getPermalink, then chat.postEphemeral, for the whole hang).
 func TestStatusAnswersWhileWebAPIHangs(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	e.planned("hung web api task", "a:pending", "b:pending")
 	release := e.slack.Hang("")

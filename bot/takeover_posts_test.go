@@ -9,6 +9,7 @@ import (
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // The budget message across restarts (a takeover settles posts the same
@@ -16,6 +17,7 @@ import (
 // and never posted, it posts it once. Either way Raise budget edits the
 // one message the thread has.
 func TestRestartPostsTheBudgetMessageOnce(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t, withBudget(500))
 	e.model.Enqueue(
 		fakemodel.ToolCall("todo_write", todos("a:in_progress")).WithUsage(200, 10),
@@ -62,6 +64,7 @@ func TestRestartPostsTheBudgetMessageOnce(t *testing.T) {
 // before that was saved, the next holder adopts both and posts neither
 // again. Push branch on the adopted outcome works.
 func TestRestartMakesTheRepositoryOutcomeOnce(t *testing.T) {
+	testenv.Full(t, "a session on a real git repository through the fake Slack, model and forge")
 	e := newRepoEnv(t, "")
 	e.model.Enqueue(workReplies("a", "hello.txt", "hello\\n", "Added a greeting.")...)
 	thread := e.startSession("run", "[repo=backend] add a greeting")

@@ -12,6 +12,7 @@ import (
 // taken for another state: decoding it says so, and every known state (and
 // an unset one) still decodes.
 func TestUnknownStateIsLeftAlone(t *testing.T) {
+	t.Parallel()
 	rec := func(st state) store.SessionRecord {
 		data, err := json.Marshal(Session{State: st, Task: "t"})
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // pngOf is a w×h PNG.
@@ -41,6 +42,7 @@ func imageParts(req openai.ChatCompletionRequest) []string {
 // model as an image_url part with a data URL, scaled to the endpoints'
 // common limits; the next run's history keeps its path, not its bytes.
 func TestSharedImageReachesTheModel(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the fake Slack and model")
 	e := newEnv(t)
 	e.model.Enqueue(fakemodel.Text("first look"), fakemodel.Text("I see a blank page"), fakemodel.Text("still here"))
 	thread := e.startSession("plan", "what is wrong")

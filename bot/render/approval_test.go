@@ -6,6 +6,7 @@ import (
 )
 
 func TestRenderApproval(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, tool, summary, preview string
 		want                         []string
@@ -38,6 +39,7 @@ func TestRenderApproval(t *testing.T) {
 }
 
 func TestRenderApprovalDecided(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		approved bool
 		want     string
@@ -57,6 +59,7 @@ func TestRenderApprovalDecided(t *testing.T) {
 
 // A bash step shows its command once; Plan: is not doubled in the text.
 func TestBashApprovalShowsTheCommandOnce(t *testing.T) {
+	t.Parallel()
 	m := RenderApproval("s", "st", "bash", "go test ./...", "go test ./...")
 	n := 0
 	for _, s := range texts(m)[1:] {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestNowLineElapsed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		activity string
 		d        time.Duration

@@ -56,6 +56,7 @@ var checklistCases = []checklistCase{
 }
 
 func TestRenderChecklist(t *testing.T) {
+	t.Parallel()
 	for _, tc := range checklistCases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := RenderChecklist(tc.c)
@@ -87,6 +88,7 @@ func TestRenderChecklist(t *testing.T) {
 }
 
 func TestChecklistIcons(t *testing.T) {
+	t.Parallel()
 	for status, icon := range map[planning.TodoStatus]string{
 		planning.TodoCompleted: "✔", planning.TodoInProgress: "▶", planning.TodoPending: "○", planning.TodoCancelled: "⊘",
 	} {
@@ -117,6 +119,7 @@ func bigPlan() []planning.TodoItem {
 }
 
 func TestChecklistHugePlanFits(t *testing.T) {
+	t.Parallel()
 	m := RenderChecklist(Checklist{SessionID: "s", Task: strings.Repeat("task ", 2000), State: "running", Todos: bigPlan(),
 		Running: true, Activity: strings.Repeat("x", 10000), Unsandboxed: true})
 	mustFit(t, m)
@@ -146,6 +149,7 @@ func TestChecklistHugePlanFits(t *testing.T) {
 }
 
 func TestChecklistShowsAllWhenItFits(t *testing.T) {
+	t.Parallel()
 	long := "medium " + strings.Repeat("m", 53) // 60 characters
 	for _, tc := range []struct {
 		name    string
@@ -183,6 +187,7 @@ func TestChecklistShowsAllWhenItFits(t *testing.T) {
 }
 
 func TestChecklistEscapesTodos(t *testing.T) {
+	t.Parallel()
 	evil := []string{"<!channel> deploy", "<!here>", "<@U123> please", "<https://evil|click>", "&amp;", "<!subteam^S1>"}
 	var todos []planning.TodoItem
 	for i, e := range evil {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestEscape(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"<!channel>", "&lt;!channel&gt;"},
 		{"<!here> hi", "&lt;!here&gt; hi"},
@@ -32,6 +33,7 @@ func TestEscape(t *testing.T) {
 }
 
 func TestTruncate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		in   string
@@ -59,6 +61,7 @@ func TestTruncate(t *testing.T) {
 }
 
 func TestEscapeCutNeverSplitsEntities(t *testing.T) {
+	t.Parallel()
 	in := strings.Repeat("a<&>", 100)
 	for max := 0; max < 60; max++ {
 		got := escapeCut(in, max)
@@ -73,6 +76,7 @@ func TestEscapeCutNeverSplitsEntities(t *testing.T) {
 }
 
 func TestClean(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, in, want string }{
 		{"controls dropped", "a\x00b\x1bc\x7fd", "abcd"},
 		{"crlf", "a\r\nb\rc", "a\nb\nc"},
@@ -88,6 +92,7 @@ func TestClean(t *testing.T) {
 }
 
 func TestCodeBlockCannotBeClosedEarly(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"```", "````", "``````", "x```<!channel>```y", strings.Repeat("`", 50)} {
 		got := codeBlock(in, 200)
 		inner := strings.TrimSuffix(strings.TrimPrefix(got, "```\n"), "\n```")
@@ -98,6 +103,7 @@ func TestCodeBlockCannotBeClosedEarly(t *testing.T) {
 }
 
 func TestMention(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ id, want string }{
 		{"U123ABC", "<@U123ABC>"},
 		{"W0001", "<@W0001>"},

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/slack-go/slack"
+
+	"github.com/h9-app/h9/workspace/textcut"
 )
 
 // FeedbackBatch is one poll's review feedback and failing checks on the
@@ -138,7 +140,7 @@ func (b FeedbackBatch) items() string {
 			name = "<" + u + "|" + name + ">"
 		}
 		sb.WriteString("• :x: check *" + name + "* " + safeLine(c.State, 30) + "\n")
-		if log := lastLines(c.Log, checkLogLines); log != "" {
+		if log := textcut.LastLines(c.Log, checkLogLines); log != "" {
 			sb.WriteString(codeBlock(log, maxCheckLog) + "\n")
 		}
 	}

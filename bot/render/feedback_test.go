@@ -10,6 +10,7 @@ import (
 // can still change their mind; a user ID that is not one is never
 // rendered as a mention.
 func TestFeedbackBatchQueued(t *testing.T) {
+	t.Parallel()
 	b := FeedbackBatch{SessionID: "s1", Seq: 3, Request: "PR #12", Busy: true, AutoNext: true,
 		Comments: []FeedbackLine{{Kind: "comment", Author: "alice", Body: "Rename it."}}, QueuedBy: "U1"}
 	m := RenderFeedbackBatch(b)
@@ -35,6 +36,7 @@ func TestFeedbackBatchQueued(t *testing.T) {
 // A failing check links to its page when the forge gives an http(s) URL
 // a link can carry; any other target is shown as plain text.
 func TestFeedbackBatchLinksChecks(t *testing.T) {
+	t.Parallel()
 	b := FeedbackBatch{SessionID: "s1", Seq: 1, Request: "PR #12", Checks: []CheckLine{
 		{Name: "ci/build", State: "failure", URL: "https://ci.example.com/builds/7?a=1&b=2", Log: "exit 1"},
 		{Name: "lint", State: "error", URL: "javascript:alert(1)"},

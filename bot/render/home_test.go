@@ -10,6 +10,7 @@ import (
 )
 
 func TestRenderHome(t *testing.T) {
+	t.Parallel()
 	empty := RenderHome(nil, Spend{})
 	var rows []HomeRow
 	for i := range 500 {

@@ -22,6 +22,7 @@ func sectionsText(m Message) string {
 // as many sections as they need; the Home tab adds a bounded number of
 // channels, each quoted.
 func TestInstructionsRendering(t *testing.T) {
+	t.Parallel()
 	long := "<!channel> never *touch* migrations\n" + strings.Repeat("x", 3000) + "\n" + strings.Repeat("&", 900) + "\nthe last rule"
 	m := RenderInstructions("C123", long)
 	if err := CheckLimits(m); err != nil {

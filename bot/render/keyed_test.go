@@ -10,6 +10,7 @@ import (
 // A keyed message carries its key in its first block, keeps its words and
 // still fits Slack's limits; a text-only one gets its text as sections.
 func TestWithKey(t *testing.T) {
+	t.Parallel()
 	for name, m := range map[string]Message{
 		"done":      RenderDone("Finished.", planning.Progress{Total: 1, Completed: 1}),
 		"stalled":   RenderStalled("T1/C1/1.1", 3),

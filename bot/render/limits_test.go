@@ -13,6 +13,7 @@ func btn(actionID, label, value string) *slack.ButtonBlockElement {
 }
 
 func TestCheckLimits(t *testing.T) {
+	t.Parallel()
 	ok := section("ok", "fine")
 	many := make([]slack.Block, MaxBlocks+1)
 	for i := range many {
@@ -80,6 +81,7 @@ func make11Fields() []*slack.TextBlockObject {
 }
 
 func TestCheckLimitsReportsEveryViolation(t *testing.T) {
+	t.Parallel()
 	m := Message{Blocks: blocks(section("s", strings.Repeat("x", MaxSectionText+1)),
 		slack.NewActionBlock("", btn("x", strings.Repeat("l", MaxButtonText+1), "")))}
 	err := CheckLimits(m)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestMarkdown(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, in, want string }{
 		{"bold", "a **b c** d", "a *b c* d"},
 		{"underscores", "__x__", "_x_"},
@@ -33,6 +34,7 @@ func TestMarkdown(t *testing.T) {
 }
 
 func TestMarkdownCut(t *testing.T) {
+	t.Parallel()
 	in := strings.Repeat("[link](https://example.com/a&b) **bold** <!here> ", 200)
 	for _, max := range []int{0, 1, 10, 57, 300, 3000} {
 		out := markdownCut(in, max)
@@ -87,6 +89,7 @@ func FuzzMarkdown(f *testing.F) {
 
 // The plan summary and the done message show the model's Markdown as mrkdwn.
 func TestSummaryAndDoneUseMarkdown(t *testing.T) {
+	t.Parallel()
 	p := planning.Progress{Completed: 2, Total: 2}
 	for name, m := range map[string]Message{
 		"summary": RenderPlanSummary("## Plan\n**first** [docs](https://go.dev) <!channel>"),

@@ -17,6 +17,7 @@ const hostile = "<!channel> <!here> <!everyone> <@U123> <#C1> <!subteam^S1> <htt
 var ours = regexp.MustCompile(`^<(@U1|https://ok\.slack\.com/p1\|open thread|!date\^\d+\^\{date_short_pretty\} \{time\}\|[0-9: UTC-]+)>$`)
 
 func TestNoForgedMarkup(t *testing.T) {
+	t.Parallel()
 	todos := []planning.TodoItem{todo("1", hostile, planning.TodoInProgress), todo("2", hostile, planning.TodoPending)}
 	for name, m := range map[string]Message{
 		"checklist":         RenderChecklist(Checklist{SessionID: hostile, Task: hostile, Todos: todos, Activity: hostile, Running: true, Unsandboxed: true}),

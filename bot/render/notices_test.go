@@ -8,6 +8,7 @@ import (
 )
 
 func TestRenderNotices(t *testing.T) {
+	t.Parallel()
 	huge := strings.Repeat("<!channel> boom & bust\n", 3000)
 	for _, tc := range []struct {
 		name    string
@@ -48,12 +49,14 @@ func TestRenderNotices(t *testing.T) {
 }
 
 func TestStalledTextSaysStalled(t *testing.T) {
+	t.Parallel()
 	if m := RenderStalled("s", 3); !strings.Contains(m.Text, "stalled") {
 		t.Fatalf("fallback text %q lacks \"stalled\"", m.Text)
 	}
 }
 
 func TestRenderRoot(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		user string
@@ -82,6 +85,7 @@ func TestRenderRoot(t *testing.T) {
 }
 
 func TestRenderAgentText(t *testing.T) {
+	t.Parallel()
 	m := RenderAgentText("**Done**: see <!channel> and [docs](https://example.com/d)")
 	mustFit(t, m)
 	got := allText(m)

@@ -1,11 +1,11 @@
 package render
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/workspace/textcut"
 	"github.com/slack-go/slack"
 )
 
@@ -64,7 +64,7 @@ func RenderSetupFailed(sessionID, what, output string) Message {
 	}
 	bs = append(bs, actions(BlockRetryActions, button(ActionRetry, LabelRetry, ButtonValue{SessionID: sessionID}, slack.StylePrimary)))
 	text := "Setup failed: " + lineOr(what, "the workspace could not be prepared") + ". Press Retry."
-	if tail := lastLines(output, setupTextLines); tail != "" {
+	if tail := textcut.LastLines(output, setupTextLines); tail != "" {
 		text += "\n" + safeText(tail, maxSetupText)
 	}
 	return Message{Text: text, Blocks: bs}
@@ -76,13 +76,6 @@ const (
 	setupTextLines = 10
 	maxSetupText   = 1500
 )
-
-// lastLines is the last n non-empty lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	lines = slices.DeleteFunc(lines, func(l string) bool { return strings.TrimSpace(l) == "" })
-	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
-}
 
 // FileLine is one changed file of a session branch.
 type FileLine struct {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestHelpTellsRepositories(t *testing.T) {
+	t.Parallel()
 	h := helpText
 	for _, want := range []string{"[repo=backend branch=release-1.2]", "`/h9 repo &lt;name&gt;`", "`/h9 repo none`", "`/h9 repos`", "Push branch", "Open pull request"} {
 		if !strings.Contains(h, want) {
@@ -21,6 +22,7 @@ func TestHelpTellsRepositories(t *testing.T) {
 // buttons only when something changed, within Slack's limits however
 // many files and however long their paths.
 func TestRenderRepoDone(t *testing.T) {
+	t.Parallel()
 	line := RepoLine{Repo: "backend", Branch: "h9/fix-abc234", Base: "main"}
 	none := RenderRepoDone("S1", "Nothing to do.", planning.Progress{Total: 1, Completed: 1}, Changes{RepoLine: line, CanOpenPR: true})
 	if strings.Contains(blocksJSON(t, none), ActionPushBranch) || !strings.Contains(blocksJSON(t, none), "No changes") {
@@ -60,6 +62,7 @@ func blocksJSON(t *testing.T, m Message) string {
 // their +/− (one file is "1 file changed"), the last lines of a setup
 // failure, and a checklist's repository and branch.
 func TestRepoFactsInTheText(t *testing.T) {
+	t.Parallel()
 	line := RepoLine{Repo: "backend", Branch: "h9/fix-abc234"}
 	one := RenderRepoDone("S1", "Done it.", planning.Progress{Total: 1, Completed: 1},
 		Changes{RepoLine: line, Files: []FileLine{{Path: "hello.txt", Added: 1}}, Added: 1})
@@ -82,6 +85,7 @@ func TestRepoFactsInTheText(t *testing.T) {
 // The request button is named as the forge names requests: a merge
 // request on GitLab, a pull request elsewhere; the action is the same.
 func TestRequestButtonFollowsTheForge(t *testing.T) {
+	t.Parallel()
 	line := RepoLine{Repo: "backend", Branch: "h9/fix-abc234", Base: "main"}
 	files := []FileLine{{Path: "a.go", Added: 1}}
 	for _, c := range []struct {

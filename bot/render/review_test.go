@@ -10,6 +10,7 @@ import (
 // The review as the bot posts it: the plan summary, then the ask with
 // exactly four buttons.
 func TestRenderReview(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, summary string
 		want          []string
@@ -55,6 +56,7 @@ func TestRenderReview(t *testing.T) {
 }
 
 func TestRenderReviewDecided(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ user, label, want string }{
 		{"U1", LabelApproveAuto, "<@U1> chose *Approve &amp; auto-run*."},
 		{"U2", LabelCancel, "<@U2> chose *Cancel*."},
@@ -74,6 +76,7 @@ func TestRenderReviewDecided(t *testing.T) {
 }
 
 func TestChoiceLabel(t *testing.T) {
+	t.Parallel()
 	for id, label := range map[string]string{
 		ActionApproveAuto: LabelApproveAuto, ActionApproveConfirm: LabelApproveConfirm,
 		ActionKeepPlanning: LabelKeepPlanning, ActionCancel: LabelCancel, ActionStop: LabelStop,

@@ -9,6 +9,7 @@ import (
 )
 
 func TestTokenCount(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int]string{
 		0: "0", 1: "1", 999: "999", 1000: "1k", 1049: "1k", 1050: "1.1k", 12_345: "12.3k", 99_949: "99.9k",
 		99_950: "100k", 123_456: "123k", 999_499: "999k", 999_500: "1M", 1_250_000: "1.3M", 99_949_999: "99.9M",
@@ -21,6 +22,7 @@ func TestTokenCount(t *testing.T) {
 }
 
 func TestSpendString(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		s    Spend
 		want string
@@ -46,6 +48,7 @@ func exitCode(n int) *int { return &n }
 // A completed todo's line names its evidence, after the todo; other
 // lines show none, whatever the map says.
 func TestChecklistShowsEvidence(t *testing.T) {
+	t.Parallel()
 	todos := []planning.TodoItem{
 		todo("a", "Create hello.txt", planning.TodoCompleted),
 		todo("b", "Run the tests", planning.TodoCompleted),
@@ -89,6 +92,7 @@ func TestChecklistShowsEvidence(t *testing.T) {
 // escaped, it cannot open a code span, and the line stays
 // within its cap however long everything is.
 func TestEvidenceIsSafeAndBounded(t *testing.T) {
+	t.Parallel()
 	hostile := "<!channel> `rm -rf` & " + strings.Repeat("x", 500)
 	var todos []planning.TodoItem
 	evidence := map[string]planning.Evidence{}
@@ -131,6 +135,7 @@ func todoLinesOf(m Message) []string {
 }
 
 func TestRenderBudget(t *testing.T) {
+	t.Parallel()
 	m := RenderBudget("s9", Spend{Tokens: 10_400, Cost: 0.03, Priced: true}, 10_000, 10_000)
 	mustFit(t, m)
 	text := allText(m)
@@ -155,6 +160,7 @@ func TestRenderBudget(t *testing.T) {
 }
 
 func TestWithSpend(t *testing.T) {
+	t.Parallel()
 	done := RenderDone("All green.", planning.Progress{Completed: 1, Total: 1})
 	if got := WithSpend(done, Spend{}); len(got.Blocks) != len(done.Blocks) || got.Text != done.Text {
 		t.Error("no tokens yet should change nothing")

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRenderStatus(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	rows := []StatusRow{
 		{Task: "older", State: "done", Progress: planning.Progress{Completed: 2, Total: 2}, Permalink: "https://x.slack.com/archives/C1/p1", Updated: t0,
@@ -34,6 +35,7 @@ func TestRenderStatus(t *testing.T) {
 }
 
 func TestRenderStatusEmpty(t *testing.T) {
+	t.Parallel()
 	m := RenderStatus(nil)
 	mustFit(t, m)
 	if !strings.Contains(allText(m), "no sessions in this channel yet") {
@@ -42,6 +44,7 @@ func TestRenderStatusEmpty(t *testing.T) {
 }
 
 func TestRenderStatusCapped(t *testing.T) {
+	t.Parallel()
 	rows := make([]StatusRow, 1000)
 	for i := range rows {
 		rows[i] = StatusRow{Task: strings.Repeat("t", 1000), State: "idle",
@@ -55,6 +58,7 @@ func TestRenderStatusCapped(t *testing.T) {
 }
 
 func TestRenderHelpAndUsage(t *testing.T) {
+	t.Parallel()
 	for _, m := range []Message{RenderHelp(), RenderUsage("plan"), RenderUsage("<!channel>")} {
 		mustFit(t, m)
 		text := allText(m)
@@ -71,6 +75,7 @@ func TestRenderHelpAndUsage(t *testing.T) {
 
 // The text, not only the blocks, lists each session with its x/y tasks.
 func TestStatusTextCarriesProgress(t *testing.T) {
+	t.Parallel()
 	m := RenderStatus([]StatusRow{{Task: "add healthz", State: "running", Progress: planning.Progress{Completed: 1, Total: 3, Active: 2}}})
 	if !strings.Contains(m.Text, "1/3 tasks") || !strings.Contains(m.Text, "add healthz") {
 		t.Errorf("status text = %q", m.Text)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestButtonValueRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		v    ButtonValue
@@ -31,6 +32,7 @@ func TestButtonValueRoundTrip(t *testing.T) {
 }
 
 func TestButtonValueEncodeInvalid(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		v    ButtonValue
@@ -49,6 +51,7 @@ func TestButtonValueEncodeInvalid(t *testing.T) {
 }
 
 func TestDecodeButtonValueRejectsGarbage(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"", "garbage", "1", "1|0|s", "1|0|s|x|y", "2|0|s|", "1||s|", "1|x|s|", "1|-1|s|",
 		"1|+1|s|", "1|01|s|", "1|0||", "1|0|%zz|", "1|0|%41|", "1|0|a b|", "1|99999999999999999999|s|",
