@@ -12,7 +12,7 @@ import (
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
-// Following the request h9 opened (ARCHITECTURE.md, "After the pull
+// Following the request h9 opened (ARCHITECTURE.md, "Following a
 // request"): the session records the request, what a poll has seen and
 // the batch of feedback being shown, addressed and answered, so that a
 // restart or another replica goes on exactly where this one stopped.

@@ -3,8 +3,8 @@ package gitrepo
 import "strings"
 
 // What h9 does with review feedback and failing checks on a request it
-// opened (a repo entry's follow_up; ARCHITECTURE.md, "After the pull
-// request").
+// opened (a repo entry's follow_up; ARCHITECTURE.md,
+// "Following a request").
 const (
 	FollowAsk  = "ask"  // post each batch with Address feedback and Ignore (the default)
 	FollowAuto = "auto" // start addressing each batch at once
