@@ -3,8 +3,7 @@ package bot
 import "github.com/h9-app/h9/bot/render"
 
 // A session whose last checklist edit was still due when its replica died
-// is finished by the next holder (ARCHITECTURE.md, "The database going
-// away"): a done session's checklist never keeps a live Stop button. A
+// is finished by the next holder (ARCHITECTURE.md, "The fleet protocol"): a done session's checklist never keeps a live Stop button. A
 // save records whether the checklist already shows the record's state
 // (Session.EditDue, which keeps the record active); once the edit lands,
 // the actor saves again before it retires, and a holder that loads a

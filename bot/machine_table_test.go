@@ -17,7 +17,7 @@ import (
 	"github.com/h9-app/h9/bot/render"
 )
 
-// The state × event table (ARCHITECTURE.md, "The session state machine").
+// The state × event table (ARCHITECTURE.md, "A session's life").
 // Every pair of tableStates × allEvents is either checked by a row
 // (machine_rows_*_test.go, and the rows generated below for handling that
 // does not look at the state) or named in cannotHappen with the reason;

@@ -51,7 +51,7 @@ const receiveQueue = 4096
 // receive takes each event off the socket client as soon as the client
 // has parsed it and stamps it, so that an envelope's ack latency includes
 // its wait for the socket loop (under a burst, nearly all of it: see
-// BENCHMARKS.md, "Issue 16: metrics and health").
+// BENCHMARKS.md, "Issue 16: metrics and health (`H9_HTTP_ADDR`) (2026-12-01)").
 func (b *Bot) receive(ctx context.Context, out chan<- receivedEvent) {
 	defer close(out)
 	for {

@@ -14,7 +14,7 @@ import (
 // one starts warm. It is the repository's alone — another repository's
 // sessions never see it — and it is the one thing those sessions share
 // writably, so one of them can leave there what a later one uses (the
-// trust README states). Each session's HOME stays its own.
+// trust docs/repositories.md states). Each session's HOME stays its own.
 //
 // Which cache a session uses is recorded by h9 under the root, where no
 // command can reach, and read when its workspace opens.

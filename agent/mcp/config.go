@@ -1,5 +1,5 @@
 // Package mcp offers the tools of a team's MCP servers to the agent
-// (README.md, "MCP tools"): remote servers over Streamable HTTP,
+// (ARCHITECTURE.md, "MCP tools"): remote servers over Streamable HTTP,
 // called by h9 itself with headers the sandbox never sees, and stdio
 // servers started inside a session's sandbox like any command.
 package mcp

@@ -1,7 +1,7 @@
 // Package h9test starts the fakes at h9's process boundary for a test — a
 // fake Slack and a fake model behind real sockets — and waits on what the
 // bot shows there. The bot's tests, cmd/h9's binary tests and the
-// benchmarks build their harnesses on it (ARCHITECTURE.md, "Testing").
+// benchmarks build their harnesses on it (ARCHITECTURE.md, "Tests").
 // It is imported only by tests.
 package h9test
 

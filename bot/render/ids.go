@@ -33,7 +33,7 @@ const (
 	LabelPushBranch      = "Push branch"
 	LabelOpenPR          = "Open pull request"
 	LabelOpenMR          = "Open merge request" // the same action on GitLab
-	LabelAddressFeedback = "Address feedback"   // ARCHITECTURE.md, "After the pull request"
+	LabelAddressFeedback = "Address feedback"   // ARCHITECTURE.md, "Following a request"
 	LabelIgnoreFeedback  = "Ignore"
 )
 

@@ -7,7 +7,7 @@ import (
 )
 
 // FollowConfig is the settings of following the requests h9 opened
-// (ARCHITECTURE.md, "After the pull request").
+// (ARCHITECTURE.md, "Following a request").
 type FollowConfig struct {
 	ForgePoll      time.Duration `split_words:"true" default:"60s" desc:"how often a followed pull/merge request is read for review feedback and failing checks (at least 10s)"`
 	ForgeFollowFor time.Duration `split_words:"true" default:"720h" desc:"stop following a request nothing happened on for this long"`

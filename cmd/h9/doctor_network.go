@@ -70,7 +70,7 @@ func probeNetwork(ctx context.Context, ws *workspace.Workspace, allowed, other s
 	reached := strings.Contains(out, allowed+" HTTP/1.1 200")
 	refused := strings.Contains(out, other+" HTTP/1.1 403")
 	if !reached || !refused {
-		return failed("the proxy does not behave as documented (README, Network): do not give the agent network like this",
+		return failed("the proxy does not behave as documented (docs/network.md): do not give the agent network like this",
 			"through h9's proxy the allowed listener answered %v and the other was refused %v: %s", reached, refused, strings.TrimSpace(out))
 	}
 	return ok("a sandboxed command reached an allowed loopback listener (%s) through h9's proxy and was refused another (%s) with 403", allowed, other)

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// setting is one row of the configuration table in README.md.
+// setting is one row of the configuration table in docs/configuration.md.
 type setting struct{ name, def string }
 
 // allSettings is the spec `h9 -h` must match: every variable with its default ("" = none).

@@ -1,77 +1,77 @@
 package main
 
 import (
+	"fmt"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 const modulePath = "github.com/h9-app/h9"
 
-// layers ranks every package of the module: a package may import only
-// packages of a strictly lower rank (ARCHITECTURE.md, "Packages and their
-// imports"). The longest matching prefix decides; a package no prefix
-// matches fails the test, so a new package is placed on purpose.
-var layers = []struct {
-	prefix string
-	rank   int
-}{
-	{"planning", 0},
-	{"workspace/textcut", 0},
-	{"workspace/netx", 0},
-	{"workspace/testenv", 0},
-	{"workspace/readonly", 0},
-	{"workspace/forge", 1},
-	{"workspace/forge/fakegit", 0},   // git over HTTP for the fakes below
-	{"workspace/forge/fakegitea", 1}, // a fake: tests only
-	{"workspace/forge/fakegitlab", 1},
-	{"workspace/forge/forgetest", 2},
-	{"workspace/egress", 0},
-	{"workspace", 1},
-	{"workspace/gitrepo", 2},
-	{"agent/store", 1},
-	{"agent/store/boltstore", 2},
-	{"agent/store/pgstore", 2},
-	{"agent/store/pgtest", 0},
-	{"agent/store/storetest", 2},
-	{"agent/openai", 1},
-	{"agent/mcp", 2},
-	{"agent", 3},
-	{"bot/render", 1},
-	{"bot/slackapi", 2},
-	{"bot/follow", 3}, // following a request: below the bot that drives it
-	{"bot", 4},
-	// Test support, imported only by tests (checked below): it starts the
-	// fakes for bot's tests, so it stands beside bot, never above it.
-	{"bot/h9test", 4},
-	{"cmd", 5},
+// layer is one row of ARCHITECTURE.md's table of packages: a package may
+// import only packages of a strictly lower layer, and a package of the h9
+// side never a package of the test side (ARCHITECTURE.md, "Packages and
+// their imports").
+type layer struct {
+	rank int
+	test bool // the test side: fakes, test support, the demo
+	line int  // the row's line in ARCHITECTURE.md
 }
 
-// testSupport packages start the fakes for tests: they may import a fake,
-// and only a _test.go file may import them.
-var testSupport = []string{"bot/h9test"}
+// layersHeading is the section of ARCHITECTURE.md whose table is read.
+const layersHeading = "Packages and their imports"
 
-func isTestSupport(pkg string) bool {
-	for _, p := range testSupport {
-		if pkg == p || strings.HasPrefix(pkg, p+"/") {
-			return true
-		}
+// layerRow is a row of that table: | layer | `package` | side | what |.
+var layerRow = regexp.MustCompile("^\\| ([0-9]+) \\| `([^`]+)` \\| (h9|test) \\|")
+
+// readLayers parses ARCHITECTURE.md's table of packages: one row per
+// package, nothing else decides a package's layer.
+func readLayers(t *testing.T) map[string]layer {
+	t.Helper()
+	d := readDoc(t, "ARCHITECTURE.md")
+	if !d.hasHeading(layersHeading) {
+		t.Fatalf("ARCHITECTURE.md has no section %q: the layers are read from its table", layersHeading)
 	}
-	return false
+	out := map[string]layer{}
+	in := false
+	for _, l := range d.prose {
+		if h, ok := headingText(l.text); ok {
+			in = h == layersHeading
+			continue
+		}
+		if !in || !strings.HasPrefix(l.text, "| ") {
+			continue
+		}
+		m := layerRow.FindStringSubmatch(l.text)
+		if m == nil {
+			if !strings.HasPrefix(l.text, "| layer ") && !strings.HasPrefix(l.text, "|---") {
+				t.Errorf("ARCHITECTURE.md:%d: a row of the layer table must read | N | `package` | h9 or test | what |: %q", l.n, l.text)
+			}
+			continue
+		}
+		rank, _ := strconv.Atoi(m[1])
+		if prev, dup := out[m[2]]; dup {
+			t.Errorf("ARCHITECTURE.md:%d: %s has a second row (the first is line %d)", l.n, m[2], prev.line)
+		}
+		out[m[2]] = layer{rank: rank, test: m[3] == "test", line: l.n}
+	}
+	if len(out) < 10 {
+		t.Fatalf("read only %d rows from ARCHITECTURE.md's layer table", len(out))
+	}
+	return out
 }
 
-// fakes stand at the process boundary of tests: they may use h9's shared
-// vocabulary (a forge's types), never its behaviour.
-func isFake(pkg string) bool { return strings.HasPrefix(filepath.Base(pkg), "fake") }
-
-// banned lists external imports a layer must never have: the agent does
+// banned lists external imports a part must never have: the agent does
 // not know Slack, the bot does not know the model's wire, planning is the
-// standard library alone.
+// standard library alone (ARCHITECTURE.md, "Packages and their imports").
 var banned = []struct{ prefix, imp string }{
 	{"agent", "github.com/slack-go/"},
 	{"workspace", "github.com/slack-go/"},
@@ -81,62 +81,109 @@ var banned = []struct{ prefix, imp string }{
 	{"planning", "github.com/sashabaranov/go-openai"},
 }
 
-func rankOf(pkg string) (int, bool) {
-	best, rank := -1, 0
-	for _, l := range layers {
-		if (pkg == l.prefix || strings.HasPrefix(pkg, l.prefix+"/")) && len(l.prefix) > best {
-			best, rank = len(l.prefix), l.rank
+// TestLayersTableNamesEveryPackage: the layer table has exactly the
+// module's packages, each once.
+func TestLayersTableNamesEveryPackage(t *testing.T) {
+	t.Parallel()
+	layers := readLayers(t)
+	pkgs := map[string]bool{}
+	for _, p := range modulePackages(t) {
+		pkgs[p] = true
+		if _, ok := layers[p]; !ok {
+			t.Errorf("package %s has no row in ARCHITECTURE.md's layer table: give it a layer there, on purpose", p)
 		}
 	}
-	return rank, best >= 0
+	for p, l := range layers {
+		if !pkgs[p] {
+			t.Errorf("ARCHITECTURE.md:%d gives %s a layer, but the module has no such package", l.line, p)
+		}
+	}
 }
 
 // TestImportsFlowOneWay parses every non-test file of the module and
-// checks its imports against the layers.
+// checks its imports against the layer table.
 func TestImportsFlowOneWay(t *testing.T) {
-	imports := moduleImports(t, "../..")
+	t.Parallel()
+	layers := readLayers(t)
+	imports := moduleImports(t, repoRoot)
 	pkgs := make([]string, 0, len(imports))
 	for p := range imports {
 		pkgs = append(pkgs, p)
 	}
 	sort.Strings(pkgs)
+	checked := 0
 	for _, pkg := range pkgs {
-		rank, ok := rankOf(pkg)
+		l, ok := layers[pkg]
 		if !ok {
-			t.Errorf("package %s has no layer: add it to layers (and to ARCHITECTURE.md)", pkg)
-			continue
-		}
-		if isFake(pkg) {
-			rank = 1
+			continue // TestLayersTableNamesEveryPackage reports it
 		}
 		for imp := range imports[pkg] {
-			checkImport(t, pkg, rank, imp)
+			checked++
+			if p := importProblem(layers, pkg, l, imp); p != "" {
+				t.Error(p)
+			}
 		}
+	}
+	if checked < 100 {
+		t.Fatalf("checked only %d imports", checked)
 	}
 }
 
-func checkImport(t *testing.T, pkg string, rank int, imp string) {
-	t.Helper()
-	if strings.HasPrefix(imp, modulePath+"/") {
-		dep := strings.TrimPrefix(imp, modulePath+"/")
-		depRank, ok := rankOf(dep)
-		if isFake(dep) && !isFake(pkg) && !strings.HasPrefix(pkg, "cmd") && !isTestSupport(pkg) {
-			t.Errorf("%s imports the test fake %s: fakes are for tests, cmd/h9-demo and other fakes only", pkg, dep)
+// importProblem says what is wrong with pkg (of layer l) importing imp, or
+// "" if nothing is.
+func importProblem(layers map[string]layer, pkg string, l layer, imp string) string {
+	if dep, ok := strings.CutPrefix(imp, modulePath+"/"); ok {
+		d, ok := layers[dep]
+		switch {
+		case !ok:
+			return fmt.Sprintf("%s imports %s, which has no row in ARCHITECTURE.md's layer table", pkg, dep)
+		case d.test && !l.test:
+			return fmt.Sprintf("%s imports %s, a package of the test side: only tests, fakes and the demo may", pkg, dep)
+		case d.rank >= l.rank:
+			return fmt.Sprintf("%s (layer %d) imports %s (layer %d): imports flow one way, downwards", pkg, l.rank, dep, d.rank)
 		}
-		if isTestSupport(dep) && !isTestSupport(pkg) {
-			t.Errorf("%s imports the test-support package %s: only tests may", pkg, dep)
-		}
-		if ok && depRank >= rank && !isFake(dep) {
-			t.Errorf("%s (layer %d) imports %s (layer %d): imports flow one way, downwards", pkg, rank, dep, depRank)
-		}
-		return
+		return ""
 	}
-	if strings.HasPrefix(pkg, "planning") && strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
-		t.Errorf("planning imports %s: it is the standard library alone", imp)
+	if (pkg == "planning" || strings.HasPrefix(pkg, "planning/")) && strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+		return fmt.Sprintf("planning imports %s: it is the standard library alone", imp)
 	}
 	for _, b := range banned {
 		if (pkg == b.prefix || strings.HasPrefix(pkg, b.prefix+"/")) && strings.HasPrefix(imp, b.imp) {
-			t.Errorf("%s imports %s, which its layer must not know", pkg, imp)
+			return fmt.Sprintf("%s imports %s, which its part must not know", pkg, imp)
+		}
+	}
+	return ""
+}
+
+// TestLayersCatchAWrongImport: the checks above refuse each kind of wrong
+// import, so a check that let everything through would be noticed.
+func TestLayersCatchAWrongImport(t *testing.T) {
+	t.Parallel()
+	layers := map[string]layer{
+		"bot":           {rank: 4},
+		"agent":         {rank: 3},
+		"bot/fakeslack": {rank: 2, test: true},
+		"planning":      {rank: 0},
+	}
+	for _, c := range []struct{ pkg, imp string }{
+		{"agent", modulePath + "/bot"},             // upwards
+		{"agent", modulePath + "/agent"},           // the same layer
+		{"bot", modulePath + "/bot/fakeslack"},     // the test side
+		{"bot", modulePath + "/workspace/nowhere"}, // no row
+		{"agent", "github.com/slack-go/slack"},     // banned
+		{"planning", "golang.org/x/text"},          // not the standard library
+	} {
+		if importProblem(layers, c.pkg, layers[c.pkg], c.imp) == "" {
+			t.Errorf("%s importing %s passed the layer checks", c.pkg, c.imp)
+		}
+	}
+	for _, c := range []struct{ pkg, imp string }{
+		{"bot", modulePath + "/agent"},              // downwards
+		{"bot/fakeslack", modulePath + "/planning"}, // a fake using h9's vocabulary
+		{"agent", "github.com/sashabaranov/go-openai"},
+	} {
+		if p := importProblem(layers, c.pkg, layers[c.pkg], c.imp); p != "" {
+			t.Errorf("refused an allowed import: %s", p)
 		}
 	}
 }

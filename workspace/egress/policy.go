@@ -28,7 +28,7 @@ type Entry struct {
 
 // presets are the named groups of hosts `presets:` and H9_NETWORK_PRESETS
 // accept. packages: the public registries of Go modules, npm, PyPI,
-// crates.io, Maven Central and RubyGems (the README lists them).
+// crates.io, Maven Central and RubyGems (docs/network.md lists them).
 var presets = map[string][]string{
 	"packages": {
 		"proxy.golang.org", "sum.golang.org", "index.golang.org",

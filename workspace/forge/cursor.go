@@ -63,7 +63,7 @@ func (c Cursor) flag(key, source string, on bool) {
 const settledEvery = 10
 
 // readChecks reports whether this poll reads the head's checks
-// (ARCHITECTURE.md, "After the pull request"): always for a new head, while
+// (ARCHITECTURE.md, "Following a request"): always for a new head, while
 // a check runs or a status is pending, and while the head has no check at
 // all — CI registers its checks seconds or minutes after the push, so a
 // head without any is not settled, or a failing build would reach the

@@ -169,7 +169,7 @@ func Redact(raw string) string {
 }
 
 // What h9 does with review feedback and failing checks on a request it
-// opened (a repo entry's follow_up; ARCHITECTURE.md, "After the pull
+// opened (a repo entry's follow_up; ARCHITECTURE.md, "Following a
 // request").
 const (
 	FollowAsk  = "ask"  // post each batch with Address feedback and Ignore (the default)

@@ -21,7 +21,7 @@ import (
 // IdleTimeout closes a keep-alive connection unused this long: a
 // session's calls keep theirs, while the extra ones a burst opened (two
 // goroutines each) close 30 s after it instead of Go's default 90 s
-// (BENCHMARKS.md, "Idle connections").
+// (BENCHMARKS.md, "Issue 26 — goroutines and capacity").
 const IdleTimeout = 30 * time.Second
 
 // Transport is Go's default transport keeping up to idleConns idle

@@ -252,7 +252,7 @@ func rateLimited(t *testing.T, f Fake) {
 
 // lateChecks: CI registers its checks seconds after the push, so the
 // first poll of a new request sees none; checks that appear after it come
-// back in the very next poll (ARCHITECTURE.md, "After the pull request"),
+// back in the very next poll (ARCHITECTURE.md, "Following a request"),
 // each once.
 func lateChecks(t *testing.T, f Fake) {
 	ctx := context.Background()
