@@ -2,16 +2,23 @@ package main
 
 import (
 	"errors"
-	"github.com/h9-app/h9/agent/mcp"
+	"fmt"
+	"io/fs"
+	"math"
 	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
-	"github.com/kelseyhightower/envconfig"
-
+	"github.com/h9-app/h9/agent/mcp"
 	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/kelseyhightower/envconfig"
+	"golang.org/x/sys/unix"
 )
 
 // envPrefix is the prefix of h9's own settings. Settings with an explicit envconfig tag
@@ -283,4 +290,144 @@ func cleanList(in []string) []string {
 		}
 	}
 	return out
+}
+
+var (
+	// ErrMissingSetting: a required environment variable is unset or empty.
+	ErrMissingSetting = errors.New("missing setting")
+	// ErrInvalidSetting: an environment variable has a value h9 cannot use.
+	ErrInvalidSetting = errors.New("invalid setting")
+	// ErrDataDirLocked: another process (usually another h9) holds the lock on h9.db.
+	ErrDataDirLocked = errors.New("data directory locked")
+	// ErrUsage: the command line names no known command.
+	ErrUsage = errors.New("usage")
+	// ErrDoctorFailed: at least one `h9 doctor` check failed.
+	ErrDoctorFailed = errors.New("doctor: a check failed")
+)
+
+// lineError is a one-line message for the operator that still matches a sentinel with errors.Is;
+// the sentinel's own text is left out so the line reads naturally.
+type lineError struct {
+	kind error
+	msg  string
+}
+
+func (e *lineError) Error() string { return e.msg }
+func (e *lineError) Unwrap() error { return e.kind }
+
+func lineErrorf(kind error, format string, args ...any) error {
+	return &lineError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+func missing(name string) error { return lineErrorf(ErrMissingSetting, "%s is required", name) }
+
+func invalid(format string, args ...any) error { return lineErrorf(ErrInvalidSetting, format, args...) }
+
+// checkPrice accepts a price per million tokens: a finite number, 0 or more.
+func checkPrice(name string, v float64) error {
+	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return invalid("%s must be a price in US dollars per million tokens, 0 or more (got %v)", name, v)
+	}
+	return nil
+}
+
+// FilesConfig is the settings of files shared in threads and of images
+// sent to the model (ARCHITECTURE.md, "Files and images from the thread").
+type FilesConfig struct {
+	AttachmentMax workspace.Size `split_words:"true" default:"20MiB" desc:"largest file h9 downloads from a thread into the workspace's .h9/attachments/ (10 per message)"`
+	ModelVision   string         `split_words:"true" default:"auto" desc:"send shared images to the model: auto (until the endpoint refuses them), true or false"`
+}
+
+// checkFiles validates the files settings, one line naming the one at fault.
+func (c *Config) checkFiles() error {
+	if c.AttachmentMax <= 0 {
+		return invalid("H9_ATTACHMENT_MAX must be a positive size, e.g. 20MiB (got %d bytes)", int64(c.AttachmentMax))
+	}
+	return oneOf("H9_MODEL_VISION", c.ModelVision, "auto", "true", "false")
+}
+
+// Slack's IDs: users U… or W… (Enterprise Grid), conversations C…
+// (public), G… (private, older) or D… (direct message), then capitals and digits.
+var (
+	slackUserIDRE    = regexp.MustCompile(`^[UW][A-Z0-9]+$`)
+	slackChannelIDRE = regexp.MustCompile(`^[CGD][A-Z0-9]+$`)
+)
+
+const (
+	userIDHint    = "a user ID looks like U012AB3CD: in Slack, open the person's profile → ⋮ → Copy member ID"
+	channelIDHint = "a channel ID looks like C012AB3CD: in Slack, open the channel's name → About, the ID is at the bottom"
+)
+
+// checkStartup is what start-up checks beyond each value's form: the
+// Slack IDs' shape (a name or an email would lock everyone out or make no
+// admin, silently) and the directories, which must exist now rather than
+// fail in the first session.
+func (c *Config) checkStartup() error {
+	checks := []func() error{
+		func() error {
+			return checkSlackIDs("H9_ALLOWED_USERS", c.AllowedUsers, slackUserIDRE, "user", userIDHint)
+		},
+		func() error { return checkSlackIDs("H9_ADMINS", c.Admins, slackUserIDRE, "user", userIDHint) },
+		func() error {
+			return checkSlackIDs("H9_ALLOWED_CHANNELS", c.AllowedChannels, slackChannelIDRE, "channel", channelIDHint)
+		},
+		func() error { return existingDir("H9_WORKSPACE_TEMPLATE", c.WorkspaceTemplate) },
+		func() error { return existingDir("H9_SKILLS_DIR", c.SkillsDir) },
+		func() error { return creatableDir("H9_DATA_DIR", c.DataDir) },
+	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkSlackIDs(name string, ids []string, re *regexp.Regexp, kind, hint string) error {
+	for _, id := range cleanList(ids) {
+		if !re.MatchString(id) {
+			return invalid("%s: %q is not a Slack %s ID; %s", name, id, kind, hint)
+		}
+	}
+	return nil
+}
+
+// existingDir: empty (the setting is off) or a directory h9 can read.
+func existingDir(name, path string) error {
+	if path == "" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.IsDir() {
+		return invalid("%s=%q is not a directory: point it at an existing directory or unset it", name, path)
+	}
+	if unix.Access(path, unix.R_OK|unix.X_OK) != nil {
+		return invalid("%s=%q cannot be read by this user: fix its permissions", name, path)
+	}
+	return nil
+}
+
+// creatableDir: a directory h9 may write, or one it may create (its
+// nearest existing parent is a writable directory).
+func creatableDir(name, path string) error {
+	p := filepath.Clean(path)
+	for {
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && !fi.IsDir():
+			return invalid("%s=%q: %s is a file, not a directory", name, path, p)
+		case err == nil:
+			if unix.Access(p, unix.W_OK|unix.X_OK) != nil {
+				return invalid("%s=%q: %s is not writable by this user: fix its owner or choose another directory", name, path, p)
+			}
+			return nil
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return invalid("%s=%q cannot be used: %v", name, path, err)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil
+		}
+		p = parent
+	}
 }

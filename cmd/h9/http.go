@@ -6,9 +6,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/h9-app/h9/bot"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -135,4 +138,61 @@ func (s *httpServer) stop() {
 		_ = s.srv.Close()
 	}
 	<-s.done
+}
+
+// checkHTTPAddr accepts an empty H9_HTTP_ADDR (off) or host:port with a
+// numeric port, as net.Listen takes it (":9090", "127.0.0.1:9090",
+// "[::1]:9090"; port 0 picks a free one). Whether the address can be
+// bound is known only when h9 listens, at start.
+func checkHTTPAddr(v string) error {
+	if v == "" {
+		return nil
+	}
+	const form = "H9_HTTP_ADDR must be host:port or :port, e.g. :9090 (got %q)"
+	host, port, err := net.SplitHostPort(v)
+	if err != nil || strings.ContainsAny(host, "/ ") {
+		return invalid(form, v)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return invalid("H9_HTTP_ADDR's port must be a number from 0 to 65535 (got %q)", v)
+	}
+	return nil
+}
+
+// checkHTTP proves H9_HTTP_ADDR can be listened on (nothing else holds
+// it), so h9 will not stop at start over it.
+func checkHTTP(_ context.Context, cfg Config) finding {
+	if cfg.HTTPAddr == "" {
+		return ok("off (set H9_HTTP_ADDR to serve /healthz, /readyz and /metrics)")
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return failed("choose a free address for H9_HTTP_ADDR, or stop what listens there (a running h9?)",
+			"cannot listen on %s: %v", cfg.HTTPAddr, err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		return failed("check the network set-up", "closing %s: %v", addr, err)
+	}
+	return ok("%s is free: /healthz, /readyz and /metrics will be served there", cfg.HTTPAddr)
+}
+
+// newMetrics is what the bot and the agent count into when H9_HTTP_ADDR
+// serves it; nil (counting nothing) when it is off.
+func newMetrics(cfg Config) *promMetrics {
+	if cfg.HTTPAddr == "" {
+		return nil
+	}
+	return newPromMetrics()
+}
+
+// serveHTTP starts the H9_HTTP_ADDR server for b and its store; nil when
+// metrics are off.
+func serveHTTP(cfg Config, m *promMetrics, b *bot.Bot, st pinger, log *slog.Logger) (*httpServer, error) {
+	if m == nil {
+		return nil, nil
+	}
+	m.watchSocket(b.Connected)
+	ready := &readiness{socketConnected: b.Connected, store: st, log: log}
+	return listenHTTP(cfg.HTTPAddr, newHTTPHandler(m, ready), log)
 }

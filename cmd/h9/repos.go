@@ -1,12 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/h9-app/h9/bot"
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/forge"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
 
@@ -69,4 +76,135 @@ func (c Config) newRepos(ws *workspace.Manager) (*gitrepo.Repos, error) {
 		Spares:  ws != nil, // checkouts made ahead, for sessions to start without writing their tree
 		Secrets: c.secrets,
 	})
+}
+
+// forgeTokenNames are the variables holding forge tokens: the three
+// defaults and every token_env of H9_REPOS_FILE, read before the
+// configuration so they are hidden from h9's environment image at start.
+var forgeTokenNames = sync.OnceValue(readForgeTokenNames)
+
+func readForgeTokenNames() []string {
+	names := []string{"H9_GITLAB_TOKEN", "H9_GITEA_TOKEN"} // H9_GITHUB_TOKEN is in secretEnvNames
+	path := os.Getenv(envPrefix + "_REPOS_FILE")
+	if path == "" {
+		return names
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return names
+	}
+	repos, err := gitrepo.ParseFile(data)
+	if err != nil {
+		return names // the configuration refuses the file with its own line
+	}
+	for _, r := range repos {
+		if r.Forge != nil && r.Forge.TokenEnv != "" && !slices.Contains(names, r.Forge.TokenEnv) {
+			names = append(names, r.Forge.TokenEnv)
+		}
+	}
+	return names
+}
+
+// loadForgeTokens reads the token of each repository's forge from the
+// variable its token_env names (after loadRepos).
+func (c *Config) loadForgeTokens() error {
+	c.forgeTokens = map[string]string{"H9_GITHUB_TOKEN": c.GithubToken}
+	for _, r := range c.repos {
+		if r.Forge != nil {
+			if _, done := c.forgeTokens[r.Forge.TokenEnv]; !done {
+				c.forgeTokens[r.Forge.TokenEnv] = os.Getenv(r.Forge.TokenEnv)
+			}
+		}
+	}
+	return nil
+}
+
+// forgeSecrets are the forge tokens' values, for the scrubber.
+func (c Config) forgeSecrets() []string {
+	var out []string
+	for _, v := range c.forgeTokens {
+		out = append(out, v)
+	}
+	return out
+}
+
+// FollowConfig is the settings of following the requests h9 opened
+// (ARCHITECTURE.md, "After the pull request").
+type FollowConfig struct {
+	ForgePoll      time.Duration `split_words:"true" default:"60s" desc:"how often a followed pull/merge request is read for review feedback and failing checks (at least 10s)"`
+	ForgeFollowFor time.Duration `split_words:"true" default:"720h" desc:"stop following a request nothing happened on for this long"`
+}
+
+// checkFollow validates the following settings, one line naming the one at fault.
+func (c *Config) checkFollow() error {
+	if err := atLeast("H9_FORGE_POLL", c.ForgePoll, bot.MinForgePoll); err != nil {
+		return err
+	}
+	return atLeast("H9_FORGE_FOLLOW_FOR", c.ForgeFollowFor, c.ForgePoll)
+}
+
+// follow fills the bot's following from the settings: the repositories
+// give the forge clients (nil repos: nothing to follow).
+func (c FollowConfig) follow(bc *bot.Config, repos bot.Repos) {
+	bc.ForgePoll, bc.ForgeFollowFor = c.ForgePoll, c.ForgeFollowFor
+	if f, ok := repos.(bot.Forges); ok && repos != nil {
+		bc.Forges = f
+	}
+}
+
+// checkRepos asks each configured repository's remote for its branches
+// (git ls-remote, with the credentials h9's fetches use) and, for one on
+// GitHub, whether H9_GITHUB_TOKEN may push there (open pull requests).
+// One line per repository.
+func checkRepos(ctx context.Context, cfg Config) finding {
+	if len(cfg.repos) == 0 {
+		return ok("none configured: sessions start in an empty workspace (H9_REPOS, H9_REPOS_FILE)")
+	}
+	repos, err := cfg.newRepos(nil)
+	if err != nil {
+		return failed("check H9_DATA_DIR and that git is installed", "%v", err)
+	}
+	defer repos.Close()
+	f := ok("%d configured", len(cfg.repos))
+	for _, r := range cfg.repos {
+		line, v := checkRepo(ctx, repos, r)
+		f.verdict = max(f.verdict, v)
+		f.more = append(f.more, v.mark()+" "+r.Name+": "+line)
+	}
+	switch f.verdict {
+	case verdictFail:
+		f.hint = "fix each ✗ below: the URL, the host's git credentials (ssh keys, credential helper) or the forge's token and its rights"
+	case verdictWarn:
+		f.hint = "set each forge's token (H9_GITHUB_TOKEN, H9_GITLAB_TOKEN, H9_GITEA_TOKEN or its token_env) to open requests"
+	}
+	return f
+}
+
+func checkRepo(ctx context.Context, repos *gitrepo.Repos, r gitrepo.Repo) (string, verdict) {
+	n, err := repos.CheckRemote(ctx, r.Name)
+	if err != nil {
+		return oneLine(err), verdictFail
+	}
+	line := fmt.Sprintf("%s is reachable (%d %s)", gitrepo.Redact(r.URL), n, plural(n, "branch", "branches"))
+	p, onForge := repos.ForgeProject(r)
+	word := repos.RequestWord(r)
+	switch {
+	case !onForge:
+		return line + "; on no forge h9 knows (set forge: to open requests): Push branch only", verdictOK
+	case !forge.Supported(p.Kind):
+		return line + fmt.Sprintf("; %s %ss are not supported yet: Push branch only", p.Kind.Title(), word), verdictWarn
+	case !repos.CanOpenPullRequests(r):
+		return line + fmt.Sprintf("; no %s: Push branch only, no Open %s", p.TokenEnv, word), verdictWarn
+	}
+	if err := repos.CheckAccess(ctx, r.Name); err != nil {
+		return line + "; " + oneLine(err), verdictFail
+	}
+	return line + fmt.Sprintf("; the token may open %ss on %s (%s, %s; it may push)", word, p.Path, p.Kind.Title(), p.TokenEnv), verdictOK
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

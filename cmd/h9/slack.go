@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/h9-app/h9/bot"
 	"github.com/slack-go/slack"
 )
 
@@ -59,4 +60,22 @@ func slackHint(err error, tokenHint string, cfg Config) string {
 		return "Slack is rate limiting this app; try again in a minute"
 	}
 	return "cannot reach SLACK_API_URL=" + cfg.SlackAPIURL + ": check the URL and the network"
+}
+
+// socketError is a token Slack refused at start (the bot token at
+// auth.test, the app token in Socket Mode) as one line with doctor's hint.
+func socketError(err error) error {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) && errors.Is(err, bot.ErrBotTokenRefused) {
+		return invalid("SLACK_BOT_TOKEN is not accepted by Slack (%s): copy the Bot User OAuth Token (xoxb-…) "+
+			"from OAuth & Permissions; reinstall the app if it was revoked", se.Err)
+	}
+	if errors.As(err, &se) && slackAuthErrors[se.Err] {
+		return invalid("SLACK_APP_TOKEN is not accepted by Slack (%s): under Basic Information → App-Level Tokens "+
+			"create one with connections:write (xapp-…), and turn Socket Mode on", se.Err)
+	}
+	if errors.As(err, &se) && se.Err == "missing_scope" {
+		return invalid("SLACK_APP_TOKEN lacks connections:write (missing_scope): regenerate it with that scope")
+	}
+	return err
 }

@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
@@ -110,3 +114,81 @@ func openStore(dataDir string) (*bolt.DB, *boltstore.Store, error) {
 	}
 	return db, st, nil
 }
+
+// minLeaseTTL keeps renewals (three per TTL) from turning into a busy loop.
+const minLeaseTTL = time.Second
+
+// checkDatabaseURL accepts an empty H9_DATABASE_URL (bbolt) or one pgx
+// can parse. The value is never quoted back: it may carry a password.
+func checkDatabaseURL(v string) error {
+	if v == "" {
+		return nil
+	}
+	if err := pgstore.CheckURL(v); err != nil {
+		return invalid("H9_DATABASE_URL is not a PostgreSQL URL (postgres://user:password@host:5432/database) or key=value string")
+	}
+	return nil
+}
+
+func atLeast(name string, v, least time.Duration) error {
+	if v < least {
+		return invalid("%s must be at least %s (got %s)", name, least, v)
+	}
+	return nil
+}
+
+// checkDatabase connects to H9_DATABASE_URL and reads its schema version,
+// changing nothing: migrations run when h9 starts.
+func checkDatabase(ctx context.Context, cfg Config) finding {
+	if cfg.DatabaseURL == "" {
+		return ok("bbolt in %s/%s (set H9_DATABASE_URL to run replicas on PostgreSQL)", cfg.DataDir, dbFile)
+	}
+	v, err := pgstore.SchemaVersion(ctx, cfg.DatabaseURL)
+	switch {
+	case err != nil:
+		return failed("check H9_DATABASE_URL (host, port, database, user, password) and that PostgreSQL is up", "%s", oneLine(err))
+	case v > pgstore.CurrentSchema:
+		return failed("upgrade this h9: a newer one migrated the database",
+			"PostgreSQL has schema %d, newer than this h9's %d", v, pgstore.CurrentSchema)
+	case v == 0:
+		return ok("PostgreSQL answers; the database is empty and h9 creates schema %d at start", pgstore.CurrentSchema)
+	case v < pgstore.CurrentSchema:
+		return ok("PostgreSQL answers with schema %d; h9 migrates it to %d at start", v, pgstore.CurrentSchema)
+	}
+	return ok("PostgreSQL answers with schema %d, this h9's", v)
+}
+
+// oneLine folds a multi-line error (pgx's, one line per address tried;
+// git's last stderr lines) into the finding's single line.
+func oneLine(err error) string {
+	lines := strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ; "))
+	return strings.ReplaceAll(strings.Join(lines, " "), " ; ", "; ")
+}
+
+// databaseError is a failure to open H9_DATABASE_URL as one line naming
+// the variable and the fix, instead of pgx's line per address tried. A
+// refused login or a missing database is a setting (exit 2); a server
+// that cannot be reached is an outage (exit 1).
+func databaseError(err error, dsn string) error {
+	where := "the database"
+	if cfg, perr := pgconn.ParseConfig(dsn); perr == nil {
+		where = net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	}
+	var pgErr *pgconn.PgError
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "28"):
+		return invalid("H9_DATABASE_URL: %s refused the login (%s): check the user and password in the URL", where, pgErr.Message)
+	case errors.As(err, &pgErr) && pgErr.Code == "3D000":
+		return invalid("H9_DATABASE_URL: %s: %s: create it (createdb) or fix the URL's database name", where, pgErr.Message)
+	case errors.As(err, &dnsErr):
+		return invalid("H9_DATABASE_URL: the host %q is not known: fix the URL's host", dnsErr.Name)
+	case errors.As(err, &opErr):
+		return lineErrorf(errOutage, "H9_DATABASE_URL: cannot reach PostgreSQL at %s (%v): start it, or fix the URL's host and port", where, opErr.Err)
+	}
+	return lineErrorf(errOutage, "H9_DATABASE_URL: %s: %s", where, oneLine(err))
+}
+
+// errOutage marks a start-up failure of something h9 depends on (exit 1).
+var errOutage = errors.New("outage")

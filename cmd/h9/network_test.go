@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/h9-app/h9/workspace/testenv"
+
 	"github.com/h9-app/h9/workspace"
 )
 
@@ -89,4 +91,18 @@ func TestAllowListNeedsBubblewrap(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "needs the bubblewrap sandbox") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// With an allow list, doctor runs the proxy end to end inside the real
+// sandbox; without one it says the agent has no network.
+func TestDoctorChecksTheProxy(t *testing.T) {
+	testenv.Need(t, "bwrap")
+	doctorEnv(t)
+	t.Setenv("H9_SANDBOX", "bwrap")
+	lines, _ := doctorLines(t)
+	wantMark(t, lines, "network", "✓", "no allow list")
+
+	t.Setenv("H9_NETWORK_ALLOW", "registry.npmjs.org")
+	lines, _ = doctorLines(t)
+	wantMark(t, lines, "network", "✓", "reached an allowed loopback listener", "refused another", "403")
 }

@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 
 	"github.com/h9-app/h9/agent/mcp"
 	"github.com/h9-app/h9/agent/mcp/mcptest"
@@ -55,9 +56,7 @@ func TestDoctorMCPServers(t *testing.T) {
 // one that speaks no MCP are ✗ with their stderr; nothing is left behind,
 // neither a process nor the workspace.
 func TestDoctorStartsStdioMCPServers(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("bwrap not installed (apt-get install bubblewrap): %v", err)
-	}
+	testenv.Need(t, "bwrap")
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // where doctor makes its workspaces
 	bin := filepath.Join(t.TempDir(), "stdioserver")
