@@ -152,6 +152,10 @@ func (c *Config) validate() error {
 		func() error { return requireToken("SLACK_APP_TOKEN", c.SlackAppToken, "xapp-") },
 		func() error { return checkBaseURL("SLACK_API_URL", c.SlackAPIURL) },
 		func() error { return checkModelURL(c.OpenAIBaseURL) },
+		func() error { return checkSecretSpacing("OPENAI_API_KEY", c.OpenAIAPIKey) },
+		func() error { return checkSecretSpacing("H9_GITHUB_TOKEN", c.GithubToken) },
+		func() error { return checkSecretSpacing("H9_GITLAB_TOKEN", c.GitlabToken) },
+		func() error { return checkSecretSpacing("H9_GITEA_TOKEN", c.GiteaToken) },
 		func() error { return nonEmpty("H9_MODEL", c.Model) },
 		func() error { return nonEmpty("H9_DATA_DIR", c.DataDir) },
 		func() error { return oneOf("H9_SANDBOX", c.Sandbox, "auto", "bwrap", "landlock", "none") },
@@ -199,8 +203,43 @@ func requireToken(name, value, prefix string) error {
 	if strings.TrimSpace(value) == "" {
 		return missing(name)
 	}
+	if err := checkSecretSpacing(name, value); err != nil {
+		return err
+	}
 	if !strings.HasPrefix(value, prefix) {
-		return invalid("%s must start with %q (is it the other token?)", name, prefix)
+		return invalid("%s", wrongToken(name, value, prefix))
+	}
+	return nil
+}
+
+// slackTokenKinds says where each kind of Slack token comes from.
+var slackTokenKinds = map[string]string{
+	"xoxb-": "the Bot User OAuth Token (xoxb-…, OAuth & Permissions)",
+	"xapp-": "an app-level token (xapp-…, Basic Information → App-Level Tokens, with connections:write)",
+	"xoxp-": "a user token (xoxp-…)",
+}
+
+// wrongToken names what the value looks like and what h9 needs instead,
+// quoting none of it.
+func wrongToken(name, value, want string) string {
+	needs := slackTokenKinds[want]
+	if strings.HasPrefix(value, `"`) || strings.HasPrefix(value, "'") {
+		return name + " is wrapped in quotes: remove them (an env file passes them on as part of the value)"
+	}
+	for prefix, kind := range slackTokenKinds {
+		if strings.HasPrefix(value, prefix) {
+			return name + " holds " + kind + "; h9 needs " + needs + " there"
+		}
+	}
+	return name + " is not " + needs + ": it does not start with " + want
+}
+
+// checkSecretSpacing refuses a secret with a space or line break at either
+// end (a copy-paste slip Slack or the forge would refuse later, less
+// clearly), without quoting it.
+func checkSecretSpacing(name, value string) error {
+	if value != strings.TrimSpace(value) {
+		return invalid("%s has a space or line break at its start or end (a copy-paste slip?): remove it", name)
 	}
 	return nil
 }
@@ -222,6 +261,9 @@ func checkBaseURL(name, v string) error {
 func checkModelURL(v string) error {
 	if err := checkHTTPURL("OPENAI_BASE_URL", v); err != nil {
 		return err
+	}
+	if u, _ := url.Parse(v); u != nil && strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/chat/completions") {
+		return invalid("OPENAI_BASE_URL is the chat endpoint, not the API base: drop /chat/completions (e.g. https://api.openai.com/v1)")
 	}
 	if err := openai.CheckBaseURL(v); err != nil {
 		return invalid("OPENAI_BASE_URL: %v", err)

@@ -50,7 +50,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	case cmd == "version":
 		return fail(stderr, printVersion(stdout))
 	case cmd == "config":
-		return fail(stderr, printConfig(stdout, stderr))
+		return fail(stderr, printConfig(stdout))
 	case cmd == "-h" || cmd == "-help" || cmd == "--help" || cmd == "help":
 		if err := printUsage(stdout); err != nil {
 			return fail(stderr, err)

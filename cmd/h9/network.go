@@ -23,7 +23,8 @@ func (c *Config) checkNetwork() error {
 	c.NetworkAllow, c.NetworkPresets = cleanList(c.NetworkAllow), cleanList(c.NetworkPresets)
 	for _, e := range c.NetworkAllow {
 		if _, err := egress.ParseEntry(e); err != nil {
-			return invalid("H9_NETWORK_ALLOW: %q is not host, *.suffix, host:port or an IP address (%v)", e, errors.Unwrap(err))
+			_, why, _ := strings.Cut(err.Error(), ": ") // after egress's "bad network entry %q"
+			return invalid("H9_NETWORK_ALLOW: %q is not host, *.suffix, host:port or an IP address: %s", e, why)
 		}
 	}
 	if _, err := egress.NewPolicy(nil, c.NetworkPresets); err != nil {

@@ -40,7 +40,7 @@ func TestNetworkConfigErrors(t *testing.T) {
 // logs' and the workspace's reach.
 func TestRepoSecretsConfig(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "repos.yml")
-	os.WriteFile(file, []byte("repos:\n- name: app\n  url: /srv/app.git\n  secrets: [NPM_TOKEN]\n  network: {allow: [registry.npmjs.org]}\n"), 0o644)
+	os.WriteFile(file, []byte("repos:\n- name: app\n  url: https://git.example.com/app.git\n  secrets: [NPM_TOKEN]\n  network: {allow: [registry.npmjs.org]}\n"), 0o644)
 	setEnv(t, "H9_REPOS_FILE", file)
 	t.Setenv("NPM_TOKEN", "")
 	if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), "NPM_TOKEN is not set") {

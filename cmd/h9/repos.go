@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,7 +45,25 @@ func (c *Config) loadRepos() error {
 	if err != nil {
 		return invalid("H9_REPOS and H9_REPOS_FILE: %v", unwrapConfig(err))
 	}
+	for _, r := range all {
+		if err := checkLocalRepo(r); err != nil {
+			return err
+		}
+	}
 	c.repos = all
+	return nil
+}
+
+// checkLocalRepo: a repository given as a local path must exist now,
+// rather than fail the first session's clone.
+func checkLocalRepo(r gitrepo.Repo) error {
+	path, isFile := strings.CutPrefix(r.URL, "file://")
+	if !isFile && !filepath.IsAbs(path) && !strings.HasPrefix(path, "./") && !strings.HasPrefix(path, "../") {
+		return nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		return invalid("repository %q: %s does not exist (H9_REPOS or H9_REPOS_FILE): fix the path, or give a URL git can clone", r.Name, path)
+	}
 	return nil
 }
 
@@ -110,11 +129,23 @@ func readForgeTokenNames() []string {
 func (c *Config) loadForgeTokens() error {
 	c.forgeTokens = map[string]string{"H9_GITHUB_TOKEN": c.GithubToken}
 	for _, r := range c.repos {
-		if r.Forge != nil {
-			if _, done := c.forgeTokens[r.Forge.TokenEnv]; !done {
-				c.forgeTokens[r.Forge.TokenEnv] = os.Getenv(r.Forge.TokenEnv)
-			}
+		if r.Forge == nil {
+			continue
 		}
+		env := r.Forge.TokenEnv
+		if _, done := c.forgeTokens[env]; done {
+			continue
+		}
+		v := os.Getenv(env)
+		// An unset default token means "push branches only"; a token_env
+		// the file names on purpose must be set, as secrets: are.
+		if v == "" && !slices.Contains(slices.Collect(maps.Values(gitrepo.DefaultTokenEnv)), env) {
+			return invalid("H9_REPOS_FILE: repository %q: forge.token_env names %s, which is not set: set it, or remove token_env", r.Name, env)
+		}
+		if err := checkSecretSpacing(env, v); err != nil {
+			return err
+		}
+		c.forgeTokens[env] = v
 	}
 	return nil
 }

@@ -107,6 +107,28 @@ func TestForgeKeyErrorsAtStart(t *testing.T) {
 	}
 }
 
+// A token_env the file names on purpose must be set, as secrets: and
+// headers_env are; the default variable may be unset (push branches only).
+func TestForgeTokenEnvUnsetStops(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "repos.yml")
+	os.WriteFile(file, []byte("repos:\n  - name: gl\n    url: https://gitlab.example.com/a/b.git\n    forge: {type: gitlab, project: a/b, token_env: H9_TEST_GL_UNSET}\n"), 0o600)
+	setEnv(t, "H9_REPOS_FILE", file)
+	unsetenv("H9_TEST_GL_UNSET")
+	_, err := loadConfig()
+	want := `H9_REPOS_FILE: repository "gl": forge.token_env names H9_TEST_GL_UNSET, which is not set: set it, or remove token_env`
+	if !errors.Is(err, ErrInvalidSetting) || err.Error() != want {
+		t.Errorf("start-up error: %v, want %q", err, want)
+	}
+	t.Setenv("H9_TEST_GL_UNSET", "glpat-secret ")
+	if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), "H9_TEST_GL_UNSET has a space") {
+		t.Errorf("a token with a trailing space: %v", err)
+	}
+	os.WriteFile(file, []byte("repos:\n  - name: gl\n    url: https://gitlab.example.com/a/b.git\n    forge: {type: gitlab, project: a/b}\n"), 0o600)
+	if _, err := loadConfig(); err != nil {
+		t.Errorf("the default H9_GITLAB_TOKEN unset: %v, want push branches only", err)
+	}
+}
+
 // A follow_up that is not ask, auto or off stops h9 at start with one
 // line naming the file and the value; a valid one reaches the repository.
 func TestFollowUpKeyAtStart(t *testing.T) {
@@ -170,7 +192,7 @@ func TestDoctorChecksRepositories(t *testing.T) {
 	t.Cleanup(gh.Close)
 	gh.AddRepo("acme/good", good, true)
 	file := filepath.Join(t.TempDir(), "repos.yml")
-	os.WriteFile(file, []byte("repos:\n  - name: good\n    url: "+good+"\n    github: acme/good\n  - name: gone\n    url: "+filepath.Join(t.TempDir(), "missing.git")+"\n"), 0o600)
+	os.WriteFile(file, []byte("repos:\n  - name: good\n    url: "+good+"\n    github: acme/good\n  - name: gone\n    url: http://127.0.0.1:1/missing.git\n"), 0o600)
 	t.Setenv("H9_REPOS_FILE", file)
 	t.Setenv("H9_GITHUB_TOKEN", "ghp_doctor_token")
 	t.Setenv("H9_GITHUB_API_URL", gh.URL())

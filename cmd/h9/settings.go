@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"text/template"
@@ -15,9 +16,9 @@ import (
 
 // printConfig is `h9 config`: every setting with its default and the
 // value in effect, secrets redacted. It prints even an invalid
-// configuration (that is when it is read) and then says on stderr what h9
-// would refuse; it is a report, so it exits 0 (h9 doctor is the check).
-func printConfig(stdout, stderr io.Writer) error {
+// configuration (that is when it is read), then fails as h9 would (exit
+// 2) with the line saying what h9 refuses.
+func printConfig(stdout io.Writer) error {
 	c, err := processForPrinting()
 	if err != nil {
 		return err
@@ -30,12 +31,14 @@ func printConfig(stdout, stderr io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tIN EFFECT")
 	for _, r := range rows {
-		shown, redactedAll := sc.scrub(r.value)
-		if r.name == "H9_DATABASE_URL" && redactedAll {
-			shown = redactedURL(r.value)
-		}
-		if r.value == "" {
+		shown, _ := sc.scrub(r.value)
+		switch {
+		case r.value == "":
 			shown = "(empty)"
+		case r.name == "H9_DATABASE_URL":
+			shown = redactedURL(r.value)
+		case slices.Contains(secretSettings, r.name):
+			shown = redacted // whatever its length: the scrubber leaves short values alone
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.name, r.def, shown)
 	}
@@ -43,10 +46,15 @@ func printConfig(stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := c.validate(); err != nil {
-		fmt.Fprintf(stderr, "h9: %v: h9 would refuse to start with this configuration (see h9 -h)\n", err)
+		return fmt.Errorf("%w: h9 would refuse to start with this configuration", err)
 	}
 	return nil
 }
+
+// secretSettings are the settings that are secrets as a whole, shown
+// redacted by h9 config.
+var secretSettings = []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "OPENAI_API_KEY",
+	"H9_GITHUB_TOKEN", "H9_GITLAB_TOKEN", "H9_GITEA_TOKEN"}
 
 // processForPrinting reads the environment as loadConfig does, but a
 // missing required setting reads as empty instead of stopping the read

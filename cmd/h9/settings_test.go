@@ -48,18 +48,49 @@ func TestConfigPrintsSettingsInEffect(t *testing.T) {
 }
 
 // An invalid configuration is still printed, then h9's refusal follows
-// on stderr; h9 config is a report and exits 0 (doctor is the check).
+// on stderr and h9 config exits 2, as h9 itself would; a missing token
+// is refused the same way as an invalid value.
 func TestConfigInvalidStillPrints(t *testing.T) {
+	for _, tc := range []struct {
+		name, shown, refused string
+		env                  []string
+	}{
+		{"invalid value", "alice@acme.com", "H9_ADMINS", []string{"SLACK_BOT_TOKEN", "xoxb-t", "SLACK_APP_TOKEN", "xapp-t", "H9_ADMINS", "alice@acme.com"}},
+		{"missing token", "xapp-t", "SLACK_BOT_TOKEN is required", []string{"SLACK_APP_TOKEN", "xapp-t"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clearEnv(t)
+			for i := 0; i < len(tc.env); i += 2 {
+				t.Setenv(tc.env[i], tc.env[i+1])
+			}
+			var out, errOut bytes.Buffer
+			if code := realMain([]string{"config"}, &out, &errOut); code != exitConfig {
+				t.Fatalf("exit %d, want %d", code, exitConfig)
+			}
+			if !strings.Contains(out.String(), "H9_MAX_STEPS") || !strings.Contains(errOut.String(), tc.refused) ||
+				!strings.Contains(errOut.String(), "would refuse to start") {
+				t.Errorf("stdout:\n%s\nstderr: %s", out.String(), errOut.String())
+			}
+		})
+	}
+}
+
+// A secret shorter than the scrubber's minimum is still redacted: h9
+// config knows which settings are secrets.
+func TestConfigRedactsShortSecrets(t *testing.T) {
 	clearEnv(t)
-	t.Setenv("SLACK_BOT_TOKEN", "xoxb-t")
-	t.Setenv("SLACK_APP_TOKEN", "xapp-t")
-	t.Setenv("H9_ADMINS", "alice@acme.com")
+	t.Setenv("SLACK_BOT_TOKEN", "xoxb-1")
+	t.Setenv("SLACK_APP_TOKEN", "xapp-2")
+	t.Setenv("OPENAI_API_KEY", "hunter2")
+	t.Setenv("H9_GITLAB_TOKEN", "glp")
 	var out, errOut bytes.Buffer
 	if code := realMain([]string{"config"}, &out, &errOut); code != exitOK {
-		t.Fatalf("exit %d, want %d", code, exitOK)
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
-	if !strings.Contains(out.String(), "alice@acme.com") || !strings.Contains(errOut.String(), "H9_ADMINS") {
-		t.Errorf("stdout:\n%s\nstderr: %s", out.String(), errOut.String())
+	for _, secret := range []string{"hunter2", "xoxb-1", "xapp-2", " glp"} {
+		if strings.Contains(out.String(), secret) {
+			t.Errorf("h9 config shows the short secret %q:\n%s", secret, out.String())
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -145,6 +146,8 @@ func checkDatabase(ctx context.Context, cfg Config) finding {
 	}
 	v, err := pgstore.SchemaVersion(ctx, cfg.DatabaseURL)
 	switch {
+	case err != nil && notPostgres(err):
+		return failed("fix H9_DATABASE_URL's host and port: they name another service", "the server at H9_DATABASE_URL does not answer as PostgreSQL")
 	case err != nil:
 		return failed("check H9_DATABASE_URL (host, port, database, user, password) and that PostgreSQL is up", "%s", oneLine(err))
 	case v > pgstore.CurrentSchema:
@@ -178,6 +181,8 @@ func databaseError(err error, dsn string) error {
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
 	switch {
+	case notPostgres(err):
+		return invalid("H9_DATABASE_URL: %s does not answer as PostgreSQL (another service's port?): fix the URL's host and port", where)
 	case errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "28"):
 		return invalid("H9_DATABASE_URL: %s refused the login (%s): check the user and password in the URL", where, pgErr.Message)
 	case errors.As(err, &pgErr) && pgErr.Code == "3D000":
@@ -192,3 +197,13 @@ func databaseError(err error, dsn string) error {
 
 // errOutage marks a start-up failure of something h9 depends on (exit 1).
 var errOutage = errors.New("outage")
+
+// notPostgresWords are pgx's words for a server whose bytes are not
+// PostgreSQL's protocol (an HTTP or SSH server on the port, say): its
+// first bytes read as an absurd message length or type.
+var notPostgresWords = []string{"invalid body length", "unexpected message", "unknown message type"}
+
+func notPostgres(err error) bool {
+	msg := err.Error()
+	return slices.ContainsFunc(notPostgresWords, func(w string) bool { return strings.Contains(msg, w) })
+}

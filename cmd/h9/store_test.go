@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -179,5 +182,40 @@ func TestStartupMistakes(t *testing.T) {
 				t.Errorf("the database password reached stderr: %s", errOut)
 			}
 		})
+	}
+}
+
+// A port where another service answers (here an HTTP server's reply) is
+// one line in plain words, a setting to fix (exit 2), not pgx's
+// "invalid body length"; doctor says the same.
+func TestDatabaseNotPostgres(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); served.Wait() })
+	served.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.SetDeadline(time.Now().Add(5 * time.Second))
+			c.Read(make([]byte, 512))
+			c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+			c.Close()
+		}
+	})
+	dsn := "postgres://h9:pw@" + ln.Addr().String() + "/h9?sslmode=disable&connect_timeout=5"
+	_, err = openStorage(t.Context(), Config{DatabaseURL: dsn, LeaseTTL: 15 * time.Second}, slog.New(slog.DiscardHandler), nil)
+	want := "H9_DATABASE_URL: " + ln.Addr().String() + " does not answer as PostgreSQL (another service's port?): fix the URL's host and port"
+	if !errors.Is(err, ErrInvalidSetting) || err.Error() != want {
+		t.Errorf("openStorage: %v, want %q", err, want)
+	}
+	f := checkDatabase(t.Context(), Config{DatabaseURL: dsn})
+	if f.verdict != verdictFail || !strings.Contains(f.detail, "does not answer as PostgreSQL") || strings.Contains(f.detail, "body length") {
+		t.Errorf("doctor: %+v", f)
 	}
 }
