@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/h9-app/h9/bot"
 	"github.com/slack-go/slack"
@@ -78,4 +80,39 @@ func socketError(err error) error {
 		return invalid("SLACK_APP_TOKEN lacks connections:write (missing_scope): regenerate it with that scope")
 	}
 	return err
+}
+
+// slackStartWait bounds the wait for Slack's first connection at start: a
+// Slack h9 cannot reach then is a set-up problem to report in one line
+// (exit 1), not one to retry forever. Once connected, h9 rides out later
+// outages (RELIABILITY.md).
+var slackStartWait = 90 * time.Second
+
+// errSlackUnreachable marks that stop, an outage (exit 1).
+var errSlackUnreachable = errors.New("slack unreachable at start")
+
+// watchFirstConnection stops the run (stop, with an outage cause) unless
+// connected turns true within wait; it watches nothing after that. The
+// returned func ends the watch and waits for it.
+func watchFirstConnection(ctx context.Context, connected func() bool, wait time.Duration, stop context.CancelCauseFunc, apiURL string) (unwatch func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var done sync.WaitGroup
+	done.Go(func() {
+		deadline := time.NewTimer(wait)
+		defer deadline.Stop()
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for !connected() {
+			select {
+			case <-ctx.Done():
+				return
+			case <-deadline.C:
+				stop(lineErrorf(errSlackUnreachable, "Slack did not connect within %s: check that this host reaches SLACK_API_URL=%s "+
+					"and wss://wss-primary.slack.com (proxy, firewall), or Slack's status page", wait, apiURL))
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return func() { cancel(); done.Wait() }
 }
