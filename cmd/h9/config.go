@@ -55,7 +55,7 @@ type Config struct {
 	CoalesceInterval  time.Duration  `split_words:"true" default:"1s" desc:"minimum time between edits of one checklist message"`
 	MaxConcurrentRuns int            `split_words:"true" default:"0" desc:"agent runs at once across all threads; 0 = no limit (others wait their turn)"`
 	Repos             string         `split_words:"true" desc:"repositories as name=URL pairs, comma-separated (URL: anything git clone accepts: https, ssh, a local path)"`
-	ReposFile         string         `split_words:"true" desc:"YAML file of repositories: repos: [{name, url, branch, setup, channels, github}] (README)"`
+	ReposFile         string         `split_words:"true" desc:"YAML file of repositories: repos: [{name, url, branch, setup, channels, github, forge, follow_up, network, secrets}] (README)"`
 	GithubToken       string         `split_words:"true" desc:"GitHub token for pull requests, and for https pushes to GitHub when git has no other credential"`
 	GithubAPIUrl      string         `split_words:"true" default:"https://api.github.com/" desc:"GitHub REST API base (GitHub Enterprise: https://HOST/api/v3/); must end in /"`
 	GitlabToken       string         `split_words:"true" desc:"GitLab token (api scope, Developer or above) for merge requests and https pushes; a repo's forge.token_env may name another variable"`
