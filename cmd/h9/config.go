@@ -71,23 +71,23 @@ type Config struct {
 	// The fleet: many replicas on one PostgreSQL database.
 	DatabaseURL string        `split_words:"true" desc:"postgres://… : keep all state in PostgreSQL (shared by every replica); empty = bbolt in H9_DATA_DIR/h9.db"`
 	LeaseTTL    time.Duration `split_words:"true" default:"15s" desc:"how long a replica owns a session without renewing its lease (at least 1s)"`
-	// Tokens: what a session may use, and what they cost (config_tokens.go).
+	// Tokens: what a session may use, and what they cost.
 	SessionTokenBudget int     `split_words:"true" default:"0" desc:"tokens one session may use (planning included) before it stops with a Raise budget button, which allows as many again; 0 = no budget"`
 	PriceInput         float64 `split_words:"true" default:"0" desc:"US dollars per million prompt tokens: token counts then show a cost; 0 = none"`
 	PriceOutput        float64 `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
 
-	FilesConfig  // shared files and images (config_files.go)
-	FollowConfig // following the requests h9 opened (config_follow.go)
-	// MCP servers (config_mcp.go).
+	FilesConfig  // shared files and images
+	FollowConfig // following the requests h9 opened (repos.go)
+	// MCP servers (mcp.go).
 	MCPFile    string        `split_words:"true" desc:"YAML file of MCP servers: servers: [{name, url | command, headers_env, repos, channels, tools}] (README, MCP tools); empty = none"`
 	MCPTimeout time.Duration `split_words:"true" default:"60s" desc:"deadline of one MCP tool call; a server slower than that is a tool error"`
 
-	// The agent's network for sessions without a repository (config_network.go).
+	// The agent's network for sessions without a repository (network.go).
 	NetworkAllow   []string `split_words:"true" desc:"comma-separated hosts (host, *.suffix, host:port, an IP) the agent's commands may reach through h9's proxy in sessions without a repository; empty = no network"`
 	NetworkPresets []string `split_words:"true" desc:"comma-separated presets added to H9_NETWORK_ALLOW: packages (the public Go, npm, PyPI, crates.io, Maven Central and RubyGems registries)"`
 
 	repos       []gitrepo.Repo    // H9_REPOS and H9_REPOS_FILE, checked (validate)
-	forgeTokens map[string]string // token_env name → value (config_forge.go)
+	forgeTokens map[string]string // token_env name → value (repos.go)
 	mcp         []mcp.Server      // H9_MCP_FILE, checked (validate)
 	// secrets are the values of the repositories' `secrets:`, by name.
 	secrets map[string]string
@@ -181,7 +181,7 @@ func (c *Config) validate() error {
 		c.checkFiles,
 		c.checkFollow,
 		c.loadRepos,
-		c.checkStartup, // config_startup.go
+		c.checkStartup,
 		c.loadMCP,
 		c.checkNetwork,
 		c.loadRepoSecrets,

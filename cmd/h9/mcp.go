@@ -48,7 +48,7 @@ func mcpHeaderValues(c Config) []string {
 
 // mcpSecretEnvNames are the variables H9_MCP_FILE's headers_env names,
 // hidden from h9's environment image at start like h9's own secrets. It
-// is read before the configuration (secretenv.go), once.
+// is read before the configuration (secrets.go), once.
 var mcpSecretEnvNames = sync.OnceValue(func() []string {
 	path := os.Getenv("H9_MCP_FILE")
 	if path == "" {

@@ -54,7 +54,7 @@ type promMetrics struct {
 
 	leaseChanges *prometheus.CounterVec // by change
 
-	mcpCalls *prometheus.CounterVec // by server_kind, outcome (metrics_mcp.go)
+	mcpCalls *prometheus.CounterVec // by server_kind, outcome
 }
 
 var (
