@@ -106,3 +106,15 @@ func TestDoctorChecksTheProxy(t *testing.T) {
 	lines, _ = doctorLines(t)
 	wantMark(t, lines, "network", "✓", "reached an allowed loopback listener", "refused another", "403")
 }
+
+// A URL in a repository's network allow list gets the fix in words, not
+// a port parser's complaint.
+func TestRepoAllowEntryAsURL(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "repos.yml")
+	os.WriteFile(file, []byte("repos:\n- name: app\n  url: https://git.example.com/app.git\n  network: {allow: [\"https://registry.npmjs.org/\"]}\n"), 0o644)
+	setEnv(t, "H9_REPOS_FILE", file)
+	_, err := loadConfig()
+	if !errors.Is(err, ErrInvalidSetting) || !strings.Contains(err.Error(), `repository "app": network: "https://registry.npmjs.org/": write host:port, not a URL`) {
+		t.Errorf("start-up error: %v", err)
+	}
+}
