@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -75,7 +76,7 @@ func LoadFile(path string, getenv func(string) (string, bool)) ([]Server, error)
 func Parse(data []byte, getenv func(string) (string, bool)) ([]Server, error) {
 	var f fileConfig
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
-		return nil, fmt.Errorf("H9_MCP_FILE: not a valid servers file: %s", oneLine(err.Error()))
+		return nil, fmt.Errorf("H9_MCP_FILE: not a valid servers file: %s", explainYAML(err))
 	}
 	seen := map[string]bool{}
 	out := make([]Server, 0, len(f.Servers))
@@ -185,3 +186,78 @@ func SecretNames(path string) []string {
 func headerOf(name string) string { return http.CanonicalHeaderKey(name) }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// The YAML decoder's words for an unknown key and a value of the wrong
+// kind, which name Go types ("field comand not found in type
+// mcp.ServerConfig", "cannot unmarshal !!seq into mcp.fileConfig").
+var (
+	yamlUnknownRE   = regexp.MustCompile(`field (\S+) not found in type \S+`)
+	yamlWrongKindRE = regexp.MustCompile("cannot unmarshal !!(\\w+) (?:`[^`]*` )?into (\\S+)")
+	yamlKindWords   = map[string]string{"str": "text", "seq": "a list", "map": "a mapping", "int": "a number",
+		"bool": "true/false", "float": "a number", "null": "nothing"}
+)
+
+// explainYAML says the decoder's error in a user's words, without Go
+// types: an unknown key with the one meant, a value of the wrong kind
+// with the kind expected.
+func explainYAML(err error) string {
+	msg := oneLine(strings.TrimPrefix(err.Error(), "yaml: "))
+	msg = yamlUnknownRE.ReplaceAllStringFunc(msg, func(m string) string {
+		return unknownKey(yamlUnknownRE.FindStringSubmatch(m)[1])
+	})
+	return yamlWrongKindRE.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := yamlWrongKindRE.FindStringSubmatch(m)
+		want := "a mapping (key: value)"
+		switch {
+		case sub[2] == "mcp.fileConfig":
+			want = "a mapping with servers: (a list of servers: - name: …)"
+		case strings.HasPrefix(sub[2], "[]mcp."):
+			want = "a list of servers (- name: …)"
+		case strings.HasPrefix(sub[2], "[]"):
+			want = "a list"
+		case sub[2] == "string":
+			want = "text"
+		}
+		return yamlKindWords[sub[1]] + " where " + want + " was expected"
+	})
+}
+
+// unknownKey names the key meant when one is close, else lists them.
+func unknownKey(key string) string {
+	keys := []string{"servers"}
+	t := reflect.TypeFor[ServerConfig]()
+	for i := range t.NumField() {
+		keys = append(keys, t.Field(i).Tag.Get("yaml"))
+	}
+	best, bestDist := "", 3
+	for _, k := range keys {
+		if d := editDistance(strings.ToLower(key), k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf("unknown key %q (did you mean %q?)", key, best)
+	}
+	return fmt.Sprintf("unknown key %q (the keys are %s)", key, strings.Join(keys, ", "))
+}
+
+// editDistance is Levenshtein's, for "did you mean".
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

@@ -6,11 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 
 	"github.com/h9-app/h9/agent/fakemodel"
 )
@@ -20,12 +21,7 @@ import (
 // proxy and gets a 403 naming the other; setup got the secret, the agent's
 // command did not, and nothing the model read shows its value.
 func TestBinaryNetworkAndSetupSecret(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("bwrap not installed (apt-get install bubblewrap): %v", err)
-	}
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("curl is not installed")
-	}
+	testenv.Need(t, "bwrap", "curl")
 	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "hello through h9") }))
 	t.Cleanup(allowed.Close)
 	var allowedOther atomic.Bool // set once the thread allowed it

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/h9-app/h9/workspace/testenv"
+
 	"github.com/h9-app/h9/agent/store/pgtest"
 )
 
@@ -32,6 +34,7 @@ func TestMain(m *testing.M) {
 
 func h9Binary(t testing.TB) string {
 	t.Helper()
+	testenv.Full(t, "starts the real h9 binary")
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "h9-bin-")
 		if buildErr != nil {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/workspace/testenv"
+
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/h9test"
@@ -44,6 +46,7 @@ type binEnv struct {
 
 func newBinEnv(t testing.TB, extraEnv ...string) *binEnv {
 	t.Helper()
+	testenv.Full(t, "runs h9 against the fake Slack and model")
 	fakes := h9test.New(t, h9test.Options{
 		Slack:    fakeslack.Options{BotToken: binBotToken, AppToken: binAppToken, EchoBotMessages: true, EchoEdits: true},
 		Model:    []fakemodel.Option{fakemodel.WithModels("gpt-bin")},

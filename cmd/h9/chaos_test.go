@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/workspace/testenv"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/h9-app/h9/agent/store/pgtest"
@@ -28,6 +30,7 @@ import (
 // (e.g. 4m) plays random faults every 8–14 s for that long, with a new
 // session every 2 s; H9_CHAOS_SEED fixes its choices.
 func TestFleetBinaryChaos(t *testing.T) {
+	testenv.Need(t, "postgres")
 	srv := pgtest.Own(t)
 	c := &chaos{srv: srv, t: t}
 	// The TTL outlasts the database's crash recovery (a few seconds), as

@@ -2,16 +2,23 @@ package main
 
 import (
 	"errors"
-	"github.com/h9-app/h9/agent/mcp"
+	"fmt"
+	"io/fs"
+	"math"
 	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
-	"github.com/kelseyhightower/envconfig"
-
+	"github.com/h9-app/h9/agent/mcp"
 	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/kelseyhightower/envconfig"
+	"golang.org/x/sys/unix"
 )
 
 // envPrefix is the prefix of h9's own settings. Settings with an explicit envconfig tag
@@ -48,7 +55,7 @@ type Config struct {
 	CoalesceInterval  time.Duration  `split_words:"true" default:"1s" desc:"minimum time between edits of one checklist message"`
 	MaxConcurrentRuns int            `split_words:"true" default:"0" desc:"agent runs at once across all threads; 0 = no limit (others wait their turn)"`
 	Repos             string         `split_words:"true" desc:"repositories as name=URL pairs, comma-separated (URL: anything git clone accepts: https, ssh, a local path)"`
-	ReposFile         string         `split_words:"true" desc:"YAML file of repositories: repos: [{name, url, branch, setup, channels, github}] (docs/repositories.md)"`
+	ReposFile         string         `split_words:"true" desc:"YAML file of repositories: repos: [{name, url, branch, setup, channels, github, forge, follow_up, network, secrets}] (docs/repositories.md)"`
 	GithubToken       string         `split_words:"true" desc:"GitHub token for pull requests, and for https pushes to GitHub when git has no other credential"`
 	GithubAPIUrl      string         `split_words:"true" default:"https://api.github.com/" desc:"GitHub REST API base (GitHub Enterprise: https://HOST/api/v3/); must end in /"`
 	GitlabToken       string         `split_words:"true" desc:"GitLab token (api scope, Developer or above) for merge requests and https pushes; a repo's forge.token_env may name another variable"`
@@ -64,23 +71,23 @@ type Config struct {
 	// The fleet: many replicas on one PostgreSQL database.
 	DatabaseURL string        `split_words:"true" desc:"postgres://… : keep all state in PostgreSQL (shared by every replica); empty = bbolt in H9_DATA_DIR/h9.db"`
 	LeaseTTL    time.Duration `split_words:"true" default:"15s" desc:"how long a replica owns a session without renewing its lease (at least 1s)"`
-	// Tokens: what a session may use, and what they cost (config_tokens.go).
+	// Tokens: what a session may use, and what they cost.
 	SessionTokenBudget int     `split_words:"true" default:"0" desc:"tokens one session may use (planning included) before it stops with a Raise budget button, which allows as many again; 0 = no budget"`
 	PriceInput         float64 `split_words:"true" default:"0" desc:"US dollars per million prompt tokens: token counts then show a cost; 0 = none"`
 	PriceOutput        float64 `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
 
-	FilesConfig  // shared files and images (config_files.go)
-	FollowConfig // following the requests h9 opened (config_follow.go)
-	// MCP servers (config_mcp.go).
+	FilesConfig  // shared files and images
+	FollowConfig // following the requests h9 opened (repos.go)
+	// MCP servers (mcp.go).
 	MCPFile    string        `split_words:"true" desc:"YAML file of MCP servers: servers: [{name, url | command, headers_env, repos, channels, tools}] (docs/mcp.md); empty = none"`
 	MCPTimeout time.Duration `split_words:"true" default:"60s" desc:"deadline of one MCP tool call; a server slower than that is a tool error"`
 
-	// The agent's network for sessions without a repository (config_network.go).
+	// The agent's network for sessions without a repository (network.go).
 	NetworkAllow   []string `split_words:"true" desc:"comma-separated hosts (host, *.suffix, host:port, an IP) the agent's commands may reach through h9's proxy in sessions without a repository; empty = no network"`
 	NetworkPresets []string `split_words:"true" desc:"comma-separated presets added to H9_NETWORK_ALLOW: packages (the public Go, npm, PyPI, crates.io, Maven Central and RubyGems registries)"`
 
 	repos       []gitrepo.Repo    // H9_REPOS and H9_REPOS_FILE, checked (validate)
-	forgeTokens map[string]string // token_env name → value (config_forge.go)
+	forgeTokens map[string]string // token_env name → value (repos.go)
 	mcp         []mcp.Server      // H9_MCP_FILE, checked (validate)
 	// secrets are the values of the repositories' `secrets:`, by name.
 	secrets map[string]string
@@ -145,6 +152,10 @@ func (c *Config) validate() error {
 		func() error { return requireToken("SLACK_APP_TOKEN", c.SlackAppToken, "xapp-") },
 		func() error { return checkBaseURL("SLACK_API_URL", c.SlackAPIURL) },
 		func() error { return checkModelURL(c.OpenAIBaseURL) },
+		func() error { return checkSecretSpacing("OPENAI_API_KEY", c.OpenAIAPIKey) },
+		func() error { return checkSecretSpacing("H9_GITHUB_TOKEN", c.GithubToken) },
+		func() error { return checkSecretSpacing("H9_GITLAB_TOKEN", c.GitlabToken) },
+		func() error { return checkSecretSpacing("H9_GITEA_TOKEN", c.GiteaToken) },
 		func() error { return nonEmpty("H9_MODEL", c.Model) },
 		func() error { return nonEmpty("H9_DATA_DIR", c.DataDir) },
 		func() error { return oneOf("H9_SANDBOX", c.Sandbox, "auto", "bwrap", "landlock", "none") },
@@ -170,7 +181,7 @@ func (c *Config) validate() error {
 		c.checkFiles,
 		c.checkFollow,
 		c.loadRepos,
-		c.checkStartup, // config_startup.go
+		c.checkStartup,
 		c.loadMCP,
 		c.checkNetwork,
 		c.loadRepoSecrets,
@@ -192,8 +203,43 @@ func requireToken(name, value, prefix string) error {
 	if strings.TrimSpace(value) == "" {
 		return missing(name)
 	}
+	if err := checkSecretSpacing(name, value); err != nil {
+		return err
+	}
 	if !strings.HasPrefix(value, prefix) {
-		return invalid("%s must start with %q (is it the other token?)", name, prefix)
+		return invalid("%s", wrongToken(name, value, prefix))
+	}
+	return nil
+}
+
+// slackTokenKinds says where each kind of Slack token comes from.
+var slackTokenKinds = map[string]string{
+	"xoxb-": "the Bot User OAuth Token (xoxb-…, OAuth & Permissions)",
+	"xapp-": "an app-level token (xapp-…, Basic Information → App-Level Tokens, with connections:write)",
+	"xoxp-": "a user token (xoxp-…)",
+}
+
+// wrongToken names what the value looks like and what h9 needs instead,
+// quoting none of it.
+func wrongToken(name, value, want string) string {
+	needs := slackTokenKinds[want]
+	if strings.HasPrefix(value, `"`) || strings.HasPrefix(value, "'") {
+		return name + " is wrapped in quotes: remove them (an env file passes them on as part of the value)"
+	}
+	for prefix, kind := range slackTokenKinds {
+		if strings.HasPrefix(value, prefix) {
+			return name + " holds " + kind + "; h9 needs " + needs + " there"
+		}
+	}
+	return name + " is not " + needs + ": it does not start with " + want
+}
+
+// checkSecretSpacing refuses a secret with a space or line break at either
+// end (a copy-paste slip Slack or the forge would refuse later, less
+// clearly), without quoting it.
+func checkSecretSpacing(name, value string) error {
+	if value != strings.TrimSpace(value) {
+		return invalid("%s has a space or line break at its start or end (a copy-paste slip?): remove it", name)
 	}
 	return nil
 }
@@ -215,6 +261,9 @@ func checkBaseURL(name, v string) error {
 func checkModelURL(v string) error {
 	if err := checkHTTPURL("OPENAI_BASE_URL", v); err != nil {
 		return err
+	}
+	if u, _ := url.Parse(v); u != nil && strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/chat/completions") {
+		return invalid("OPENAI_BASE_URL is the chat endpoint, not the API base: drop /chat/completions (e.g. https://api.openai.com/v1)")
 	}
 	if err := openai.CheckBaseURL(v); err != nil {
 		return invalid("OPENAI_BASE_URL: %v", err)
@@ -283,4 +332,144 @@ func cleanList(in []string) []string {
 		}
 	}
 	return out
+}
+
+var (
+	// ErrMissingSetting: a required environment variable is unset or empty.
+	ErrMissingSetting = errors.New("missing setting")
+	// ErrInvalidSetting: an environment variable has a value h9 cannot use.
+	ErrInvalidSetting = errors.New("invalid setting")
+	// ErrDataDirLocked: another process (usually another h9) holds the lock on h9.db.
+	ErrDataDirLocked = errors.New("data directory locked")
+	// ErrUsage: the command line names no known command.
+	ErrUsage = errors.New("usage")
+	// ErrDoctorFailed: at least one `h9 doctor` check failed.
+	ErrDoctorFailed = errors.New("doctor: a check failed")
+)
+
+// lineError is a one-line message for the operator that still matches a sentinel with errors.Is;
+// the sentinel's own text is left out so the line reads naturally.
+type lineError struct {
+	kind error
+	msg  string
+}
+
+func (e *lineError) Error() string { return e.msg }
+func (e *lineError) Unwrap() error { return e.kind }
+
+func lineErrorf(kind error, format string, args ...any) error {
+	return &lineError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+func missing(name string) error { return lineErrorf(ErrMissingSetting, "%s is required", name) }
+
+func invalid(format string, args ...any) error { return lineErrorf(ErrInvalidSetting, format, args...) }
+
+// checkPrice accepts a price per million tokens: a finite number, 0 or more.
+func checkPrice(name string, v float64) error {
+	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return invalid("%s must be a price in US dollars per million tokens, 0 or more (got %v)", name, v)
+	}
+	return nil
+}
+
+// FilesConfig is the settings of files shared in threads and of images
+// sent to the model (ARCHITECTURE.md, "Files and images from the thread").
+type FilesConfig struct {
+	AttachmentMax workspace.Size `split_words:"true" default:"20MiB" desc:"largest file h9 downloads from a thread into the workspace's .h9/attachments/ (10 per message)"`
+	ModelVision   string         `split_words:"true" default:"auto" desc:"send shared images to the model: auto (until the endpoint refuses them), true or false"`
+}
+
+// checkFiles validates the files settings, one line naming the one at fault.
+func (c *Config) checkFiles() error {
+	if c.AttachmentMax <= 0 {
+		return invalid("H9_ATTACHMENT_MAX must be a positive size, e.g. 20MiB (got %d bytes)", int64(c.AttachmentMax))
+	}
+	return oneOf("H9_MODEL_VISION", c.ModelVision, "auto", "true", "false")
+}
+
+// Slack's IDs: users U… or W… (Enterprise Grid), conversations C…
+// (public), G… (private, older) or D… (direct message), then capitals and digits.
+var (
+	slackUserIDRE    = regexp.MustCompile(`^[UW][A-Z0-9]+$`)
+	slackChannelIDRE = regexp.MustCompile(`^[CGD][A-Z0-9]+$`)
+)
+
+const (
+	userIDHint    = "a user ID looks like U012AB3CD: in Slack, open the person's profile → ⋮ → Copy member ID"
+	channelIDHint = "a channel ID looks like C012AB3CD: in Slack, open the channel's name → About, the ID is at the bottom"
+)
+
+// checkStartup is what start-up checks beyond each value's form: the
+// Slack IDs' shape (a name or an email would lock everyone out or make no
+// admin, silently) and the directories, which must exist now rather than
+// fail in the first session.
+func (c *Config) checkStartup() error {
+	checks := []func() error{
+		func() error {
+			return checkSlackIDs("H9_ALLOWED_USERS", c.AllowedUsers, slackUserIDRE, "user", userIDHint)
+		},
+		func() error { return checkSlackIDs("H9_ADMINS", c.Admins, slackUserIDRE, "user", userIDHint) },
+		func() error {
+			return checkSlackIDs("H9_ALLOWED_CHANNELS", c.AllowedChannels, slackChannelIDRE, "channel", channelIDHint)
+		},
+		func() error { return existingDir("H9_WORKSPACE_TEMPLATE", c.WorkspaceTemplate) },
+		func() error { return existingDir("H9_SKILLS_DIR", c.SkillsDir) },
+		func() error { return creatableDir("H9_DATA_DIR", c.DataDir) },
+	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkSlackIDs(name string, ids []string, re *regexp.Regexp, kind, hint string) error {
+	for _, id := range cleanList(ids) {
+		if !re.MatchString(id) {
+			return invalid("%s: %q is not a Slack %s ID; %s", name, id, kind, hint)
+		}
+	}
+	return nil
+}
+
+// existingDir: empty (the setting is off) or a directory h9 can read.
+func existingDir(name, path string) error {
+	if path == "" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.IsDir() {
+		return invalid("%s=%q is not a directory: point it at an existing directory or unset it", name, path)
+	}
+	if unix.Access(path, unix.R_OK|unix.X_OK) != nil {
+		return invalid("%s=%q cannot be read by this user: fix its permissions", name, path)
+	}
+	return nil
+}
+
+// creatableDir: a directory h9 may write, or one it may create (its
+// nearest existing parent is a writable directory).
+func creatableDir(name, path string) error {
+	p := filepath.Clean(path)
+	for {
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && !fi.IsDir():
+			return invalid("%s=%q: %s is a file, not a directory", name, path, p)
+		case err == nil:
+			if unix.Access(p, unix.W_OK|unix.X_OK) != nil {
+				return invalid("%s=%q: %s is not writable by this user: fix its owner or choose another directory", name, path, p)
+			}
+			return nil
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return invalid("%s=%q cannot be used: %v", name, path, err)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil
+		}
+		p = parent
+	}
 }

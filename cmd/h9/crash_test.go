@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/workspace/testenv"
+
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/agent/store/pgtest"
@@ -31,6 +33,7 @@ func TestBinaryCrashAndRestart(t *testing.T) { crashAndRestart(t, newBinEnv(t)) 
 // The same on PostgreSQL: every restart finds its sessions in the
 // database, once the killed process's leases have lapsed.
 func TestBinaryCrashAndRestartOnPostgreSQL(t *testing.T) {
+	testenv.Need(t, "postgres")
 	e := newBinEnv(t, "H9_DATABASE_URL="+pgtest.New(t), "H9_LEASE_TTL=1s")
 	crashAndRestart(t, e)
 	if !strings.Contains(e.logs.String(), "store=postgres") {

@@ -61,7 +61,7 @@ var doctorChecks = []doctorCheck{
 	{"Slack app token", checkAppToken},
 	{"model endpoint", checkModel},
 	{"sandbox", checkSandbox},
-	{"container", checkContainer}, // doctor_container.go
+	{"container", checkContainer}, // sandbox.go
 	{"network", checkEgress},
 	{"data directory", checkDataDir},
 	{"health and metrics", checkHTTP},

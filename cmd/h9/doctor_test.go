@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h9-app/h9/workspace/testenv"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -18,6 +19,7 @@ import (
 // doctorEnv starts a fake Slack and a fake model and points the environment at them.
 func doctorEnv(t *testing.T, modelOpts ...fakemodel.Option) (*fakeslack.Server, *fakemodel.Server) {
 	t.Helper()
+	testenv.Full(t, "runs every doctor check, the sandbox's live probes among them")
 	slack := fakeslack.New(fakeslack.Options{BotToken: "xoxb-doctor-bot-token", AppToken: "xapp-doctor-app-token"})
 	t.Cleanup(slack.Close)
 	opts := []fakemodel.Option{fakemodel.WithModels("other", "gpt-test"), fakemodel.WithHandler(callsFirstTool),
@@ -127,9 +129,7 @@ func topLevel(lines map[string]string) int {
 
 // Under bubblewrap, doctor verifies each guarantee live, one line each.
 func TestDoctorVerifiesSandboxGuarantees(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("bwrap not installed (apt-get install bubblewrap; .ci/run installs it and runs every test): %v", err)
-	}
+	testenv.Need(t, "bwrap")
 	doctorEnv(t)
 	t.Setenv("H9_SANDBOX", "bwrap")
 	lines, err := doctorLines(t)

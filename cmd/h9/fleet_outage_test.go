@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/workspace/testenv"
+
 	"github.com/h9-app/h9/agent/store/pgtest"
 	"github.com/h9-app/h9/bot/fakeslack"
 )
@@ -26,6 +28,7 @@ const shutdownDeadline = 45 * time.Second
 // every session finishes, each message once, /readyz is ready again and
 // the goroutines come back down.
 func TestFleetBinaryRidesOutAPausedDatabase(t *testing.T) {
+	testenv.Need(t, "postgres")
 	srv := pgtest.Own(t)
 	f := newFleetBinOn(t, srv.Database(t))
 	f.model.SetHandler(perTaskScript)

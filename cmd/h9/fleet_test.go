@@ -88,7 +88,9 @@ func TestFleetBinaryPausedReplicaWritesNothing(t *testing.T) {
 	f.waitFor("r1 dropping the session", func() bool {
 		return strings.Contains(f.procs["r1"].logs.String(), "dropping the session")
 	})
-	time.Sleep(fleetTTL) // give r1 every chance to write or post what it still had
+	// Stop r1 and wait for it to exit: a graceful stop waits for its runs
+	// and actors, so whatever r1 still had is written or posted by then.
+	f.stopGracefully("r1")
 	if w := f.audit("r1", "", moved); len(w) > 0 {
 		t.Errorf("r1 wrote to the database after its lease moved:\n%s", strings.Join(w, "\n"))
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/workspace/testenv"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/h9-app/h9/agent/store/pgstore"
@@ -38,6 +40,7 @@ type replicaProc struct {
 
 func newFleetBin(t testing.TB, extraEnv ...string) *fleetBin {
 	t.Helper()
+	testenv.Need(t, "postgres")
 	return newFleetBinOn(t, pgtest.New(t), extraEnv...)
 }
 
@@ -98,6 +101,22 @@ func (f *fleetBin) signal(name string, sig syscall.Signal) {
 	if sig == syscall.SIGKILL {
 		<-p.exited
 		p.cmd = nil
+	}
+}
+
+// stopGracefully sends replica name SIGTERM and waits (up to a minute)
+// for it to exit, so nothing it held can still be written afterwards.
+func (f *fleetBin) stopGracefully(name string) {
+	f.t.Helper()
+	p := f.procs[name]
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		f.t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+		p.cmd = nil
+	case <-time.After(time.Minute):
+		f.t.Fatalf("replica %s did not exit within a minute of SIGTERM", name)
 	}
 }
 

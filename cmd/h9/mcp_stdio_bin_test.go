@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/h9-app/h9/workspace/testenv"
+
 	"github.com/h9-app/h9/agent/fakemodel"
-	"golang.org/x/sys/unix"
 )
 
 // The real binary in the Landlock execution mode with a stdio MCP server:
@@ -16,12 +17,7 @@ import (
 // run (the session is not idle yet), and it is gone when h9 stops — on
 // SIGTERM through Close, on SIGKILL through the launcher's control pipe.
 func TestBinaryStdioServerLifetime(t *testing.T) {
-	if abi, _, _ := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, 1); int(abi) < 1 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but the kernel has no Landlock")
-		}
-		t.Skip("the kernel has no Landlock (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK)")
-	}
+	testenv.Need(t, "landlock:1")
 	dir := t.TempDir()
 	server := filepath.Join(dir, "stdioserver")
 	if out, err := exec.Command("go", "build", "-o", server, "../../agent/mcp/testdata/stdioserver").CombinedOutput(); err != nil {

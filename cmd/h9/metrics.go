@@ -1,13 +1,15 @@
 package main
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+	"time"
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/bot"
+	"github.com/h9-app/h9/workspace/egress"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // metricsPrefix starts every metric h9 exposes, the Go runtime's included.
@@ -52,7 +54,7 @@ type promMetrics struct {
 
 	leaseChanges *prometheus.CounterVec // by change
 
-	mcpCalls *prometheus.CounterVec // by server_kind, outcome (metrics_mcp.go)
+	mcpCalls *prometheus.CounterVec // by server_kind, outcome
 }
 
 var (
@@ -156,3 +158,143 @@ func (m *promMetrics) forStore() func(store.LeaseChange, int) {
 	}
 	return m.LeaseChanged
 }
+
+// factory makes and registers metrics; names get the registerer's prefix.
+type factory struct{ reg prometheus.Registerer }
+
+func (f factory) counter(name, help string) prometheus.Counter {
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+	f.reg.MustRegister(c)
+	return c
+}
+
+func (f factory) counters(name, help, label string) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{label})
+	f.reg.MustRegister(c)
+	return c
+}
+
+func (f factory) gauge(name, help string) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+	f.reg.MustRegister(g)
+	return g
+}
+
+func (f factory) histogram(name, help string, buckets []float64) prometheus.Histogram {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets})
+	f.reg.MustRegister(h)
+	return h
+}
+
+func (f factory) histograms(name, help string, buckets []float64, label string) *prometheus.HistogramVec {
+	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, []string{label})
+	f.reg.MustRegister(h)
+	return h
+}
+
+// The hooks: what the bot (bot.Metrics), the agent (agent.Metrics) and a
+// backend with leases report, counted.
+
+func (m *promMetrics) EnvelopeAcked(kind string, wait time.Duration, failed bool) {
+	m.envelopes.WithLabelValues(kind).Inc()
+	m.ackLatency.Observe(wait.Seconds())
+	if failed {
+		m.ackErrors.Inc()
+	}
+}
+
+func (m *promMetrics) EnvelopeDuplicate(kind string) { m.duplicates.WithLabelValues(kind).Inc() }
+
+func (m *promMetrics) SlackRequest(method string, d time.Duration, rateLimited bool) {
+	m.slackCalls.WithLabelValues(method).Inc()
+	m.slackDuration.WithLabelValues(method).Observe(d.Seconds())
+	limited := m.slackLimited.WithLabelValues(method) // both shown at zero once the method is used
+	m.slackErrors.WithLabelValues(method)
+	if rateLimited {
+		limited.Inc()
+	}
+}
+
+func (m *promMetrics) SlackFailed(method string) { m.slackErrors.WithLabelValues(method).Inc() }
+
+func (m *promMetrics) SessionCreated() { m.sessionsCreated.Inc() }
+
+func (m *promMetrics) SessionsActive(delta int) { m.sessionsActive.Add(float64(delta)) }
+
+func (m *promMetrics) RunStarted(intent string) {
+	m.runsStarted.WithLabelValues(intent).Inc()
+	m.runsInFlight.Inc()
+}
+
+func (m *promMetrics) RunEnded(_, outcome string, d time.Duration) {
+	m.runsEnded.WithLabelValues(outcome).Inc()
+	m.runsInFlight.Dec()
+	m.runDuration.Observe(d.Seconds())
+}
+
+func (m *promMetrics) ModelRequest(d time.Duration, failure string) {
+	m.modelRequests.Inc()
+	m.modelDuration.Observe(d.Seconds())
+	if failure != "" {
+		m.modelErrors.WithLabelValues(failure).Inc()
+	}
+}
+
+func (m *promMetrics) Tokens(prompt, completion int, estimated bool) {
+	m.promptTokens.Add(float64(prompt))
+	m.completionTokens.Add(float64(completion))
+	if estimated {
+		m.promptEstimate.Add(float64(prompt))
+		m.completionEstimate.Add(float64(completion))
+	}
+}
+
+// LeaseChanged counts n changes of this replica's leases (a renewal
+// statement may extend many). A backend with leases reports them;
+// bbolt has none.
+func (m *promMetrics) LeaseChanged(c store.LeaseChange, n int) {
+	switch c {
+	case store.LeaseAcquired, store.LeaseTakenOver, store.LeaseRenewed, store.LeaseReleased, store.LeaseLost:
+	default:
+		c = "other" // the label set stays closed whatever a backend passes
+	}
+	if n > 0 {
+		m.leaseChanges.WithLabelValues(string(c)).Add(float64(n))
+	}
+}
+
+// egressMetrics counts the egress proxy's requests by decision
+// (h9_egress_requests_total), every decision present from the start.
+type egressMetrics struct{ requests *prometheus.CounterVec }
+
+func (e egressMetrics) EgressRequest(decision string) { e.requests.WithLabelValues(decision).Inc() }
+
+// forEgress registers the counter in m's registry; nil without metrics.
+func (m *promMetrics) forEgress() egress.Metrics {
+	if m == nil {
+		return nil
+	}
+	f := factory{prometheus.WrapRegistererWithPrefix(metricsPrefix, m.reg)}
+	e := egressMetrics{requests: f.counters("egress_requests_total", "Requests of sandboxed commands through h9's egress proxy, by decision: allowed, refused or error.", "decision")}
+	for _, d := range []string{egress.DecisionAllowed, egress.DecisionRefused, egress.DecisionError} {
+		e.requests.WithLabelValues(d)
+	}
+	return e
+}
+
+// registerMCP adds h9_mcp_calls_total, every label pair shown at zero.
+// Server names are never labels: a file's names would be unbounded.
+func (m *promMetrics) registerMCP(f factory) {
+	m.mcpCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mcp_calls_total", Help: "MCP tool calls, by server kind (remote, stdio) and outcome (ok, tool_error, failed, timeout).",
+	}, []string{"server_kind", "outcome"})
+	f.reg.MustRegister(m.mcpCalls)
+	for _, k := range []string{"remote", "stdio"} {
+		for _, o := range []string{"ok", "tool_error", "failed", "timeout"} {
+			m.mcpCalls.WithLabelValues(k, o)
+		}
+	}
+}
+
+// MCPCall counts one call (mcp.Metrics).
+func (m *promMetrics) MCPCall(kind, outcome string) { m.mcpCalls.WithLabelValues(kind, outcome).Inc() }

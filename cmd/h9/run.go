@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -66,7 +67,15 @@ func run(ctx context.Context, cfg Config, stderr io.Writer) error {
 
 	log.Info("h9 starting", "data_dir", cfg.DataDir, "store", st.kind, "replica", st.replica, "model", cfg.Model, "model_endpoint", cfg.OpenAIBaseURL,
 		"model_stream", cfg.ModelStream, "slack_api", cfg.SlackAPIURL, "sandbox", ws.Level(), "repositories", len(cfg.repos))
-	if err := b.Run(ctx); err != nil {
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	unwatch := watchFirstConnection(runCtx, b.Connected, slackStartWait, stopRun, cfg.SlackAPIURL)
+	err = b.Run(runCtx)
+	unwatch()
+	if cause := context.Cause(runCtx); errors.Is(cause, errSlackUnreachable) {
+		return cause
+	}
+	if err != nil {
 		return socketError(err)
 	}
 	log.Info("h9 stopped")

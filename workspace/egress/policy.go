@@ -60,6 +60,10 @@ func ParseEntry(s string) (Entry, error) {
 	if raw == "" {
 		return Entry{}, fmt.Errorf("%w: empty entry", ErrBadEntry)
 	}
+	if scheme, rest, ok := strings.Cut(raw, "://"); ok {
+		host, _, _ := strings.Cut(rest, "/")
+		return Entry{}, fmt.Errorf("%w %q: write host:port, not a URL (%s rather than %s://…)", ErrBadEntry, raw, host, scheme)
+	}
 	host, port, err := splitPort(raw)
 	if err != nil {
 		return Entry{}, fmt.Errorf("%w %q: %v", ErrBadEntry, raw, err)
