@@ -58,7 +58,10 @@ func TestStreamLifecycle(t *testing.T) {
 		t.Errorf("session after stop = %+v", a.History)
 	}
 	for _, call := range []func() error{
-		func() error { _, _, err := api.AppendStreamContext(ctx, "C1", ts, slack.MsgOptionMarkdownText("late")); return err },
+		func() error {
+			_, _, err := api.AppendStreamContext(ctx, "C1", ts, slack.MsgOptionMarkdownText("late"))
+			return err
+		},
 		func() error { _, _, err := api.StopStreamContext(ctx, "C1", ts); return err },
 	} {
 		if err := call(); slackCode(err) != "message_not_in_streaming_state" {
