@@ -31,6 +31,10 @@ func (m *promMetrics) SlackRequest(method string, d time.Duration, rateLimited b
 
 func (m *promMetrics) SlackFailed(method string) { m.slackErrors.WithLabelValues(method).Inc() }
 
+func (m *promMetrics) SlackSurfaceOff(surface, _ string) {
+	m.slackSurfacesOff.WithLabelValues(surface).Inc() // the code is in the log line
+}
+
 func (m *promMetrics) SessionCreated() { m.sessionsCreated.Inc() }
 
 func (m *promMetrics) SessionsActive(delta int) { m.sessionsActive.Add(float64(delta)) }
