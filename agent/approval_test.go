@@ -12,6 +12,7 @@ import (
 )
 
 func TestAutoEditApproval(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		mode     planning.PlanMode
@@ -66,6 +67,7 @@ func TestAutoEditApproval(t *testing.T) {
 }
 
 func TestAutoEditBashPreviewIsTheCommand(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.setMode("s", planning.PlanModeAutoEdit)
 	h.srv.Enqueue(fakemodel.ToolCall("bash", `{"command":"echo hi > out.txt"}`), fakemodel.Text("ok"))

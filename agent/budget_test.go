@@ -24,6 +24,7 @@ func storedMessages(t *testing.T, h *harness, id string) int {
 // further model request; IntentProceed then asks again with the history
 // exactly as it was stored, no new prompt.
 func TestBudgetStopsAfterTheStepAndProceedGoesOn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(
 		fakemodel.ToolCall("bash", `{"command":"echo one"}`).WithUsage(60, 10),
@@ -69,6 +70,7 @@ func TestBudgetStopsAfterTheStepAndProceedGoesOn(t *testing.T) {
 // A session already over its budget does not start: no model request,
 // nothing stored, not even the prompt.
 func TestOverBudgetRunDoesNothing(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.Text("hello").WithUsage(100, 20))
 	h.mustRun("s", "hi")
@@ -93,6 +95,7 @@ func TestOverBudgetRunDoesNothing(t *testing.T) {
 // Proceeding from a history that ends with the model's answer has nothing
 // to answer: it sends the continue prompt.
 func TestProceedAfterAFinalAnswerContinues(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.Text("first"), fakemodel.Text("second"))
 	h.mustRun("s", "hi")
@@ -105,6 +108,7 @@ func TestProceedAfterAFinalAnswerContinues(t *testing.T) {
 
 // A run the budget stopped or refused is counted as such in the metrics.
 func TestBudgetRunOutcome(t *testing.T) {
+	t.Parallel()
 	for _, err := range []error{ErrBudget, ErrOverBudget} {
 		if got := runOutcome(fmt.Errorf("run: %w", err)); got != outcomeBudget {
 			t.Errorf("runOutcome(%v) = %q, want %q", err, got, outcomeBudget)

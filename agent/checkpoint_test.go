@@ -17,6 +17,7 @@ import (
 // workspace, in execution modes only; its checkpoint joins the todo's
 // evidence before the snapshot, and a failure leaves the todo completed.
 func TestCheckpointJoinsTheEvidence(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	var asked []string
 	hook := func(_ context.Context, ws *workspace.Workspace, todo planning.TodoItem) (*planning.Checkpoint, error) {

@@ -38,6 +38,7 @@ func scriptUntilCompaction(h *harness, summary fakemodel.Reply) {
 }
 
 func TestCompactionSummarisesAndInjectsActiveTasks(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *Config) { c.ContextWindow = 1000 })
 	scriptUntilCompaction(h, fakemodel.Text(testSummary))
 	_, rec := h.mustRun("s", "build the server")
@@ -78,6 +79,7 @@ func TestCompactionSummarisesAndInjectsActiveTasks(t *testing.T) {
 }
 
 func TestCompactionFailureKeepsHistory(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *Config) { c.ContextWindow = 1000 })
 	scriptUntilCompaction(h, fakemodel.Status(400))
 	res, rec := h.mustRun("s", "build the server")
@@ -117,6 +119,7 @@ func checkPairs(t *testing.T, msgs []goopenai.ChatCompletionMessage) {
 }
 
 func TestSplitPoint(t *testing.T) {
+	t.Parallel()
 	msg := func(role string) Message { return Message{Role: role} }
 	u, a, tl := msg("user"), msg("assistant"), msg("tool")
 	tests := []struct {
@@ -144,6 +147,7 @@ func TestSplitPoint(t *testing.T) {
 // compaction runs before the request, not after a refusal. Before, only
 // the last counted prompt (here 40% of the window) was looked at.
 func TestCompactionCountsWhatCameSinceTheLastPrompt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *Config) { c.ContextWindow = 1000 })
 	h.srv.Enqueue(
 		fakemodel.ToolCall("bash", `{"command":"echo one"}`).WithUsage(100, 10),
@@ -166,6 +170,7 @@ func TestCompactionCountsWhatCameSinceTheLastPrompt(t *testing.T) {
 // A summariser that answers with a tool call (none was offered) wrote no
 // summary: compaction fails and the history stays whole.
 func TestSummaryOfOnlyToolCallsIsNoSummary(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *Config) { c.ContextWindow = 1000 })
 	scriptUntilCompaction(h, fakemodel.ToolCall("bash", `{"command":"ls"}`))
 	_, rec := h.mustRun("s", "build the server")

@@ -54,6 +54,7 @@ func sse(events ...string) string {
 const textDone = `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"all done"},"finish_reason":"stop"}]}`
 
 func TestEndpointAnswerShapes(t *testing.T) {
+	t.Parallel()
 	callChunks := []string{
 		`{"id":"c","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"read_file","arguments":""}}]}}]}`,
 		`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"pa"}}]}}]}`,
@@ -99,6 +100,7 @@ func TestEndpointAnswerShapes(t *testing.T) {
 }
 
 func TestEndpointErrorsNameTheCause(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		a    rawAnswer
@@ -168,6 +170,7 @@ func strictArgsServer(t *testing.T, args string) (*httptest.Server, *[]string) {
 }
 
 func TestInvalidArgumentsNeverStored(t *testing.T) {
+	t.Parallel()
 	for _, args := range []string{"", `{"path": "x.txt"`, `path=x.txt`} {
 		t.Run(fmt.Sprintf("%q", args), func(t *testing.T) {
 			srv, seen := strictArgsServer(t, args)

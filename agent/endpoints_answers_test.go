@@ -19,6 +19,7 @@ import (
 // "text". Before: the text was dropped, an empty assistant message stored
 // and the next request refused, so the session was dead.
 func TestContentAsPartsIsReadAsText(t *testing.T) {
+	t.Parallel()
 	bothModes(t, func(t *testing.T, stream bool) {
 		e := newEndpointEnv(t, envSetup{stream: stream})
 		e.srv.Enqueue(fakemodel.MistralThinking("The user wants the answer; it is 42.", "The answer is 42."))
@@ -34,6 +35,7 @@ func TestContentAsPartsIsReadAsText(t *testing.T) {
 // stays usable. Before: it was stored as a finished run and every later
 // request of the session was refused ("expected a string, got null").
 func TestEmptyAnswersAreRetriedThenReported(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		reply fakemodel.Reply
@@ -66,6 +68,7 @@ func TestEmptyAnswersAreRetriedThenReported(t *testing.T) {
 }
 
 func TestEmptyAnswerThenRealOneSucceeds(t *testing.T) {
+	t.Parallel()
 	bothModes(t, func(t *testing.T, stream bool) {
 		e := newEndpointEnv(t, envSetup{stream: stream})
 		e.srv.Enqueue(fakemodel.EmptyAnswer("stop"), fakemodel.Text("here it is"))
@@ -78,6 +81,7 @@ func TestEmptyAnswerThenRealOneSucceeds(t *testing.T) {
 // A refusal with content null is shown as the model's refusal. Before:
 // the run ended with no text ("No plan yet"), the refusal never shown.
 func TestRefusalIsTheAnswer(t *testing.T) {
+	t.Parallel()
 	bothModes(t, func(t *testing.T, stream bool) {
 		e := newEndpointEnv(t, envSetup{stream: stream})
 		e.srv.Enqueue(fakemodel.Refused("I can't help with that request."))
@@ -93,6 +97,7 @@ func TestRefusalIsTheAnswer(t *testing.T) {
 // said to be cut, not passed off as done. Before: a plain Done with half
 // an answer.
 func TestCutAnswerIsSaidToBeCut(t *testing.T) {
+	t.Parallel()
 	bothModes(t, func(t *testing.T, stream bool) {
 		e := newEndpointEnv(t, envSetup{stream: stream})
 		filtered := fakemodel.Cut("The second part")
@@ -119,6 +124,7 @@ func TestCutAnswerIsSaidToBeCut(t *testing.T) {
 // and refuses the next request unless the signature comes back. Before:
 // go-openai dropped the field and the second request of every plan failed.
 func TestThoughtSignaturesGoBack(t *testing.T) {
+	t.Parallel()
 	bothModes(t, func(t *testing.T, stream bool) {
 		e := newEndpointEnv(t, envSetup{stream: stream})
 		e.srv.Enqueue(
@@ -139,6 +145,7 @@ func TestThoughtSignaturesGoBack(t *testing.T) {
 // DeepSeek's thinking mode wants reasoning_content back with the calls it
 // came with (this passed before as well: a guard for the new message type).
 func TestReasoningGoesBackWithToolCalls(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{stream: true})
 	call := fakemodel.ToolCall("bash", `{"command":"echo hi"}`)
 	call.Reasoning = "I should run the command first."
@@ -152,6 +159,7 @@ func TestReasoningGoesBackWithToolCalls(t *testing.T) {
 // result answers one call. Before: the ids were passed on and the next
 // request refused.
 func TestDuplicateToolCallIDsAreMadeUnique(t *testing.T) {
+	t.Parallel()
 	bothModes(t, func(t *testing.T, stream bool) {
 		e := newEndpointEnv(t, envSetup{stream: stream})
 		e.srv.Enqueue(
@@ -178,6 +186,7 @@ func TestDuplicateToolCallIDsAreMadeUnique(t *testing.T) {
 // Parallel tool calls streamed in interleaved pieces, keyed by index, are
 // each assembled whole and run with their own arguments.
 func TestStreamedParallelCallsAreAssembledByIndex(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{stream: true})
 	long := strings.Repeat("0123456789", 20) // many pieces per call
 	e.srv.Enqueue(
@@ -223,6 +232,7 @@ func workspaceDir(t *testing.T, e *endpointEnv, session string) string {
 // refuses it in the history (422 extra_forbidden): h9 sends the history
 // again without it.
 func TestReasoningRefusedByAStrictEndpointIsLeftOut(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{stream: true, fake: []fakemodel.Option{fakemodel.WithStrictFields()}})
 	call := fakemodel.ToolCall("bash", `{"command":"echo hi"}`)
 	call.Reasoning = "I should run the command first."

@@ -24,6 +24,7 @@ import (
 // as such, with the endpoint's words. Before: retried four times, then
 // reported as rate limiting.
 func TestQuotaIsReportedAtOnce(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		reply fakemodel.Reply
@@ -60,6 +61,7 @@ func TestQuotaIsReportedAtOnce(t *testing.T) {
 // endpoint's own words and the fix, and is not retried. Before: "is
 // failing, try again later" after four tries.
 func TestSetupErrorShowsTheEndpointsWords(t *testing.T) {
+	t.Parallel()
 	for _, p := range []fakemodel.ToolParser{fakemodel.LlamaCpp, fakemodel.VLLM} {
 		e := newEndpointEnv(t, envSetup{stream: true, fake: []fakemodel.Option{fakemodel.WithoutToolParser(p)}})
 		_, evs, err := e.run("s", "hello")
@@ -80,6 +82,7 @@ func TestSetupErrorShowsTheEndpointsWords(t *testing.T) {
 // Any other refusal shows the endpoint's own words, never the key, even
 // when the endpoint repeats it.
 func TestEndpointWordsWithoutTheKey(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{
 		stream: true,
 		fake:   []fakemodel.Option{fakemodel.WithAPIKey("sk-right")},
@@ -96,6 +99,7 @@ func TestEndpointWordsWithoutTheKey(t *testing.T) {
 // A connection closed before or during the answer is retried. Before: EOF
 // was not retried and was "an answer h9 could not understand".
 func TestDroppedConnectionIsRetried(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		fault fakemodel.Reply
@@ -120,6 +124,7 @@ func TestDroppedConnectionIsRetried(t *testing.T) {
 }
 
 func TestConnectionThatKeepsDroppingIsReportedAsSuch(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{stream: true, engine: func(c *agent.Config) { c.MaxRetries = 2 }})
 	e.srv.Enqueue(fakemodel.Dropped(), fakemodel.Dropped())
 	_, evs, _ := e.run("s", "hello")
@@ -131,6 +136,7 @@ func TestConnectionThatKeepsDroppingIsReportedAsSuch(t *testing.T) {
 // A stream cut midway, after a tool call began, is asked for again; the
 // pieces of the cut one are dropped, so the call runs once.
 func TestStreamCutMidwayDoesNotDuplicateCalls(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{stream: true})
 	call := fakemodel.ToolCall("bash", `{"command":"echo ran >> log.txt"}`)
 	cut := call
@@ -151,6 +157,7 @@ func TestStreamCutMidwayDoesNotDuplicateCalls(t *testing.T) {
 // output) and asks again. Before: the 400 was final, and every reply
 // resent the same history.
 func TestContextOverflowIsCompactedAndRetried(t *testing.T) {
+	t.Parallel()
 	bothModes(t, func(t *testing.T, stream bool) {
 		e := newEndpointEnv(t, envSetup{stream: stream, fake: []fakemodel.Option{fakemodel.WithContextLimit(3000)}})
 		e.srv.Enqueue(fakemodel.ToolCall("bash", `{"command":"head -c 20000 /dev/zero | tr '\\0' a"}`), fakemodel.Text("the output was long"))
@@ -178,6 +185,7 @@ func TestContextOverflowIsCompactedAndRetried(t *testing.T) {
 // When nothing can make the prompt fit, the failure says so and names
 // the setting.
 func TestContextOverflowThatCannotShrink(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{stream: true, fake: []fakemodel.Option{fakemodel.WithContextLimit(50)}})
 	_, evs, err := e.run("s", "hello")
 	if !errors.Is(err, agent.ErrModel) {
@@ -192,6 +200,7 @@ func TestContextOverflowThatCannotShrink(t *testing.T) {
 // sends the key as api-key; /openai/v1 works as it is. Before: the path
 // went into the query and the key went as a bearer token.
 func TestAzureEndpoints(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		url  func(*fakemodel.Server) string
@@ -219,6 +228,7 @@ func TestAzureEndpoints(t *testing.T) {
 // An Azure host gets the api-key header on /openai/v1 too; the request is
 // dialled to the fake under the Azure name.
 func TestAzureHostSendsAPIKey(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{stream: true, model: func(m *openai.Config, s *fakemodel.Server) {
 		m.BaseURL, m.APIKey = "http://my-resource.openai.azure.com/openai/v1", "azure-key"
 		m.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
@@ -236,6 +246,7 @@ func TestAzureHostSendsAPIKey(t *testing.T) {
 // Streaming is the default: each request asks for SSE and for the usage
 // chunk, and the tokens counted are the endpoint's. Before: no streaming.
 func TestStreamsAndCountsTheUsageChunk(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{stream: true})
 	e.srv.Enqueue(fakemodel.Text("hi").WithUsage(1234, 56))
 	res := e.mustRun("s", "hello")
@@ -252,6 +263,7 @@ func TestStreamsAndCountsTheUsageChunk(t *testing.T) {
 // the request again without them, and estimates the usage it then cannot
 // get. Before: the user field was refused (422) and the run failed.
 func TestStrictEndpointGetsTheRequestWithoutOptionalFields(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{stream: true, fake: []fakemodel.Option{fakemodel.WithStrictFields()}})
 	e.srv.Enqueue(fakemodel.MistralThinking("thinking", "bonjour"), fakemodel.Text("encore"))
 	res := e.mustRun("s", "hello")
@@ -275,6 +287,7 @@ func TestStrictEndpointGetsTheRequestWithoutOptionalFields(t *testing.T) {
 // The idle timeout is between chunks, not over the whole answer: a stream
 // that keeps coming may take longer than it, one that stops is retried.
 func TestIdleTimeoutIsBetweenChunks(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{stream: true, model: func(m *openai.Config, _ *fakemodel.Server) { m.IdleTimeout = time.Second }})
 	slow := fakemodel.Text(strings.Repeat("word ", 100)) // 32 chunks
 	slow.ChunkGap = 50 * time.Millisecond                // 1.6 s in all, 50 ms apart
@@ -301,6 +314,7 @@ func hasEvent(evs []agent.Event, k agent.EventKind, text string) bool {
 // An answer that keeps streaming past MaxRequest is cut all the same and
 // retried: a trickling endpoint cannot hold a run for ever.
 func TestMaxRequestCutsATricklingAnswer(t *testing.T) {
+	t.Parallel()
 	e := newEndpointEnv(t, envSetup{stream: true, model: func(m *openai.Config, _ *fakemodel.Server) {
 		m.IdleTimeout, m.MaxRequest = 10*time.Second, 300*time.Millisecond
 	}})

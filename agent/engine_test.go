@@ -10,6 +10,7 @@ import (
 )
 
 func TestNewRejectsIncompleteConfig(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	full := h.cfg
 	tests := []struct {
@@ -52,6 +53,7 @@ func TestNewRejectsIncompleteConfig(t *testing.T) {
 // committed with the step (conversation and todos together, one commit),
 // then the snapshot is emitted.
 func TestTodosStoredBeforeSnapshotEvent(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(threePending...)), fakemodel.Text("ok"))
 	var stored []planning.TodoItem
@@ -75,6 +77,7 @@ func TestTodosStoredBeforeSnapshotEvent(t *testing.T) {
 // The todos ride on the step's one commit: when the snapshot is emitted the
 // step's messages (the todo_write call and its result) are stored as well.
 func TestTodosCommittedWithTheirStep(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(threePending...)), fakemodel.Text("ok"))
 	var msgs int
@@ -99,6 +102,7 @@ func TestTodosCommittedWithTheirStep(t *testing.T) {
 // shown before that call runs, so a long command does not hold the
 // checklist back.
 func TestTodosShownBeforeTheStepsNextCall(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	items := []planning.TodoItem{todo("1", "say hi", planning.TodoInProgress)}
 	h.srv.Enqueue(fakemodel.ToolCalls(
@@ -116,7 +120,7 @@ func TestTodosShownBeforeTheStepsNextCall(t *testing.T) {
 	if _, err := h.eng.Run(t.Context(), "s", task("go"), opts); err != nil {
 		t.Fatal(err)
 	}
-	want := []EventKind{EventRunStarted, EventUsage, EventToolStarted, EventToolFinished, EventTodos, EventToolStarted, EventToolFinished, EventUsage, EventDone}
+	want := []EventKind{EventRunStarted, EventUsage, EventToolStarted, EventToolFinished, EventTodos, EventToolStarted, EventToolFinished, EventTextDelta, EventUsage, EventDone}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}

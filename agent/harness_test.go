@@ -14,6 +14,7 @@ import (
 	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/testenv"
 	goopenai "github.com/sashabaranov/go-openai"
 	bolt "go.etcd.io/bbolt"
 )
@@ -40,8 +41,18 @@ func newHarness(t testing.TB, tune ...func(*Config)) *harness {
 }
 
 // newHarnessSandbox is newHarness with a chosen workspace sandbox setting.
+// A sandbox other than "none" belongs to the full run (testenv).
 func newHarnessSandbox(t testing.TB, sandbox string, tune ...func(*Config)) *harness {
 	t.Helper()
+	switch sandbox {
+	case "none":
+	case "bwrap":
+		testenv.Need(t, "bwrap")
+	case "landlock":
+		testenv.Need(t, "landlock:1")
+	default: // auto: whichever the machine has
+		testenv.Full(t, "runs in the machine's sandbox")
+	}
 	dir := t.TempDir()
 	h := &harness{t: t, srv: fakemodel.New(), dbPath: filepath.Join(dir, "h9.db"), modes: map[string]planning.PlanMode{}}
 	t.Cleanup(h.srv.Close)

@@ -71,6 +71,7 @@ func withMetrics(m Metrics) func(*Config) { return func(c *Config) { c.Metrics =
 // Every try is counted with its failure's kind, retries included, and the
 // answers' tokens as the endpoint reported them.
 func TestMetricsCountEveryTryAndItsTokens(t *testing.T) {
+	t.Parallel()
 	m := &countingMetrics{}
 	h := newHarness(t, withMetrics(m))
 	h.srv.Enqueue(fakemodel.RateLimited(time.Millisecond), fakemodel.ServerError(),
@@ -93,6 +94,7 @@ func TestMetricsCountEveryTryAndItsTokens(t *testing.T) {
 
 // Each way a run ends has its own outcome.
 func TestMetricsNameEachRunOutcome(t *testing.T) {
+	t.Parallel()
 	m := &countingMetrics{}
 	h := newHarness(t, withMetrics(m), func(c *Config) { c.MaxSteps = 2; c.MaxRetries = 1 })
 	h.srv.Enqueue(fakemodel.InsufficientQuota())
@@ -120,6 +122,7 @@ func TestMetricsNameEachRunOutcome(t *testing.T) {
 
 // An answer without usage is counted as estimated tokens.
 func TestMetricsMarkEstimatedTokens(t *testing.T) {
+	t.Parallel()
 	m := &countingMetrics{}
 	h := newHarness(t, withMetrics(m), func(c *Config) {
 		c.Model = noUsageModel{}
@@ -139,6 +142,7 @@ func (noUsageModel) Complete(context.Context, ModelRequest) (Answer, error) {
 
 // Every outcome has a name, and runOutcome never makes one up.
 func TestMetricsLabelSetsAreClosed(t *testing.T) {
+	t.Parallel()
 	outcomes := RunOutcomes()
 	for _, err := range []error{nil, ErrCancelled, ErrStepLimit, ErrAnswerCut, ErrModel, ErrStore, ErrWorkspace,
 		ErrBusy, ErrInvalidRequest, ErrInvalidMode, ErrBudget, ErrOverBudget, errors.New("anything else"), fmt.Errorf("wrapped: %w", ErrStore)} {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRetryHonoursRetryAfterThenSucceeds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		fault fakemodel.Reply
@@ -42,6 +43,7 @@ func TestRetryHonoursRetryAfterThenSucceeds(t *testing.T) {
 }
 
 func TestModelFailuresEndInErrorEvent(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		replies   []fakemodel.Reply
@@ -75,6 +77,7 @@ func TestModelFailuresEndInErrorEvent(t *testing.T) {
 }
 
 func TestEmptyChoicesThenSuccessIsRetried(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.EmptyChoices(), fakemodel.Text("ok"))
 	if res, _ := h.mustRun("s", "hi"); res.Text != "ok" {
@@ -83,6 +86,7 @@ func TestEmptyChoicesThenSuccessIsRetried(t *testing.T) {
 }
 
 func TestRequestTimeoutIsRetried(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	model, err := openai.New(openai.Config{BaseURL: h.srv.URL(), APIKey: "test-key", Stream: true, IdleTimeout: 200 * time.Millisecond})
 	if err != nil {

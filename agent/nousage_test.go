@@ -12,6 +12,7 @@ import (
 // An endpoint that never reports usage (some local servers and proxies)
 // still gets its history compacted: the prompt size is estimated.
 func TestCompactionWithoutReportedUsage(t *testing.T) {
+	t.Parallel()
 	var summarised atomic.Bool
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

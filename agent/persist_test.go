@@ -15,6 +15,7 @@ import (
 )
 
 func TestSessionSurvivesNewEngine(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.setMode("s", planning.PlanModePlan)
 	h.srv.Enqueue(
@@ -50,6 +51,7 @@ func TestSessionSurvivesNewEngine(t *testing.T) {
 }
 
 func TestTodosSavedWhenRunFails(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *Config) { c.MaxRetries = 1 })
 	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(threePending...)), fakemodel.ServerError())
 	if _, _, err := h.run("s", "plan", RunOptions{}); err == nil {
@@ -69,6 +71,7 @@ func TestTodosSavedWhenRunFails(t *testing.T) {
 // so nothing runs whose history could not be stored, and says the session
 // could not be saved.
 func TestFailedCommitStopsRun(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	// The database goes away while the first request is in flight: the
 	// step's commit fails.

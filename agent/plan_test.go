@@ -13,6 +13,7 @@ import (
 )
 
 func TestPlanModeOffersWhitelistAndPrefixesPrompt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		mode      planning.PlanMode
 		wantTools []string
@@ -52,6 +53,7 @@ func TestPlanModeOffersWhitelistAndPrefixesPrompt(t *testing.T) {
 }
 
 func TestPlanModeRefusesHallucinatedTools(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, tool, args string
 	}{

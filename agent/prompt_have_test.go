@@ -12,6 +12,7 @@ import (
 // channel's; the prompt names attachments and share_file, and a checkout's
 // checkpoints.
 func TestChannelInstructionsFollowAgentsMD(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ws := h.wsDir("s")
 	writeFile(t, filepath.Join(ws, "AGENTS.md"), "Use tabs.")

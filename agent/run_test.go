@@ -16,6 +16,7 @@ import (
 )
 
 func TestStepLimitEndsLoopingModel(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *Config) { c.MaxSteps = 3 })
 	h.srv.SetHandler(func(goopenai.ChatCompletionRequest) fakemodel.Reply {
 		return fakemodel.ToolCall("todo_write", `{}`)
@@ -34,6 +35,7 @@ func TestStepLimitEndsLoopingModel(t *testing.T) {
 }
 
 func TestCancelStopsLongBash(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.ToolCalls(
 		fakemodel.C("bash", `{"command":"sleep 100"}`),
@@ -76,6 +78,7 @@ func TestCancelStopsLongBash(t *testing.T) {
 }
 
 func TestEventOrder(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	items := []planning.TodoItem{todo("1", "say hi", planning.TodoInProgress)}
 	h.srv.Enqueue(
@@ -87,6 +90,7 @@ func TestEventOrder(t *testing.T) {
 	type ev struct {
 		Kind    EventKind
 		Text    string
+		Answer  int
 		Tool    string
 		Summary string
 		IsError bool
@@ -97,20 +101,22 @@ func TestEventOrder(t *testing.T) {
 		if e.SessionID != "s" {
 			t.Errorf("event %v has session %q", e.Kind, e.SessionID)
 		}
-		got = append(got, ev{e.Kind, e.Text, e.Tool, e.Summary, e.IsError, e.Output})
+		got = append(got, ev{e.Kind, e.Text, e.Answer, e.Tool, e.Summary, e.IsError, e.Output})
 	}
 	want := []ev{
 		{Kind: EventRunStarted},
+		{Kind: EventTextDelta, Text: "Let me plan.", Answer: 1},
 		{Kind: EventUsage},
-		{Kind: EventText, Text: "Let me plan."},
+		{Kind: EventText, Text: "Let me plan.", Answer: 1},
 		{Kind: EventToolStarted, Tool: "todo_write", Summary: "0/1 tasks"},
 		{Kind: EventToolFinished, Tool: "todo_write", Output: rec.of(EventToolFinished)[0].Output},
 		{Kind: EventTodos},
 		{Kind: EventUsage},
 		{Kind: EventToolStarted, Tool: "bash", Summary: "echo hi"},
 		{Kind: EventToolFinished, Tool: "bash", Output: "hi\n[exit code 0]"},
+		{Kind: EventTextDelta, Text: "All done.", Answer: 3},
 		{Kind: EventUsage},
-		{Kind: EventDone, Text: "All done."},
+		{Kind: EventDone, Text: "All done.", Answer: 3},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
@@ -121,6 +127,7 @@ func TestEventOrder(t *testing.T) {
 }
 
 func TestParallelCallsAnsweredInOrderWithIDs(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.ToolCalls(
 		fakemodel.Call{ID: "c-1", Name: "bash", Args: `{"command":"echo one"}`},
@@ -141,26 +148,52 @@ func TestParallelCallsAnsweredInOrderWithIDs(t *testing.T) {
 	}
 }
 
+// While a run of a session waits on the model, another run of the same
+// session is refused at once. The first run's model call is held open
+// until the second has been refused; every wait has a deadline.
 func TestSameSessionIsBusy(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
-	h.srv.Enqueue(fakemodel.Text("slow").WithLatency(2 * time.Second))
+	asked, release := make(chan struct{}, 1), make(chan struct{})
+	var releaseOnce sync.Once
+	letGo := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(letGo) // before the server closes, if the test failed early
+	h.srv.SetHandler(func(goopenai.ChatCompletionRequest) fakemodel.Reply {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		<-release
+		return fakemodel.Text("first done")
+	})
 	done := make(chan error, 1)
 	go func() {
 		_, err := h.eng.Run(context.Background(), "s", task("first"), RunOptions{})
 		done <- err
 	}()
-	for h.srv.Calls() == 0 {
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-asked:
+	case err := <-done:
+		t.Fatalf("the first run ended (%v) before asking the model", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first run did not ask the model within 30s")
 	}
 	if _, err := h.eng.Run(context.Background(), "s", task("second"), RunOptions{}); !errors.Is(err, ErrBusy) {
 		t.Errorf("second run err = %v, want ErrBusy", err)
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	letGo()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first run did not end within 30s of its answer")
 	}
 }
 
 func TestManySessionsConcurrently(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	// One script per session, keyed by the session id the agent sends as req.User.
 	h.srv.SetHandler(func(req goopenai.ChatCompletionRequest) fakemodel.Reply {

@@ -13,6 +13,7 @@ import (
 // RunOptions.Mode is the run's mode, whatever the session's earlier runs
 // used: the caller owns the mode.
 func TestRunOptionsModeIsUsed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.Text("first, executing"))
 	h.mustRun("s", "start")
@@ -36,6 +37,7 @@ func TestRunOptionsModeIsUsed(t *testing.T) {
 // The gate is asked once, before the first model request; while it blocks
 // nothing is sent, and when it fails the run stops before asking anything.
 func TestRunOptionsGate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	calls := 0
 	gate := func() error {

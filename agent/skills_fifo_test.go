@@ -14,6 +14,7 @@ import (
 // the run that reads it, nor any later one: it is skipped like any file
 // that is not a regular file.
 func TestFIFOAgentsMDAndSkillDoNotBlock(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ws := h.wsDir("s")
 	writeFile(t, filepath.Join(ws, ".h9", "skills", "lint", "SKILL.md"), "---\nname: lint\ndescription: Lint Go code.\n---\nRun go vet.\n")

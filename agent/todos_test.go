@@ -21,6 +21,7 @@ var threePending = []planning.TodoItem{
 }
 
 func TestTodoWriteBatchCompletionIsRefused(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(threePending...)), fakemodel.Text("planned"))
 	h.mustRun("s", "plan")
@@ -51,6 +52,7 @@ func TestTodoWriteBatchCompletionIsRefused(t *testing.T) {
 }
 
 func TestTodoWriteAcceptedEmitsSnapshotAndSaves(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(
 		fakemodel.ToolCall("todo_write", todoArgs(threePending...)),
@@ -76,6 +78,7 @@ func TestTodoWriteAcceptedEmitsSnapshotAndSaves(t *testing.T) {
 }
 
 func TestCancelOpenTodos(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	items := []planning.TodoItem{
 		todo("1", "a", planning.TodoCompleted),
@@ -109,6 +112,7 @@ func TestCancelOpenTodos(t *testing.T) {
 // Cancel while a run is in flight, and Cancel racing a run's start: the
 // run's saves keep the cancellation, wherever Cancel lands.
 func TestCancelOpenTodosDuringRun(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.SetHandler(func(req goopenai.ChatCompletionRequest) fakemodel.Reply {
 		if last := req.Messages[len(req.Messages)-1]; last.Role == goopenai.ChatMessageRoleUser && strings.Contains(last.Content, "plan") {

@@ -22,6 +22,7 @@ type shared struct{ name, title, content string }
 // workspace, a file over 20 MiB, or when the caller gave no sharer; a
 // successful share is work the evidence counts.
 func TestShareFile(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.setMode("s", planning.PlanModePlan)
 	ws := h.wsDir("s")

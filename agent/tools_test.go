@@ -10,6 +10,7 @@ import (
 )
 
 func TestModelMistakesAreErrorResults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		reply fakemodel.Reply
@@ -45,6 +46,7 @@ func TestModelMistakesAreErrorResults(t *testing.T) {
 }
 
 func TestToolOutputIsCapped(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.ToolCall("bash", `{"command":"head -c 200000 /dev/zero | tr '\\0' 'x'"}`), fakemodel.Text("ok"))
 	_, rec := h.mustRun("s", "go")
@@ -58,6 +60,7 @@ func TestToolOutputIsCapped(t *testing.T) {
 }
 
 func TestCapOutputKeepsHeadAndTailValidUTF8(t *testing.T) {
+	t.Parallel()
 	s := strings.Repeat("é", maxToolOutput) // 2 bytes each: both cuts may split a rune
 	got := capOutput("HEAD" + s + "TAIL")
 	if !strings.HasPrefix(got, "HEAD") || !strings.HasSuffix(got, "TAIL") || !strings.Contains(got, "bytes omitted") {
@@ -79,6 +82,7 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 func TestSystemPromptSkillsAndAgentsMD(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ws := h.wsDir("s")
 	writeFile(t, filepath.Join(h.cfg.SkillsDir, "deploy", "SKILL.md"),
@@ -115,6 +119,7 @@ func TestSystemPromptSkillsAndAgentsMD(t *testing.T) {
 // A read_file page must reach the model whole: cutting its middle would hide
 // lines that the page's "offset=N to read more" note then skips.
 func TestReadFilePageFitsToolOutputCap(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	writeFile(t, filepath.Join(h.wsDir("s"), "big.txt"), strings.Repeat(strings.Repeat("x", 60)+"\n", 2000))
 	h.srv.Enqueue(fakemodel.ToolCall("read_file", `{"path":"big.txt"}`), fakemodel.Text("ok"))
@@ -128,6 +133,7 @@ func TestReadFilePageFitsToolOutputCap(t *testing.T) {
 // Long bash output is cut once, by the workspace, whose note says how much
 // was cut; the tool output cap must not cut it again and lose that note.
 func TestBashOutputCutOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.ToolCall("bash", `{"command":"head -c 200000 /dev/zero | tr '\\0' 'x'"}`), fakemodel.Text("ok"))
 	h.mustRun("s", "go")

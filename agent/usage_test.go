@@ -22,6 +22,7 @@ func reported(h *harness) Usage {
 // restart; each run's usage is its own share; the running figures come
 // with EventUsage, the last one equal to the run's result.
 func TestTokensAddUpToWhatTheEndpointReported(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *Config) { c.ContextWindow = 1000 })
 	h.setMode("s", planning.PlanModePlan)
 	h.srv.Enqueue(fakemodel.ToolCall("todo_write", todoArgs(pending("a"))).WithUsage(40, 7), fakemodel.Text("Plan.").WithUsage(55, 3))
@@ -68,6 +69,7 @@ func TestTokensAddUpToWhatTheEndpointReported(t *testing.T) {
 
 // A failed run's tokens count too, and its result says so.
 func TestTokensOfAFailedRunCount(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *Config) { c.MaxSteps = 2 })
 	h.srv.Enqueue(
 		fakemodel.ToolCall("bash", `{"command":"true"}`).WithUsage(10, 1),
@@ -88,6 +90,7 @@ func TestTokensOfAFailedRunCount(t *testing.T) {
 
 // encodeState writes what json.Marshal writes, and reads back.
 func TestEncodeStateIsJSONMarshal(t *testing.T) {
+	t.Parallel()
 	exit := 2
 	st := sessionState{Total: Usage{PromptTokens: 10, CompletionTokens: 3, TotalTokens: 13, Estimated: true}, LastPrompt: 77}
 	st.Work.Track([]planning.TodoItem{inProgress("a")})
@@ -112,6 +115,7 @@ func TestEncodeStateIsJSONMarshal(t *testing.T) {
 // session counts what the endpoint reported for it, whether the next try
 // succeeds or the run fails.
 func TestTokensOfRefusedAnswersCount(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(fakemodel.EmptyAnswer("length").WithUsage(30, 200), fakemodel.Text("Done.").WithUsage(31, 2))
 	ok, _ := h.mustRun("s", "answer at last")

@@ -16,6 +16,7 @@ import (
 // JSON (what a schema 1 file holds once migrated) runs on, its history is
 // sent as endpoints accept it, and its stored bytes are left as they were.
 func TestStoredGoOpenAIHistoryRunsOn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	old := []goopenai.ChatCompletionMessage{
 		{Role: "user", Content: "list the files"},
@@ -60,6 +61,7 @@ func TestStoredGoOpenAIHistoryRunsOn(t *testing.T) {
 // A call the client answers as not run reads as the agent's own
 // not-run result.
 func TestNotRunIsTheAgentsWords(t *testing.T) {
+	t.Parallel()
 	if got := fail(errNotRun).Output; got != openai.NotRun {
 		t.Errorf("agent answers a call not run %q, the client %q", got, openai.NotRun)
 	}

@@ -18,6 +18,7 @@ func pending(id string) planning.TodoItem    { return todo(id, "task "+id, plann
 // and the rule, nothing is stored or shown; after a write it is accepted
 // and the write is its evidence, in the snapshot, the result and the store.
 func TestCompletionNeedsWorkThenShowsIt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(
 		fakemodel.ToolCall("todo_write", todoArgs(inProgress("a"))),
@@ -64,6 +65,7 @@ func TestCompletionNeedsWorkThenShowsIt(t *testing.T) {
 // Work done in one run counts in the next, on a new engine; a todo that
 // went in_progress before a restart has no work the restart made up.
 func TestWorkAcrossRunsAndRestarts(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(
 		fakemodel.ToolCall("todo_write", todoArgs(inProgress("a"), inProgress("b"))),
@@ -91,6 +93,7 @@ func TestWorkAcrossRunsAndRestarts(t *testing.T) {
 // Bash runs are evidence with their exit codes, failed or not; a call
 // that never ran (bad arguments, an unknown tool) is not.
 func TestEvidenceKeepsExitCodes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.srv.Enqueue(
 		fakemodel.ToolCall("todo_write", todoArgs(inProgress("t"))),
@@ -116,6 +119,7 @@ func TestEvidenceKeepsExitCodes(t *testing.T) {
 
 // Evidence the model writes into its todo_write is not believed.
 func TestEvidenceCannotBeForged(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	forged := `{"todos":[{"id":"a","content":"x","status":"completed","evidence":{"calls":[{"tool":"bash","target":"make"}],"made":1,"ok":1}}]}`
 	h.srv.Enqueue(fakemodel.ToolCall("todo_write", forged), fakemodel.Text("done"))
@@ -130,6 +134,7 @@ func TestEvidenceCannotBeForged(t *testing.T) {
 
 // The description tells the model the work rule before it breaks it.
 func TestTodoWriteDescribesTheWorkRule(t *testing.T) {
+	t.Parallel()
 	for _, want := range []string{"at most one item may go from pending straight to completed", "only become completed after real work", "since your previous todo_write"} {
 		if !strings.Contains(strings.ToLower(todoWriteDescription), strings.ToLower(want)) {
 			t.Errorf("todo_write's description does not say %q", want)

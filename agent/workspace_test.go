@@ -13,6 +13,7 @@ import (
 // A new session's workspace is made by the first tool that needs it, not
 // before its first model request; the prompt names it all along.
 func TestWorkspaceMadeOnFirstUse(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	dir, err := h.wsm.Path("s")
 	if err != nil {
@@ -37,6 +38,7 @@ func TestWorkspaceMadeOnFirstUse(t *testing.T) {
 // With a template, the workspace is made (copied) before the first request,
 // since the prompt reads the template's AGENTS.md.
 func TestTemplateWorkspaceMadeAtStart(t *testing.T) {
+	t.Parallel()
 	tmpl := t.TempDir()
 	writeFile(t, filepath.Join(tmpl, "AGENTS.md"), "Use the Makefile.\n")
 	wsm, err := workspace.NewManager(workspace.Config{Root: filepath.Join(t.TempDir(), "ws"), Template: tmpl, Sandbox: "none"})

@@ -33,6 +33,7 @@ func post(t *testing.T, url string, body string, h http.Header) (int, string) {
 // go-openai's own stream reader understands the fake's stream: tool calls
 // by index, the usage chunk.
 func TestStreamReadsWithGoOpenAI(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.New()
 	defer srv.Close()
 	srv.Enqueue(fakemodel.ToolCalls(fakemodel.C("bash", `{"command":"ls -la /tmp"}`), fakemodel.C("read_file", `{"path":"a.txt"}`)).WithUsage(50, 7))
@@ -70,6 +71,7 @@ func TestStreamReadsWithGoOpenAI(t *testing.T) {
 
 // The fake refuses the histories OpenAI refuses.
 func TestHistoryChecks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, messages, want string
 	}{
@@ -94,6 +96,7 @@ func TestHistoryChecks(t *testing.T) {
 
 // A signed call must come back signed (Gemini 3).
 func TestSignatureRequired(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.New()
 	defer srv.Close()
 	srv.Enqueue(fakemodel.ToolCalls(fakemodel.Call{ID: "c1", Name: "f", Args: "{}", Signature: "sig"}), fakemodel.Text("a"), fakemodel.Text("b"))
@@ -113,6 +116,7 @@ func TestSignatureRequired(t *testing.T) {
 }
 
 func TestServerOptions(t *testing.T) {
+	t.Parallel()
 	msg := `{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("x", 400) + `"}]`
 	tests := []struct {
 		name   string
@@ -148,6 +152,7 @@ func TestServerOptions(t *testing.T) {
 
 // Drops close the connection before or inside the body.
 func TestDrops(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.New()
 	defer srv.Close()
 	srv.Enqueue(fakemodel.Dropped(), fakemodel.DroppedMidBody(fakemodel.Text(strings.Repeat("a", 100))))

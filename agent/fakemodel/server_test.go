@@ -22,6 +22,7 @@ func chat(t *testing.T, c *openai.Client, content string) (openai.ChatCompletion
 }
 
 func TestScriptedReplies(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.New()
 	defer srv.Close()
 	srv.Enqueue(
@@ -64,6 +65,7 @@ func TestScriptedReplies(t *testing.T) {
 }
 
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		reply      fakemodel.Reply
@@ -94,6 +96,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestMalformedReplies(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.New()
 	defer srv.Close()
 	srv.Enqueue(fakemodel.InvalidJSON(), fakemodel.EmptyChoices(), fakemodel.BrokenToolCall("write_file"))
@@ -115,6 +118,7 @@ func TestMalformedReplies(t *testing.T) {
 }
 
 func TestListModels(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.New(fakemodel.WithModels("a", "b"))
 	defer srv.Close()
 	list, err := srv.Client().ListModels(context.Background())

@@ -72,11 +72,7 @@ func BenchmarkStdioFirstCall(b *testing.B) {
 }
 
 func benchStdioIn(b *testing.B, sandbox string) {
-	if sandbox == "bwrap" {
-		needBwrap(b)
-	} else {
-		needLandlockMode(b)
-	}
+	needSandbox(b, sandbox)
 	dir := b.TempDir()
 	wsm, err := workspace.NewManager(workspace.Config{Root: filepath.Join(dir, "workspaces"), Sandbox: sandbox})
 	if err != nil {

@@ -14,6 +14,7 @@ func env(k string) (string, bool) {
 }
 
 func TestParseErrorsAreOneLineInUsersWords(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ yaml, want string }{
 		{"servers:\n- name: a\n", `server 1 ("a"): set exactly one of url and command`},
 		{"servers:\n- name: a\n  url: http://x\n  command: ./s\n", "set exactly one of url and command"},
@@ -43,6 +44,7 @@ func TestParseErrorsAreOneLineInUsersWords(t *testing.T) {
 }
 
 func TestExposedNamesFitTheModelAPIAndAreDeterministic(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("t", 80)
 	tools := []string{"search", "get.issue", "get_issue", long, long + "2", "bash"}
 	a := exposedNames("srv", tools)
@@ -75,6 +77,7 @@ func TestExposedNamesFitTheModelAPIAndAreDeterministic(t *testing.T) {
 }
 
 func TestInputSchemaRules(t *testing.T) {
+	t.Parallel()
 	for _, refused := range []string{
 		`{"type":"array"}`,
 		`{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}`,
@@ -105,6 +108,7 @@ func TestInputSchemaRules(t *testing.T) {
 // Two servers' tools never share a name: a server's name has no "__" and
 // does not end in "_", so <server>__ is a prefix of its tools' names only.
 func TestExposedNamesUniqueAcrossServers(t *testing.T) {
+	t.Parallel()
 	servers := map[string][]string{"x": {"_y", "y", "__z"}, "x-": {"y"}, "_x": {"y"}, "x-y": {"z"}, "x__": {"z"}, "x_": {"y"}}
 	seen := map[string]string{}
 	for srv, tools := range servers {

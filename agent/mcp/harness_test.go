@@ -18,6 +18,7 @@ import (
 	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
+	"github.com/h9-app/h9/workspace/testenv"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -73,6 +74,7 @@ func (c *countingMetrics) get(k string) int {
 // the engine's configuration before they are made.
 func newHarness(t *testing.T, sandbox string, servers []mcp.Server, callTimeout time.Duration, tune ...func(*mcp.Options, *agent.Config)) *harness {
 	t.Helper()
+	needSandbox(t, sandbox)
 	dir := t.TempDir()
 	h := &harness{t: t, model: fakemodel.New(), logs: &syncBuffer{}, calls: &countingMetrics{n: map[string]int{}}}
 	t.Cleanup(h.model.Close)
@@ -176,3 +178,16 @@ func call(name, args string) fakemodel.Reply {
 }
 
 func has(list []string, s string) bool { return slices.Contains(list, s) }
+
+// needSandbox skips (fails in CI) a test or benchmark whose sandbox
+// ("bwrap", "landlock") the machine lacks; under -short it skips: the
+// sandbox is the full run's.
+func needSandbox(t testing.TB, sandbox string) {
+	t.Helper()
+	switch sandbox {
+	case "bwrap":
+		testenv.Need(t, "bwrap")
+	case "landlock":
+		testenv.Need(t, "landlock:1")
+	}
+}

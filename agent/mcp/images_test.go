@@ -34,6 +34,7 @@ func (h *harness) lastImages() []string {
 // part, scaled to the limits pasted images have and drawn again (nothing
 // the server hid in it besides pixels); the tool result still names it.
 func TestImageResultsAsImageParts(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 0, func(_ *mcp.Options, c *agent.Config) { c.Vision = agent.VisionOn })
 	h.mgr.Start()
@@ -69,6 +70,7 @@ func TestImageResultsAsImageParts(t *testing.T) {
 // With vision off, or once a text-only endpoint refused image parts
 // (auto), the image is only named in the result.
 func TestImageResultsNamedWithoutVision(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	for _, c := range []struct {
 		vision   agent.Vision
@@ -90,6 +92,7 @@ func TestImageResultsNamedWithoutVision(t *testing.T) {
 // Every request of a run re-sends its images: only the latest eight tool
 // images go as images, the older ones stay named in their results.
 func TestImageResultsLatestEightPerRun(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 0, func(_ *mcp.Options, c *agent.Config) { c.Vision = agent.VisionOn })
 	h.mgr.Start()

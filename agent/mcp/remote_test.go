@@ -50,6 +50,7 @@ func remoteServer(t *testing.T, url string, tune ...func(*mcp.ServerConfig)) []m
 }
 
 func TestRemoteToolsPerModeAndRoundTrip(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 0)
 	h.mgr.Start()
@@ -100,9 +101,13 @@ func TestRemoteToolsPerModeAndRoundTrip(t *testing.T) {
 	}
 }
 
+// The call timeout is long enough for the huge result to arrive on a busy
+// machine under the race detector (700ms was not), and the hanging call
+// waits it out: the test is not run in parallel with others.
 func TestRemoteHostileAndFailingServer(t *testing.T) {
 	srv := newRemote(t)
-	h := newHarness(t, "none", remoteServer(t, srv.URL), 700*time.Millisecond)
+	const callTimeout = 3 * time.Second
+	h := newHarness(t, "none", remoteServer(t, srv.URL), callTimeout)
 	h.mgr.Start()
 	h.run("s1", planning.PlanModeDefault, agent.RunOptions{},
 		call("team__huge", `{}`), call("team__hang", `{}`), call("team__fail", `{}`), call("team__echo", `[1]`),
@@ -114,7 +119,7 @@ func TestRemoteHostileAndFailingServer(t *testing.T) {
 	if len(got[0]) > 30_000 || !strings.HasPrefix(got[0], "HEAD") || !strings.HasSuffix(got[0], "TAIL") || !strings.Contains(got[0], "bytes omitted") {
 		t.Errorf("a huge result is not cut like bash output: %d bytes, %.60q…%q", len(got[0]), got[0], got[0][len(got[0])-40:])
 	}
-	if !strings.Contains(got[1], "did not answer within 700ms") {
+	if !strings.Contains(got[1], "did not answer within "+callTimeout.String()) {
 		t.Errorf("a hanging call: %q", got[1])
 	}
 	if !strings.Contains(got[2], "the tracker is read-only today") || !strings.HasPrefix(got[2], "Error:") {
@@ -137,6 +142,7 @@ func TestRemoteHostileAndFailingServer(t *testing.T) {
 }
 
 func TestRemoteDownThenUp(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	srv.Down.Store(true)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 0)
@@ -164,6 +170,7 @@ func TestRemoteDownThenUp(t *testing.T) {
 }
 
 func TestRemoteToolListChanges(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 0)
 	h.mgr.Start()
@@ -183,6 +190,7 @@ func TestRemoteToolListChanges(t *testing.T) {
 }
 
 func TestScopeNarrowsServersAndTools(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	servers := remoteServer(t, srv.URL, func(c *mcp.ServerConfig) {
 		c.Channels, c.Repos, c.Tools = []string{"C123"}, []string{"acme/api"}, []string{"echo", "read_file"}
@@ -212,6 +220,7 @@ func TestScopeNarrowsServersAndTools(t *testing.T) {
 }
 
 func TestConfirmEachStepPreviewsMCPCalls(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 0)
 	h.mgr.Start()

@@ -18,7 +18,6 @@ import (
 // reports its tool count or why it failed (with its stderr), then stops
 // it: no process is left once Check returns.
 func TestCheckStartsStdioServers(t *testing.T) {
-	needBwrap(t)
 	stdio := func(name, command string) mcp.Server {
 		return mcp.Server{ServerConfig: mcp.ServerConfig{Name: name, Command: command}}
 	}
@@ -84,7 +83,6 @@ func TestCheckStartsStdioServers(t *testing.T) {
 // A stdio server that never answers initialize is reported at doctor's
 // deadline, and stopped.
 func TestCheckStdioServerThatHangs(t *testing.T) {
-	needBwrap(t)
 	h := newHarness(t, "bwrap", []mcp.Server{{ServerConfig: mcp.ServerConfig{Name: "mute", Command: "exec sleep 599.25"}}}, 0)
 	st := h.mgr.Check(context.Background(), time.Second, func() (*workspaceT, error) { return h.wsm.Open("probe") })
 	if len(st) != 1 || st[0].OK || !strings.Contains(st[0].Line, "no answer within 1s") {

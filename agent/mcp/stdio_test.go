@@ -10,25 +10,12 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/workspace"
-	"golang.org/x/sys/unix"
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/agent/mcp"
 	"github.com/h9-app/h9/planning"
 )
-
-// needBwrap follows the repository's convention: skip without bubblewrap
-// unless CI is set.
-func needBwrap(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set but bwrap is missing: %v", err)
-		}
-		t.Skipf("bwrap not installed (apt-get install bubblewrap): %v", err)
-	}
-}
 
 // buildStdioServer builds ./testdata/stdioserver into dir.
 func buildStdioServer(t testing.TB, dir string) string {
@@ -45,12 +32,6 @@ func buildStdioServer(t testing.TB, dir string) string {
 // "landlock") whose session "s1" has the stdio server's binary in its
 // workspace, run as the command ./.mcp/stdioserver.
 func stdioHarness(t *testing.T, sandbox string, tune ...func(*mcp.Options, *agent.Config)) *harness {
-	switch sandbox {
-	case "bwrap":
-		needBwrap(t)
-	case "landlock":
-		needLandlockMode(t)
-	}
 	h := newHarness(t, sandbox, []mcp.Server{{ServerConfig: mcp.ServerConfig{Name: "local", Command: "./.mcp/stdioserver"}}}, 0, tune...)
 	if string(h.wsm.Level()) != sandbox {
 		t.Fatalf("sandbox level %s, want %s", h.wsm.Level(), sandbox)
@@ -64,18 +45,6 @@ func stdioHarness(t *testing.T, sandbox string, tune ...func(*mcp.Options, *agen
 	}
 	buildStdioServer(t, filepath.Join(dir, ".mcp"))
 	return h
-}
-
-// needLandlockMode: the Landlock execution mode needs a kernel with
-// Landlock; skip without unless CI is set.
-func needLandlockMode(t testing.TB) {
-	t.Helper()
-	if abi, _, _ := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, 1); int(abi) < 1 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but the kernel has no Landlock")
-		}
-		t.Skip("the kernel has no Landlock (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK)")
-	}
 }
 
 func TestStdioServerInTheSandbox(t *testing.T) {
@@ -255,7 +224,6 @@ func TestStdioServerCrashesAndHangs(t *testing.T) {
 // carrying its words, and the session's next runs do not wait for it to
 // fail again (stdioRetry).
 func TestStdioServerThatDoesNotStart(t *testing.T) {
-	needBwrap(t)
 	h := newHarness(t, "bwrap", []mcp.Server{{ServerConfig: mcp.ServerConfig{Name: "local", Command: "./.mcp/missing-server"}}}, 0)
 	for range 2 {
 		h.run("s1", planning.PlanModeDefault, agent.RunOptions{}, fakemodel.Text("done"))

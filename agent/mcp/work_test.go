@@ -20,6 +20,7 @@ func todoWrite(id string, st planning.TodoStatus) fakemodel.Reply {
 // named <server>__<tool> with its arguments; a call the server failed is
 // not work, and the completion after it is refused.
 func TestMCPCallCountsAsWork(t *testing.T) {
+	t.Parallel()
 	srv := newRemote(t)
 	h := newHarness(t, "none", remoteServer(t, srv.URL), 0)
 	h.mgr.Start()

@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseEndpoint(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		base, chat string
 		azure      bool
@@ -36,6 +37,7 @@ func TestParseEndpoint(t *testing.T) {
 }
 
 func TestParseEndpointRefuses(t *testing.T) {
+	t.Parallel()
 	for base, want := range map[string]string{
 		"localhost:8080": "not an http(s) URL",
 		"https://r.openai.azure.com/openai/deployments/gpt4o":          "without ?api-version",
@@ -48,6 +50,7 @@ func TestParseEndpointRefuses(t *testing.T) {
 }
 
 func TestAuthorize(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		azure      bool
 		key        string
@@ -66,8 +69,10 @@ func TestAuthorize(t *testing.T) {
 	}
 }
 
-// The models list goes through go-openai, configured for each URL form.
+// The models list is read from each URL form, as go-openai reads it
+// (the fake serves the routes go-openai calls), and its errors are words.
 func TestListModels(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.New(fakemodel.WithModels("a", "b"), fakemodel.WithAPIKey("k"))
 	defer srv.Close()
 	for _, base := range []string{srv.URL(), srv.AzureDeploymentURL("dep", "2024-10-21"), srv.AzureV1URL()} {

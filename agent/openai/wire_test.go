@@ -1,7 +1,10 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +15,7 @@ import (
 // the empty assistant message it could store) reads as Messages and is
 // sent in a form endpoints accept.
 func TestStoredGoOpenAIHistoryReadsAndSends(t *testing.T) {
+	t.Parallel()
 	old := []goopenai.ChatCompletionMessage{
 		{Role: "user", Content: "list the files"},
 		{Role: "assistant", ReasoningContent: "ls will do", ToolCalls: []goopenai.ToolCall{{ID: "call_1", Type: "function", Function: goopenai.FunctionCall{Name: "bash", Arguments: `{"command":"ls"}`}}}},
@@ -44,6 +48,7 @@ func TestStoredGoOpenAIHistoryReadsAndSends(t *testing.T) {
 }
 
 func TestWireMessagesLeavesAValidHistoryAlone(t *testing.T) {
+	t.Parallel()
 	msgs := []Message{
 		{Role: RoleSystem, Content: "sys"}, userMessage("hi"),
 		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a"}, {ID: "b"}}},
@@ -57,6 +62,7 @@ func TestWireMessagesLeavesAValidHistoryAlone(t *testing.T) {
 }
 
 func TestWireMessagesAnswersUnansweredCalls(t *testing.T) {
+	t.Parallel()
 	msgs := []Message{userMessage("hi"), {Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a"}, {ID: "b"}}}, toolMessage("a", "1"), userMessage("next")}
 	got := wireMessages(msgs)
 	if len(got) != 5 || got[3].ToolCallID != "b" || got[3].Content != NotRun || got[4].Content != "next" {
@@ -67,6 +73,7 @@ func TestWireMessagesAnswersUnansweredCalls(t *testing.T) {
 // A failed run's prompt that the next run repeats (Retry re-sends the
 // failed request) goes once; a different one is joined to it.
 func TestWireMessagesSendsARepeatedPromptOnce(t *testing.T) {
+	t.Parallel()
 	msgs := []Message{
 		userMessage("the task"), {Role: RoleAssistant}, userMessage("the task"), // an old empty answer between
 		userMessage("more"), userMessage("more"),
@@ -80,6 +87,7 @@ func TestWireMessagesSendsARepeatedPromptOnce(t *testing.T) {
 // Content is left out only beside tool calls; everywhere else it is sent,
 // even empty, since endpoints refuse a null.
 func TestMessageJSON(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		msg  Message
 		want string
@@ -99,6 +107,7 @@ func TestMessageJSON(t *testing.T) {
 }
 
 func TestRejectedField(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		msg   string
 		field optionalField
@@ -122,6 +131,7 @@ func TestRejectedField(t *testing.T) {
 }
 
 func TestUniqueCallIDs(t *testing.T) {
+	t.Parallel()
 	calls := []ToolCall{{ID: "x"}, {ID: "x"}, {}, {ID: "h90007000"}}
 	uniqueCallIDs(calls, 7)
 	seen := map[string]bool{}
@@ -133,5 +143,84 @@ func TestUniqueCallIDs(t *testing.T) {
 	}
 	if calls[0].ID != "x" || len(calls[1].ID) != 9 {
 		t.Errorf("ids %+v: the first keeps its id, a made-up one is nine characters", calls)
+	}
+}
+
+// The request h9 writes is json.Marshal's, byte for byte, whatever it holds.
+func TestWireEncodeIsJSONMarshal(t *testing.T) {
+	t.Parallel()
+	call := ToolCall{ID: "c1", Type: "function", Function: FunctionCall{Name: "bash", Arguments: `{"cmd":"a < b && c > d"}`},
+		ExtraContent: json.RawMessage(`{ "google": { "thought_signature": "x" } }`)}
+	msgs := []Message{
+		{Role: RoleSystem, Content: "you are <h9> & friends \u2028"},
+		userMessage("héllo \"quoted\"\n"),
+		{Role: RoleAssistant, ToolCalls: []ToolCall{call}, Reasoning: "think"},
+		toolMessage("c1", "out\x00put"),
+		{Role: RoleAssistant, Content: "done"},
+		{Role: RoleUser, Content: "see <this>", Images: []string{"data:image/png;base64,iVBORw0KGgo=", "data:image/gif;base64,R0lG"}},
+	}
+	fresh := []Tool{probeTool()}
+	shared := sharedDefs(3)
+	plan := sharedDefs(1)
+	for name, w := range map[string]wireRequest{
+		"plain":          {Model: "m", Messages: msgs},
+		"no messages":    {Model: "m"},
+		"empty messages": {Model: "m", Messages: []Message{}},
+		"shared tools":   {Model: "m", Messages: msgs, Tools: shared, Stream: true},
+		"plan tools":     {Model: "m", Messages: msgs, Tools: plan},
+		"a part of them": {Model: "m", Messages: msgs, Tools: shared[:1]},
+		"other tools":    {Model: "m", Messages: msgs, Tools: fresh},
+		"options": {Model: "m<1>", Messages: msgs, Stream: true,
+			StreamOptions: &streamOptions{IncludeUsage: true}, User: "T1/C1/1700000000.000100"},
+	} {
+		want, err := json.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := w.encode()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: encode =\n%s, %v\nwant\n%s", name, got, err, want)
+		}
+	}
+	bad := wireRequest{Model: "m", Messages: []Message{{Role: RoleAssistant, ToolCalls: []ToolCall{{ExtraContent: json.RawMessage(`{`)}}}}}
+	if _, err := bad.encode(); err == nil {
+		t.Error("a message that does not encode: no error")
+	}
+}
+
+// sharedDefs are n tool definitions encoded once, as agent's are
+// (KeepEncoded), with text json.Marshal escapes.
+func sharedDefs(n int) []Tool {
+	defs := make([]Tool, n)
+	for i := range defs {
+		defs[i] = Tool{Name: fmt.Sprintf("tool_%d", i), Description: "runs <cmd> && reports \u2028 \"it\"",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}}}`)}
+	}
+	KeepEncoded(defs)
+	return defs
+}
+
+// A Tool is sent as go-openai sent its own type before: the wire did not
+// change when the agent stopped speaking go-openai's types.
+func TestToolJSONIsGoOpenAIs(t *testing.T) {
+	t.Parallel()
+	params := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)
+	ours, err := json.Marshal(Tool{Name: "read_file", Description: "Reads <a> file", Parameters: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := json.Marshal(goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
+		Name: "read_file", Description: "Reads <a> file", Parameters: params}})
+	if err != nil || !bytes.Equal(ours, theirs) {
+		t.Errorf("Tool JSON\n%s\nwant go-openai's\n%s (%v)", ours, theirs, err)
+	}
+}
+
+// encode writes wireRequest's fields by name: a new field must be added
+// there (and to the test above) or it would never reach the endpoint.
+func TestWireEncodeKnowsEveryField(t *testing.T) {
+	t.Parallel()
+	if n := reflect.TypeFor[wireRequest]().NumField(); n != 6 {
+		t.Fatalf("wireRequest has %d fields; encode writes 6: write the new one in encode", n)
 	}
 }

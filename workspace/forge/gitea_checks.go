@@ -22,11 +22,12 @@ func (p *gtPoll) statuses(ctx context.Context, sha string) error {
 	if err != nil {
 		return p.g.err("reading the commit's statuses", resp, err)
 	}
-	delete(p.cur.Seen, "pending")
+	p.cur.flag("found", "statuses", len(combined.Statuses) > 0)
+	p.cur.flag("pending", "statuses", false)
 	for _, st := range combined.Statuses {
 		switch st.State {
 		case sdk.StatusPending:
-			p.cur.Seen["pending"] = "statuses"
+			p.cur.flag("pending", "statuses", true)
 		case sdk.StatusFailure, sdk.StatusError:
 			id := fmt.Sprintf("status:%d", st.ID)
 			if p.cur.Seen[id] != "" {

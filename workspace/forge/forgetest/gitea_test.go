@@ -43,6 +43,10 @@ func (f giteaForge) AddComment(n int, author, body string) { f.gt.AddComment(gtR
 func (f giteaForge) AddFailingCheck(sha, name, log string) {
 	f.gt.AddActionsJob(gtRepo, sha, "ci", name, "failure", log)
 }
+func (f giteaForge) AddFailingStatus(sha, context, description string) bool {
+	f.gt.AddStatus(gtRepo, sha, context, "failure", description, "https://ci.example/deploy")
+	return true
+}
 func (f giteaForge) Merge(n int, by string)    { f.gt.Merge(gtRepo, n, by) }
 func (f giteaForge) Close(n int, by string)    { f.gt.ClosePull(gtRepo, n, by) }
 func (f giteaForge) RateLimit(until time.Time) { f.gt.RateLimit(time.Until(until)) }

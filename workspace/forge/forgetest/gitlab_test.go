@@ -49,9 +49,13 @@ func (f gitLabForge) AddFailingCheck(sha, name, log string) {
 	id := f.gl.AddPipeline(glProject, sha, "failed")
 	f.gl.AddJob(glProject, id, name, "failed", log)
 }
-func (f gitLabForge) Merge(n int, by string)    { f.gl.Merge(glProject, n, by) }
-func (f gitLabForge) Close(n int, by string)    { f.gl.CloseMR(glProject, n, by) }
-func (f gitLabForge) RateLimit(until time.Time) { f.gl.RateLimit(until) }
-func (f gitLabForge) Body(n int) string         { return f.gl.MergeRequests(glProject)[n-1].Description }
+
+// AddFailingStatus: a GitLab commit status belongs to a pipeline, which
+// AddFailingCheck covers.
+func (f gitLabForge) AddFailingStatus(string, string, string) bool { return false }
+func (f gitLabForge) Merge(n int, by string)                       { f.gl.Merge(glProject, n, by) }
+func (f gitLabForge) Close(n int, by string)                       { f.gl.CloseMR(glProject, n, by) }
+func (f gitLabForge) RateLimit(until time.Time)                    { f.gl.RateLimit(until) }
+func (f gitLabForge) Body(n int) string                            { return f.gl.MergeRequests(glProject)[n-1].Description }
 
 func TestGitLabConforms(t *testing.T) { forgetest.Run(t, gitLabFake{}) }
