@@ -7,6 +7,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
+	"github.com/h9-app/h9/bot/follow"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/bot/slackapi"
 )
@@ -55,7 +56,7 @@ func (s *Session) waitsOnPerson() bool {
 		return true
 	}
 	f := s.Follow
-	return f.following() && f.Batch != nil && f.Batch.Status == batchWaiting
+	return f.Following() && f.Batch != nil && f.Batch.Status == follow.Waiting
 }
 
 // sessionTitle is the task as the session's title: one line, cut at a
