@@ -145,3 +145,25 @@ func TestSessionTitle(t *testing.T) {
 		}
 	}
 }
+
+// A step waiting for confirmation suspends the session, so Slack shows no
+// Stop there; h9's own Stop still works and the session rests active.
+func TestSurfacesConfirmEachStepSuspends(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t)
+	thread, review := e.planned("careful work", "a:pending")
+	e.model.Enqueue(
+		fakemodel.ToolCall("todo_write", todos("a:in_progress")),
+		fakemodel.ToolCall("write_file", `{"path":"careful.txt","content":"x"}`),
+	)
+	e.click(testUser, review.TS, render.ActionApproveConfirm)
+	e.waitMessage(thread, render.ActionStepApprove, 1)
+	e.waitStatuses(thread, "processing", "suspended", "processing", "suspended")
+	if _, err := e.slack.PressStop(e.ctx, testUser, testChannel, thread); err == nil {
+		t.Error("Slack shows Stop on a suspended session")
+	}
+	cl := e.waitChecklist(thread, "awaiting approval", render.ActionStop)
+	e.click(testUser, cl.TS, render.ActionStop)
+	e.waitChecklist(thread, "idle")
+	e.waitStatuses(thread, "processing", "suspended", "processing", "suspended", "active")
+}
