@@ -223,6 +223,7 @@ func (a *actor) apply(ev event) {
 		}
 		e.run(a)
 	}
+	a.syncAgentStatus() // surfaces.go
 }
 
 // load reads the thread's session once per actor lifetime. A failed read

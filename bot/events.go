@@ -46,6 +46,8 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent, req *socketmode.Request
 	case *slackevents.MessageEvent:
 		b.onMessage(inbound{user: e.User, text: e.Text, channel: e.Channel,
 			ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: b.mentionsMe(e.Text), files: messageFiles(e)}, keys)
+	case *slackevents.AgentSessionStoppedEvent:
+		b.onAgentSessionStopped(e, keys) // surfaces.go
 	}
 }
 

@@ -104,7 +104,7 @@ func (m msgAction) handle(a *actor) {
 		return
 	}
 	if !a.b.perms.canControl(a.rec, m.user) {
-		a.postEphemeral(m.user, "Only <@"+a.rec.Owner+">, who started this session, or an h9 admin can use these buttons.")
+		a.postEphemeral(m.user, controlRefusal(m.action, a.rec.Owner))
 		return
 	}
 	a.apply(evClick{user: m.user, action: m.action, value: m.value})

@@ -61,7 +61,7 @@ func (e evClick) apply(m *move) {
 		e.review(m)
 	case render.ActionStepApprove, render.ActionStepReject:
 		e.step(m)
-	case render.ActionStop:
+	case render.ActionStop, actionNativeStop:
 		e.stop(m)
 	case render.ActionResume:
 		e.resume(m)

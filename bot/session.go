@@ -34,6 +34,8 @@ type Session struct {
 	// Request is what the latest run was asked: Retry and a restart ask it again.
 	Request   agent.Request `json:"request"`
 	StoppedBy string        `json:"stopped_by,omitempty"` // Stop was pressed; the run is ending
+	// AgentStatus is the agent session status last told to Slack (surfaces.go).
+	AgentStatus string `json:"agent_status,omitempty"`
 
 	// The Planning module's auto-run loop.
 	AutoRun  bool `json:"auto_run"`

@@ -11,4 +11,7 @@ var (
 	ErrMessageNotFound = errors.New("fakeslack: message not found")
 	// ErrButtonNotFound is returned by ClickButton when no button has the action_id.
 	ErrButtonNotFound = errors.New("fakeslack: button not found")
+	// ErrNoStopButton is returned by PressStop when the thread's agent
+	// session is not processing, so Slack shows no Stop button.
+	ErrNoStopButton = errors.New("fakeslack: no Stop button: the agent session is not processing")
 )

@@ -2,6 +2,8 @@ package fakeslack
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -9,6 +11,7 @@ import (
 type faults struct {
 	rateLimits map[string]*rateLimit
 	failNext   map[string][]string
+	refusals   map[string]string // method → the error every call of it answers (Refuse)
 }
 
 type rateLimit struct {
@@ -55,4 +58,58 @@ func (f *faults) takeFailureLocked(method string) (string, bool) {
 	}
 	f.failNext[method] = q[1:]
 	return q[0], true
+}
+
+// Refuse makes every call of method answer ok:false with slackError from now
+// on, as Slack does for an app it will not let use a method: e.g.
+// "not_authorized", "missing_scope" (with the needed and provided scopes),
+// "unknown_method", "channel_type_not_supported". An empty slackError lifts
+// the refusal.
+func (s *Server) Refuse(method, slackError string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.faults.refusals == nil {
+		s.faults.refusals = map[string]string{}
+	}
+	if slackError == "" {
+		delete(s.faults.refusals, method)
+		return
+	}
+	s.faults.refusals[method] = slackError
+}
+
+// scopeOf is the bot scope each refusable method needs, for missing_scope's "needed".
+var scopeOf = map[string]string{
+	"agents.sessions.setStatus": "assistant:write",
+	"agents.sessions.rename":    "assistant:write",
+}
+
+// grantedScopes is what missing_scope's "provided" lists, less the needed one.
+var grantedScopes = []string{"app_mentions:read", "assistant:write", "channels:history", "chat:write", "commands"}
+
+// refusal is Slack's answer refusing method with code; missing_scope names
+// the scope needed and the ones the token has, as Slack does.
+func refusal(method, code string) reply {
+	rep := fail(code)
+	if code == "missing_scope" {
+		needed := scopeOf[method]
+		if needed == "" {
+			needed = "chat:write"
+		}
+		provided := slices.DeleteFunc(slices.Clone(grantedScopes), func(s string) bool { return s == needed })
+		rep.body["needed"], rep.body["provided"] = needed, strings.Join(provided, ",")
+	}
+	return rep
+}
+
+// CallCounts returns how many calls of each method the app made (answered
+// or not), response_url posts included.
+func (s *Server) CallCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for _, c := range s.calls {
+		out[c.Method]++
+	}
+	return out
 }

@@ -84,6 +84,9 @@ type Server struct {
 	files      files
 	shared     sharedFiles       // files users shared (shared.go)
 	emails     map[string]string // user id → email (users.info profile)
+	agents     agentSessions     // agent sessions by channel/root ts (agents.go)
+	// noStreaming: channels of a type Slack will not stream in (CannotStream).
+	noStreaming map[string]bool
 }
 
 // New starts a fake Slack on a loopback port.
@@ -95,6 +98,9 @@ func New(opts Options) *Server {
 		channels:  map[string]string{},
 		envelopes: map[string]*envelope{},
 		responses: map[string]*responseURL{},
+		agents:    agentSessions{},
+
+		noStreaming: map[string]bool{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.store.init()

@@ -21,6 +21,13 @@ type Message struct {
 	EphemeralUser string
 	Reactions     []string // reaction names added by the bot, in order
 	Files         []string // ids of the files this message shares (files.completeUploadExternal)
+	// Streamed: the message began with chat.startStream; Streaming: it is
+	// still open (neither chat.stopStream nor a user's Stop ended it).
+	Streamed, Streaming bool
+	Appends             int    // successful chat.appendStream calls
+	StreamHaltedBy      string // the user whose Stop halted the stream (PressStop)
+	// RecipientUser and RecipientTeam are chat.startStream's recipient_user_id and recipient_team_id.
+	RecipientUser, RecipientTeam string
 }
 
 func (m Message) clone() Message {

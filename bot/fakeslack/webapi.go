@@ -104,6 +104,12 @@ var apiMethods = map[string]apiHandler{
 	"files.getUploadURLExternal":   (*Server).filesGetUploadURLExternal,
 	"files.completeUploadExternal": (*Server).filesCompleteUploadExternal,
 	"files.info":                   (*Server).filesInfo,
+
+	"agents.sessions.setStatus": (*Server).agentsSetStatus,
+	"agents.sessions.rename":    (*Server).agentsRename,
+	"chat.startStream":          (*Server).chatStartStream,
+	"chat.appendStream":         (*Server).chatAppendStream,
+	"chat.stopStream":           (*Server).chatStopStream,
 }
 
 func (s *Server) serveAPI(w http.ResponseWriter, hr *http.Request) {
@@ -142,6 +148,8 @@ func (s *Server) handleLocked(r *apiRequest, h func() reply) reply {
 		rep = reply{status: http.StatusTooManyRequests, retryAfter: secs, body: map[string]any{"ok": false, "error": "ratelimited"}}
 	} else if code, failing := s.faults.takeFailureLocked(r.method); failing {
 		rep = fail(code)
+	} else if code, refused := s.faults.refusals[r.method]; refused {
+		rep = refusal(r.method, code)
 	} else {
 		rep = h()
 	}

@@ -45,6 +45,7 @@ type Client struct {
 	// unknown_method; links are built instead of asked for.
 	noPermalinks atomic.Bool
 	metrics      Metrics
+	surfaces     surfaceState // which agent surfaces Slack refused (surfaces.go)
 	// Editing counts the checklists with an edit pending or in flight
 	// (their flush goroutines), which spaces their edits past EditBudget
 	// of them (bot's editSpacing). The bot sets EditBudget once, before

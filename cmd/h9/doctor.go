@@ -59,6 +59,7 @@ type doctorCheck struct {
 var doctorChecks = []doctorCheck{
 	{"Slack bot token", checkBotToken},
 	{"Slack app token", checkAppToken},
+	{"Slack agent surfaces", checkSurfaces}, // doctor_slack.go
 	{"model endpoint", checkModel},
 	{"sandbox", checkSandbox},
 	{"container", checkContainer}, // sandbox.go

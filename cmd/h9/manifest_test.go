@@ -117,6 +117,8 @@ func TestManifestBrokenCopiesFail(t *testing.T) {
 		{"name too long", "  name: h9\n", "  name: " + strings.Repeat("h", 36) + "\n", true},
 		{"bad scope", "- chat:write.public", "- chat:write.publc", false},
 		{"bad event", "- message.im", "- message.dm", false},
+		{"five suggested prompts", "  slash_commands:", strings.Repeat("      - title: One more\n        message: \"plan more\"\n", 2) + "  slash_commands:", true},
+		{"agent_view misspelled key", "agent_description:", "agent_descripton:", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,12 +143,12 @@ func TestManifestHasWhatTheBotNeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"app_mentions:read", "channels:history", "groups:history", "im:history",
-		"chat:write", "chat:write.public", "commands", "reactions:write", "files:write", "files:read", "users:read", "users:read.email"} {
+		"chat:write", "chat:write.public", "commands", "reactions:write", "files:write", "files:read", "users:read", "users:read.email", "assistant:write"} {
 		if !slices.Contains(m.OAuthConfig.Scopes.Bot, s) {
 			t.Errorf("bot scope %s missing", s)
 		}
 	}
-	for _, e := range []string{"app_mention", "message.channels", "message.groups", "message.im", "app_home_opened"} {
+	for _, e := range []string{"app_mention", "message.channels", "message.groups", "message.im", "app_home_opened", "agent_session_stopped"} {
 		if !slices.Contains(m.Settings.EventSubscriptions.BotEvents, e) {
 			t.Errorf("bot event %s missing", e)
 		}
@@ -161,6 +163,9 @@ func TestManifestHasWhatTheBotNeeds(t *testing.T) {
 	s := m.Settings
 	if !s.SocketModeEnabled || !s.Interactivity.IsEnabled || s.OrgDeployEnabled || s.TokenRotationEnabled {
 		t.Errorf("settings = %+v: want socket mode and interactivity on, org deploy and token rotation off", s)
+	}
+	if av := m.Features.AgentView; av.AgentDescription == "" || len(av.SuggestedPrompts) < 1 || len(av.SuggestedPrompts) > 4 {
+		t.Errorf("agent_view = %+v: want a description and one to four suggested prompts", av)
 	}
 	if m.Features.BotUser.DisplayName == "" || !m.Features.AppHome.MessagesTabEnabled {
 		t.Errorf("features = %+v: want a bot user and the messages tab (for message.im)", m.Features)
@@ -184,6 +189,13 @@ type manifest struct {
 			DisplayName string `json:"display_name"`
 		} `json:"bot_user"`
 		SlashCommands []slashCommand `json:"slash_commands"`
+		AgentView     struct {
+			AgentDescription string `json:"agent_description"`
+			SuggestedPrompts []struct {
+				Title   string `json:"title"`
+				Message string `json:"message"`
+			} `json:"suggested_prompts"`
+		} `json:"agent_view"`
 	} `json:"features"`
 	OAuthConfig struct {
 		Scopes struct {
@@ -225,6 +237,6 @@ var knownBotScopes = []string{
 
 // knownBotEvents are the Events API types h9 could subscribe to, to catch typos.
 var knownBotEvents = []string{
-	"app_home_opened", "app_mention", "app_uninstalled", "member_joined_channel", "message.channels",
+	"agent_session_stopped", "app_home_opened", "app_mention", "app_uninstalled", "member_joined_channel", "message.channels",
 	"message.groups", "message.im", "message.mpim", "reaction_added", "reaction_removed", "tokens_revoked",
 }

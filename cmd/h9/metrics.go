@@ -36,6 +36,7 @@ type promMetrics struct {
 
 	slackCalls, slackLimited, slackErrors *prometheus.CounterVec // by method
 	slackDuration                         *prometheus.HistogramVec
+	slackSurfacesOff                      *prometheus.CounterVec // by surface
 
 	sessionsCreated prometheus.Counter
 	sessionsActive  prometheus.Gauge
@@ -78,6 +79,7 @@ func newPromMetrics() *promMetrics {
 	m.slackDuration = f.histograms("slack_call_duration_seconds", "Web API request latency, by method.", slackBuckets, "method")
 	m.slackLimited = f.counters("slack_rate_limited_total", "Web API requests Slack answered 429, by method.", "method")
 	m.slackErrors = f.counters("slack_errors_total", "Web API calls that failed after their retries, by method.", "method")
+	m.slackSurfacesOff = f.counters("slack_surfaces_off_total", "Agent surfaces Slack refused, off until h9 restarts, by surface (the error is logged).", "surface")
 
 	m.sessionsCreated = f.counter("sessions_created_total", "Sessions started in a new thread.")
 	m.sessionsActive = f.gauge("sessions_active", "Sessions in memory now: running, awaiting a click or finishing a checklist edit.")
@@ -216,6 +218,10 @@ func (m *promMetrics) SlackRequest(method string, d time.Duration, rateLimited b
 }
 
 func (m *promMetrics) SlackFailed(method string) { m.slackErrors.WithLabelValues(method).Inc() }
+
+func (m *promMetrics) SlackSurfaceOff(surface, _ string) {
+	m.slackSurfacesOff.WithLabelValues(surface).Inc() // the code is in the log line
+}
 
 func (m *promMetrics) SessionCreated() { m.sessionsCreated.Inc() }
 

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/h9-app/h9/bot"
 	"github.com/slack-go/slack"
+
+	"github.com/h9-app/h9/bot/slackapi"
 )
 
 // slackAuthErrors are Slack's error codes meaning "this token is not accepted".
@@ -43,6 +48,28 @@ func checkAppToken(ctx context.Context, cfg Config) finding {
 			"apps.connections.open failed: %v", err)
 	}
 	return ok("apps.connections.open ok: Socket Mode is on and the app-level token works")
+}
+
+// checkSurfaces says which of Slack's agent surfaces h9 will use: a
+// surface Slack refuses falls back to plain messages, so it warns.
+func checkSurfaces(ctx context.Context, cfg Config) finding {
+	refused, err := slackapi.ProbeSurfaces(ctx, slackClient(cfg, cfg.SlackBotToken))
+	if err != nil {
+		return failed(slackHint(err, "", cfg), "probing agents.sessions.setStatus and chat.appendStream failed: %v", err)
+	}
+	var on, off []string
+	for _, x := range slackapi.Surfaces {
+		if code := refused[x]; code != "" {
+			off = append(off, fmt.Sprintf("%s (%s)", x, code))
+		} else {
+			on = append(on, string(x))
+		}
+	}
+	if len(off) > 0 {
+		return warned("add assistant:write and agent_view from manifest.yml and reinstall the app; until then h9 posts plain messages",
+			"in use: %s; off: %s", cmp.Or(strings.Join(on, ", "), "none"), strings.Join(off, ", "))
+	}
+	return ok("in use: %s (agent session status, streamed text)", strings.Join(on, ", "))
 }
 
 // slackHint picks a hint: the token one for auth errors, a network one otherwise.

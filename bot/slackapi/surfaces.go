@@ -1,0 +1,204 @@
+package slackapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/slack-go/slack"
+)
+
+// Slack's agent surfaces (ARCHITECTURE.md, "Slack's agent surfaces"): a
+// session's status and title (agents.sessions.setStatus) and its text
+// streamed as the model writes (chat.startStream, chat.appendStream,
+// chat.stopStream). A workspace whose Slack refuses one of them for good
+// (not_authorized, missing_scope, unknown_method, a channel type that
+// cannot stream) falls back to what h9 did before, for the life of the
+// process: the surface is turned off, logged once and counted, and every
+// later call answers ErrSurfaceOff unsent.
+
+// Surface is one of Slack's agent surfaces h9 uses.
+type Surface string
+
+const (
+	// SurfaceStatus: agents.sessions.setStatus.
+	SurfaceStatus Surface = "status"
+	// SurfaceStream: chat.startStream, chat.appendStream, chat.stopStream.
+	SurfaceStream Surface = "stream"
+)
+
+// Surfaces are every surface, in the order doctor names them.
+var Surfaces = []Surface{SurfaceStatus, SurfaceStream}
+
+// ErrSurfaceOff: the surface is off in this process (Slack refused it
+// earlier, or now): the call was not made, or was refused; do what h9 does
+// without it.
+var ErrSurfaceOff = errors.New("this Slack surface is off: Slack refused it")
+
+// SurfaceMetrics is what a Metrics may also hear: a surface turned off.
+// Checked on the Metrics given to New; one without it counts nothing.
+type SurfaceMetrics interface {
+	// SlackSurfaceOff: Slack refused surface with code ("not_authorized",
+	// …); it is off for the life of the process. Called once per surface.
+	SlackSurfaceOff(surface, code string)
+}
+
+// refusalCodes are Slack's answers meaning "not for this app or this
+// channel, whatever you retry".
+var refusalCodes = map[string]bool{
+	"not_authorized": true, "missing_scope": true, "unknown_method": true, "channel_type_not_supported": true,
+	"not_allowed_token_type": true, "method_deprecated": true, "feature_not_enabled": true,
+}
+
+// Refused reports whether err is Slack refusing a method for good (one of
+// refusalCodes), the answer that turns a surface off.
+func Refused(err error) bool { return refusalCodes[ErrorCode(err)] }
+
+// surfaceState is which surfaces are off, and why.
+type surfaceState struct {
+	mu  sync.Mutex
+	off map[Surface]string // surface → the code that turned it off
+}
+
+// SurfaceOn reports whether the surface is still in use in this process.
+func (s *Client) SurfaceOn(x Surface) bool {
+	s.surfaces.mu.Lock()
+	defer s.surfaces.mu.Unlock()
+	_, off := s.surfaces.off[x]
+	return !off
+}
+
+// SurfacesInUse lists every surface with whether it is on and, when off,
+// Slack's code that turned it off.
+func (s *Client) SurfacesInUse() map[Surface]string {
+	s.surfaces.mu.Lock()
+	defer s.surfaces.mu.Unlock()
+	out := map[Surface]string{}
+	for _, x := range Surfaces {
+		out[x] = s.surfaces.off[x]
+	}
+	return out
+}
+
+// surfaceCall makes one call of surface x through Call, unless x is off;
+// Slack's refusal turns x off (logged once, counted) and answers
+// ErrSurfaceOff wrapping it.
+func (s *Client) surfaceCall(ctx context.Context, log *slog.Logger, x Surface, method string, f func(context.Context) error) error {
+	if !s.SurfaceOn(x) {
+		return ErrSurfaceOff
+	}
+	err := s.Call(ctx, log, method, f)
+	if !Refused(err) {
+		return err
+	}
+	code := ErrorCode(err)
+	s.surfaces.mu.Lock()
+	_, already := s.surfaces.off[x]
+	if !already {
+		if s.surfaces.off == nil {
+			s.surfaces.off = map[Surface]string{}
+		}
+		s.surfaces.off[x] = code
+	}
+	s.surfaces.mu.Unlock()
+	if !already {
+		log.Warn("Slack refused an agent surface; h9 goes on without it until it restarts",
+			"surface", string(x), "method", method, "error", code)
+		if m, ok := s.metrics.(SurfaceMetrics); ok {
+			m.SlackSurfaceOff(string(x), code)
+		}
+	}
+	return fmt.Errorf("%w: %s answered %s: %w", ErrSurfaceOff, method, code, err)
+}
+
+// SessionStatus is what agents.sessions.setStatus is told: the status, and
+// the title and initiator Slack takes when the call creates the session.
+type SessionStatus struct {
+	Channel, ThreadTS string
+	Status            string // slack.AgentSessionStatus*
+	Title, Initiator  string
+}
+
+// SetStatus sets the thread's agent session status (creating the session).
+func (s *Client) SetStatus(ctx context.Context, log *slog.Logger, st SessionStatus) error {
+	return s.surfaceCall(ctx, log, SurfaceStatus, "agents.sessions.setStatus", func(ctx context.Context) error {
+		_, err := s.c.SetAgentSessionStatusContext(ctx, slack.AgentSessionSetStatusParameters{
+			Status: st.Status, ChannelID: st.Channel, ThreadTS: st.ThreadTS, Title: st.Title, InitiatorUserID: st.Initiator,
+		})
+		return err
+	})
+}
+
+// StartStream starts a streamed reply in the thread for user of team,
+// holding text so far; it returns the message's ts.
+func (s *Client) StartStream(ctx context.Context, log *slog.Logger, channel, threadTS, user, team, text string) (string, error) {
+	var ts string
+	err := s.surfaceCall(ctx, log, SurfaceStream, "chat.startStream", func(ctx context.Context) error {
+		opts := []slack.MsgOption{slack.MsgOptionTS(threadTS), slack.MsgOptionRecipientUserID(user), slack.MsgOptionRecipientTeamID(team)}
+		if text != "" {
+			opts = append(opts, slack.MsgOptionMarkdownText(text))
+		}
+		var err error
+		_, ts, err = s.c.StartStreamContext(ctx, channel, opts...)
+		return err
+	})
+	return ts, err
+}
+
+// AppendStream adds text to the open stream at ts.
+func (s *Client) AppendStream(ctx context.Context, log *slog.Logger, channel, ts, text string) error {
+	return s.surfaceCall(ctx, log, SurfaceStream, "chat.appendStream", func(ctx context.Context) error {
+		_, _, err := s.c.AppendStreamContext(ctx, channel, ts, slack.MsgOptionMarkdownText(text))
+		return err
+	})
+}
+
+// StopStream ends the stream at ts, adding text when there is any.
+func (s *Client) StopStream(ctx context.Context, log *slog.Logger, channel, ts, text string) error {
+	return s.surfaceCall(ctx, log, SurfaceStream, "chat.stopStream", func(ctx context.Context) error {
+		var opts []slack.MsgOption
+		if text != "" {
+			opts = append(opts, slack.MsgOptionMarkdownText(text))
+		}
+		_, _, err := s.c.StopStreamContext(ctx, channel, ts, opts...)
+		return err
+	})
+}
+
+// ProbeSurfaces asks Slack, with calls that change nothing (no channel),
+// whether each surface's methods are this app's to use: an answer about
+// the missing arguments means yes; a refusal (Refused) means no. It
+// returns each surface's refusal code, "" when in use; err when Slack
+// could not be asked.
+func ProbeSurfaces(ctx context.Context, api *slack.Client) (map[Surface]string, error) {
+	out := map[Surface]string{}
+	_, err := api.SetAgentSessionStatusContext(ctx, slack.AgentSessionSetStatusParameters{Status: slack.AgentSessionStatusActive})
+	if perr := probeAnswer(err); perr != nil {
+		return nil, perr
+	}
+	out[SurfaceStatus] = refusalOf(err)
+	_, _, err = api.AppendStreamContext(ctx, "", "")
+	if perr := probeAnswer(err); perr != nil {
+		return nil, perr
+	}
+	out[SurfaceStream] = refusalOf(err)
+	return out, nil
+}
+
+// probeAnswer keeps a probe's error only when it is not Slack's ok:false
+// answer (the network, a rate limit): then Slack could not be asked.
+func probeAnswer(err error) error {
+	if err == nil || ErrorCode(err) != "" {
+		return nil
+	}
+	return err
+}
+
+func refusalOf(err error) string {
+	if Refused(err) {
+		return ErrorCode(err)
+	}
+	return ""
+}

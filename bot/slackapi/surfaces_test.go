@@ -1,0 +1,164 @@
+package slackapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/bot/render"
+)
+
+// offCounter counts the surfaces turned off, as cmd/h9's metrics do.
+type offCounter struct {
+	noMetrics
+	mu  sync.Mutex
+	off []string
+}
+
+func (c *offCounter) SlackSurfaceOff(surface, code string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.off = append(c.off, surface+":"+code)
+}
+
+func surfaceClient(t *testing.T) (*fakeslack.Server, *Client, *offCounter) {
+	t.Helper()
+	fs := fakeslack.New(fakeslack.Options{})
+	t.Cleanup(fs.Close)
+	m := &offCounter{}
+	return fs, New("xoxb-test", "xapp-test", fs.APIURL(), slog.New(slog.DiscardHandler), m), m
+}
+
+// rootPost starts a thread in C1.
+func rootPost(t *testing.T, api *Client) string {
+	t.Helper()
+	ts, err := api.PostMessage(context.Background(), slog.New(slog.DiscardHandler), "C1", "", render.Message{Text: "root"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// A thread's status, then a stream started, grown and stopped, as Slack holds them.
+func TestSurfacesOn(t *testing.T) {
+	t.Parallel()
+	fs, api, _ := surfaceClient(t)
+	ctx, log := context.Background(), slog.New(slog.DiscardHandler)
+	root := rootPost(t, api)
+	for _, st := range []string{slack.AgentSessionStatusProcessing, slack.AgentSessionStatusSuspended} {
+		if err := api.SetStatus(ctx, log, SessionStatus{Channel: "C1", ThreadTS: root, Status: st, Title: "the task", Initiator: "U1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := fs.AgentSession("C1", root)
+	if a.Title != "the task" || a.Initiator != "U1" || a.Status != fakeslack.StatusSuspended {
+		t.Errorf("session = %+v", a)
+	}
+	ts, err := api.StartStream(ctx, log, "C1", root, "U1", "T1", "Hel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := api.AppendStream(ctx, log, "C1", ts, "lo, "); err != nil {
+		t.Fatal(err)
+	}
+	if err := api.StopStream(ctx, log, "C1", ts, "world"); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := fs.Message("C1", ts)
+	if m.Text != "Hello, world" || m.Streaming || m.RecipientUser != "U1" || m.RecipientTeam != "T1" || m.ThreadTS != root {
+		t.Errorf("streamed message = %+v", m)
+	}
+	if !api.SurfaceOn(SurfaceStatus) || !api.SurfaceOn(SurfaceStream) {
+		t.Error("a surface Slack answered is off")
+	}
+}
+
+// Each refusal turns its surface off for good: one call reaches Slack,
+// the rest answer ErrSurfaceOff unsent; the other surface stays on; the
+// metric hears it once.
+func TestSurfaceRefusalTurnsItOff(t *testing.T) {
+	t.Parallel()
+	for _, code := range []string{"not_authorized", "missing_scope", "unknown_method"} {
+		t.Run(code, func(t *testing.T) {
+			t.Parallel()
+			fs, api, m := surfaceClient(t)
+			ctx, log := context.Background(), slog.New(slog.DiscardHandler)
+			root := rootPost(t, api)
+			fs.Refuse("agents.sessions.setStatus", code)
+			for range 3 {
+				err := api.SetStatus(ctx, log, SessionStatus{Channel: "C1", ThreadTS: root, Status: "processing"})
+				if !errors.Is(err, ErrSurfaceOff) {
+					t.Fatalf("err = %v, want ErrSurfaceOff", err)
+				}
+			}
+			if n := len(fs.Calls("agents.sessions.setStatus")); n != 1 {
+				t.Errorf("%d setStatus calls reached Slack, want 1", n)
+			}
+			if api.SurfaceOn(SurfaceStatus) || !api.SurfaceOn(SurfaceStream) {
+				t.Errorf("surfaces = %v, want status off and stream on", api.SurfacesInUse())
+			}
+			if _, err := api.StartStream(ctx, log, "C1", root, "U1", "T1", "x"); err != nil {
+				t.Errorf("stream after status refused: %v", err)
+			}
+			if want := []string{"status:" + code}; !slices.Equal(m.off, want) {
+				t.Errorf("metric heard %v, want %v", m.off, want)
+			}
+		})
+	}
+}
+
+// A channel Slack will not stream in turns streaming off; an ordinary
+// failure (a stream already stopped) does not.
+func TestStreamChannelTypeRefused(t *testing.T) {
+	t.Parallel()
+	fs, api, _ := surfaceClient(t)
+	ctx, log := context.Background(), slog.New(slog.DiscardHandler)
+	root := rootPost(t, api)
+	ts, err := api.StartStream(ctx, log, "C1", root, "U1", "T1", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := api.StopStream(ctx, log, "C1", ts, ""); err != nil {
+		t.Fatal(err)
+	}
+	err = api.AppendStream(ctx, log, "C1", ts, "late")
+	if ErrorCode(err) != "message_not_in_streaming_state" || errors.Is(err, ErrSurfaceOff) {
+		t.Errorf("append to a stopped stream: %v", err)
+	}
+	fs.CannotStream("C1")
+	if _, err := api.StartStream(ctx, log, "C1", root, "U1", "T1", "b"); !errors.Is(err, ErrSurfaceOff) {
+		t.Fatalf("err = %v, want ErrSurfaceOff", err)
+	}
+	if api.SurfaceOn(SurfaceStream) {
+		t.Error("stream still on after channel_type_not_supported")
+	}
+	if got := api.SurfacesInUse()[SurfaceStream]; got != "channel_type_not_supported" {
+		t.Errorf("SurfacesInUse()[stream] = %q", got)
+	}
+}
+
+// The probe doctor runs: in use unless Slack refuses.
+func TestProbeSurfaces(t *testing.T) {
+	t.Parallel()
+	fs, _, _ := surfaceClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	api := slack.New("xoxb-test", slack.OptionAPIURL(fs.APIURL()))
+	got, err := ProbeSurfaces(ctx, api)
+	if err != nil || got[SurfaceStatus] != "" || got[SurfaceStream] != "" {
+		t.Fatalf("probe = %v, %v; want both in use", got, err)
+	}
+	fs.Refuse("agents.sessions.setStatus", "missing_scope")
+	fs.Refuse("chat.appendStream", "unknown_method")
+	got, err = ProbeSurfaces(ctx, api)
+	if err != nil || got[SurfaceStatus] != "missing_scope" || got[SurfaceStream] != "unknown_method" {
+		t.Fatalf("probe = %v, %v; want both refused", got, err)
+	}
+}

@@ -1,0 +1,169 @@
+package bot
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/testenv"
+)
+
+const methodSetStatus = "agents.sessions.setStatus"
+
+// waitStatuses waits until the thread's agent session has shown want, in
+// order, each change once, and checks that h9 made one setStatus call per
+// change.
+func (e *env) waitStatuses(thread string, want ...string) {
+	e.t.Helper()
+	e.waitFor("statuses "+strings.Join(want, " → "), func() bool {
+		return slices.Equal(e.slack.StatusSequence(testChannel, thread), want)
+	})
+	if n := len(e.slack.Calls(methodSetStatus)); n != len(want) {
+		e.t.Errorf("%d setStatus calls for %d changes of status: %v", n, len(want), e.slack.StatusSequence(testChannel, thread))
+	}
+}
+
+// A planned, approved session: processing while it plans, suspended at the
+// review, processing through auto-run's runs, active when done; the title
+// is the task and the initiator its owner.
+func TestSurfacesStatusOfPlannedApprovedSession(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t)
+	thread, review := e.planned("build the thing", "a:pending", "b:pending")
+	e.waitStatuses(thread, "processing", "suspended")
+	a, _ := e.slack.AgentSession(testChannel, thread)
+	if a.Title != "build the thing" || a.Initiator != testUser {
+		t.Errorf("session title %q, initiator %q", a.Title, a.Initiator)
+	}
+
+	e.model.Enqueue(
+		worked("a:completed", "b:in_progress"),
+		worked("a:completed", "b:completed"),
+		fakemodel.Text("Built a and b."),
+	)
+	e.click(testUser, review.TS, render.ActionApproveAuto)
+	e.waitMessage(thread, "Built a and b.", 1)
+	e.waitChecklist(thread, "2/2 tasks", "done")
+	e.waitStatuses(thread, "processing", "suspended", "processing", "active")
+
+	// A restart loads the session: the status it last told is recorded, so
+	// nothing is told again.
+	e.restart()
+	if _, err := e.slack.Mention(e.ctx, testUser, testChannel, thread, "status"); err != nil { // loads the session
+		t.Fatal(err)
+	}
+	e.waitFor("the status answer", func() bool { return len(e.slack.Ephemerals(testChannel, testUser)) > 0 })
+	e.waitStatuses(thread, "processing", "suspended", "processing", "active")
+}
+
+// Cancel at the review closes the agent session.
+func TestSurfacesCancelCloses(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t)
+	thread, review := e.planned("maybe later", "a:pending")
+	e.click(testUser, review.TS, render.ActionCancel)
+	e.waitChecklist(thread, "cancelled")
+	e.waitStatuses(thread, "processing", "suspended", "closed")
+}
+
+// Slack's Stop from the owner stops the run as h9's Stop does, and the
+// status moves to the one the session is then in; from anyone else it is
+// refused privately and the run goes on.
+func TestSurfacesNativeStop(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t)
+	replies := gate(t, e)
+	thread := e.startSession("run", "a long job")
+	e.waitFor("the first model request", func() bool { return e.model.Calls() == 1 })
+	e.waitStatuses(thread, "processing")
+
+	if _, err := e.slack.PressStop(e.ctx, "U2", testChannel, thread); err != nil {
+		t.Fatal(err)
+	}
+	e.waitEphemeral(testChannel, "U2", "can stop it, so it goes on")
+	replies <- fakemodel.ToolCall("todo_write", todos("a:in_progress"))
+	e.waitFor("the run's second model request", func() bool { return e.model.Calls() == 2 })
+	if len(e.botMessages(thread, "Stopped by")) != 0 {
+		t.Fatal("someone else's Stop stopped the run")
+	}
+
+	if _, err := e.slack.PressStop(e.ctx, testUser, testChannel, thread); err != nil {
+		t.Fatal(err)
+	}
+	e.waitMessage(thread, "Stopped by <@"+testUser+">", 1)
+	e.waitChecklist(thread, "idle")
+	e.waitStatuses(thread, "processing", "active")
+	if _, err := e.slack.PressStop(e.ctx, testUser, testChannel, thread); err == nil {
+		t.Error("Slack still shows Stop on a session that rests")
+	}
+}
+
+// Every surface refused: each method is tried at most once, and the
+// thread is what it always was: the checklist and the review's four
+// buttons with their words.
+func TestSurfacesFallBackWhenRefused(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := prepareEnv(t, t.TempDir())
+	for _, m := range []string{methodSetStatus, "agents.sessions.rename", "chat.startStream", "chat.appendStream", "chat.stopStream"} {
+		e.slack.Refuse(m, "not_authorized")
+	}
+	e.start()
+	thread, review := e.planned("build the thing", "a:pending", "b:pending")
+	for _, label := range []string{"Approve & auto-run", "Approve & confirm each step", "Keep planning", "Cancel"} {
+		if !strings.Contains(blocksText(review), label) {
+			t.Errorf("review lacks %q", label)
+		}
+	}
+	e.model.Enqueue(worked("a:completed", "b:in_progress"), worked("a:completed", "b:completed"), fakemodel.Text("Built a and b."))
+	e.click(testUser, review.TS, render.ActionApproveAuto)
+	e.waitMessage(thread, "Built a and b.", 1)
+	e.waitChecklist(thread, "2/2 tasks", "done")
+	if n := len(e.slack.Calls(methodSetStatus)); n != 1 {
+		t.Errorf("%d setStatus calls after Slack refused the first, want 1", n)
+	}
+	if _, found := e.slack.AgentSession(testChannel, thread); found {
+		t.Error("an agent session exists though Slack refused every call")
+	}
+	if n := len(e.botMessages(thread, "h9_cl_title")); n != 1 {
+		t.Errorf("%d checklists, want 1", n)
+	}
+}
+
+// The session's title: the task on one line, cut at a word boundary.
+func TestSessionTitle(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("word ", 60)
+	for _, tt := range []struct{ task, want string }{
+		{"fix  the\nbuild", "fix the build"},
+		{long, strings.TrimSpace(strings.Repeat("word ", 39)) + "…"},
+	} {
+		got := sessionTitle(tt.task)
+		if got != tt.want || len([]rune(got)) > maxSessionTitle {
+			t.Errorf("sessionTitle(%.20q…) = %q (%d), want %q", tt.task, got, len([]rune(got)), tt.want)
+		}
+	}
+}
+
+// A step waiting for confirmation suspends the session, so Slack shows no
+// Stop there; h9's own Stop still works and the session rests active.
+func TestSurfacesConfirmEachStepSuspends(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t)
+	thread, review := e.planned("careful work", "a:pending")
+	e.model.Enqueue(
+		fakemodel.ToolCall("todo_write", todos("a:in_progress")),
+		fakemodel.ToolCall("write_file", `{"path":"careful.txt","content":"x"}`),
+	)
+	e.click(testUser, review.TS, render.ActionApproveConfirm)
+	e.waitMessage(thread, render.ActionStepApprove, 1)
+	e.waitStatuses(thread, "processing", "suspended", "processing", "suspended")
+	if _, err := e.slack.PressStop(e.ctx, testUser, testChannel, thread); err == nil {
+		t.Error("Slack shows Stop on a suspended session")
+	}
+	cl := e.waitChecklist(thread, "awaiting approval", render.ActionStop)
+	e.click(testUser, cl.TS, render.ActionStop)
+	e.waitChecklist(thread, "idle")
+	e.waitStatuses(thread, "processing", "suspended", "processing", "suspended", "active")
+}
