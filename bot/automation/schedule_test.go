@@ -28,8 +28,8 @@ func TestScheduleRefusesTooOften(t *testing.T) {
 		{"* * * * *", time.Hour, false},
 		{"* * * * *", time.Minute, true},
 		{"*/30 * * * *", time.Hour, false},
-		{"0,59 9 * * *", time.Hour, false},  // 59 minutes apart on the same hour
-		{"59 8 * * *", time.Hour, true},     // once a day
+		{"0,59 9 * * *", time.Hour, false},     // 59 minutes apart on the same hour
+		{"59 8 * * *", time.Hour, true},        // once a day
 		{"0 23,0 * * *", 2 * time.Hour, false}, // 23:00 then 00:00: an hour apart across midnight
 		{"0 0 * * *", 24 * time.Hour, true},
 		{"0 9 * * 1", 24 * time.Hour, true},
