@@ -25,6 +25,9 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent, req *socketmode.Request
 	if cb != nil {
 		b.learnBotUser(cb)
 	}
+	if e, ok := ev.InnerEvent.Data.(*slackevents.MessageEvent); ok {
+		b.onAutomationMessage(e) // automations.go: other apps' messages included
+	}
 	if ignored(ev.InnerEvent.Data) {
 		return // nothing to do, so nothing to remember for dedup
 	}

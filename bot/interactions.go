@@ -19,6 +19,10 @@ func (b *Bot) onInteraction(cb slack.InteractionCallback) {
 	}
 	log := b.log.With("channel", channel, "user", user)
 	for _, a := range cb.ActionCallback.BlockActions {
+		if a.ActionID == automationResumeAction {
+			b.onAutomationResume(user, channel, a.Value) // automations_commands.go
+			continue
+		}
 		v, err := render.DecodeButtonValue(a.Value)
 		thread, ok := threadOf(v.SessionID)
 		if err != nil || !ok || !knownAction(a.ActionID) {

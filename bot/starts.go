@@ -48,6 +48,8 @@ type startData struct {
 	Task  string            `json:"task"`
 	Mode  planning.PlanMode `json:"mode"`
 	Repo  *SessionRepo      `json:"repo,omitempty"`
+	// Automation names the automation that started it (automations.go).
+	Automation *automationRoot `json:"automation,omitempty"`
 }
 
 func (d startData) create(id string) msgCreate {
@@ -165,6 +167,9 @@ func (b *Bot) finishStart(ctx context.Context, st store.Start) {
 // rootMessage is the channel message that begins d's session.
 func rootMessage(d startData) render.Message {
 	root := render.RenderRoot(d.Owner, d.Task, d.Mode)
+	if d.Automation != nil {
+		root = automationRootMessage(d)
+	}
 	if d.Repo != nil {
 		root = render.WithRepo(root, d.Repo.line())
 	}

@@ -73,8 +73,12 @@ func (r *readiness) logChange(why string, err error) {
 }
 
 // newHTTPHandler serves /healthz (the process runs), /readyz and /metrics.
-func newHTTPHandler(m *promMetrics, ready *readiness) http.Handler {
+// hooks, when set, serves the automations' webhooks at /hooks/.
+func newHTTPHandler(m *promMetrics, ready *readiness, hooks http.Handler) http.Handler {
 	mux := http.NewServeMux()
+	if hooks != nil {
+		mux.Handle("/hooks/", hooks) // every method: the handler answers 405 itself
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")

@@ -44,6 +44,7 @@ var layers = []struct {
 	{"agent", 3},
 	{"bot/render", 1},
 	{"bot/slackapi", 2},
+	{"bot/automation", 2},
 	{"bot", 4},
 	// Test support, imported only by tests (checked below): it starts the
 	// fakes for bot's tests, so it stands beside bot, never above it.

@@ -53,6 +53,8 @@ type promMetrics struct {
 	leaseChanges *prometheus.CounterVec // by change
 
 	mcpCalls *prometheus.CounterVec // by server_kind, outcome (metrics_mcp.go)
+	// automationFires: by automation, trigger, outcome (metrics_automations.go)
+	automationFires *prometheus.CounterVec
 }
 
 var (
@@ -93,6 +95,7 @@ func newPromMetrics() *promMetrics {
 
 	m.leaseChanges = f.counters("lease_changes_total", "Changes of this replica's session leases, by change.", "change")
 	m.registerMCP(f)
+	m.registerAutomations(f)
 	m.showAtZero()
 	return m
 }

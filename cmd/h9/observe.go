@@ -23,5 +23,5 @@ func serveHTTP(cfg Config, m *promMetrics, b *bot.Bot, st pinger, log *slog.Logg
 	}
 	m.watchSocket(b.Connected)
 	ready := &readiness{socketConnected: b.Connected, store: st, log: log}
-	return listenHTTP(cfg.HTTPAddr, newHTTPHandler(m, ready), log)
+	return listenHTTP(cfg.HTTPAddr, newHTTPHandler(m, ready, b.HookHandler()), log)
 }
