@@ -60,7 +60,7 @@ type Bot struct {
 	connected  atomic.Bool // Socket Mode is connected (Connected)
 	metrics    Metrics
 	autos      *automation.Engine // nil: no automations (automations.go)
-	fleetDone  sync.WaitGroup // adoptLoop
+	fleetDone  sync.WaitGroup     // adoptLoop
 }
 
 // New checks cfg and builds the bot; it does not connect (Run does).
