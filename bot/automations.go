@@ -42,7 +42,11 @@ func (b *Bot) newAutomations() error {
 	if cfg.AutomationsFile == "" {
 		return nil
 	}
-	st, ok := cfg.Store.(automation.Store)
+	raw := cfg.Store
+	if t, ok := raw.(timedStore); ok {
+		raw = t.s // the engine bounds each of its calls itself
+	}
+	st, ok := raw.(automation.Store)
 	if !ok {
 		return fmt.Errorf("%w: H9_AUTOMATIONS_FILE: this store keeps no automations", ErrInvalidConfig)
 	}

@@ -156,9 +156,9 @@ func (a *Automation) zone() *time.Location {
 
 var (
 	nameRE      = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
-	channelRE   = regexp.MustCompile(`^[CG][A-Z0-9]{2,}$`)
-	userRE      = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
-	senderRE    = regexp.MustCompile(`^[UWB][A-Z0-9]{2,}$`)
+	channelRE   = regexp.MustCompile(`^[CG][A-Z0-9]+$`)
+	userRE      = regexp.MustCompile(`^[UW][A-Z0-9]+$`)
+	senderRE    = regexp.MustCompile(`^[UWB][A-Z0-9]+$`)
 	envNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	branchBadRE = regexp.MustCompile(`[\x00-\x20~^:?*\[\\]|\.\.|@\{|^/|/$|^-`)
 )
