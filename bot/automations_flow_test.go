@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/bot/automation"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/workspace/testenv"
@@ -25,18 +27,22 @@ const (
 
 // automationsEnv is a bot with the automations file src, its webhooks
 // served by a real HTTP server as cmd/h9 mounts them.
-func automationsEnv(t *testing.T, src string) (*env, *httptest.Server) {
+func automationsEnv(t *testing.T, src string, before ...func(*env)) (*env, *httptest.Server) {
 	t.Helper()
 	t.Setenv("H9_TEST_HOOK_SECRET", hookSecret)
 	path := filepath.Join(t.TempDir(), "automations.yaml")
 	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, func(c *Config) {
+	e := prepareEnv(t, t.TempDir(), func(c *Config) {
 		c.AutomationsFile = path
 		c.AutomationMinInterval = time.Minute
 		c.Admins = []string{"U0ADMIN01"}
 	})
+	for _, f := range before {
+		f(e)
+	}
+	e.start()
 	mux := http.NewServeMux()
 	mux.Handle("/hooks/", e.bot.HookHandler())
 	srv := httptest.NewServer(mux)
@@ -276,4 +282,73 @@ func TestAutomationFailuresPauseWithResume(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// A schedule whose last occurrence passed while h9 was down fires once
+// at start (the channel told how many were skipped), and a restart fires
+// it no more.
+func TestAutomationScheduleCatchUpOnceAcrossRestart(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the bot, restarted")
+	src := `automations:
+  - name: tidy
+    channel: ` + autoChannel + `
+    owner: U1
+    mode: run
+    task: Tidy up
+    on:
+      schedule: "*/5 * * * *"
+`
+	down := time.Now().Add(-17 * time.Minute)
+	e, _ := automationsEnv(t, src, func(e *env) {
+		st := openStore(t, e.db)
+		if _, err := st.PutAutomationState(t.Context(), store.AutomationState{Name: "tidy", LastFired: down, FirstLoaded: down}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	e.model.Enqueue(fakemodel.Text("tidied"))
+	sessions := func() []fakeslack.Message {
+		var out []fakeslack.Message
+		for _, m := range rootsIn(e, autoChannel) {
+			if strings.Contains(m.Text, "Automation *tidy*") {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	e.waitFor("the caught-up occurrence", func() bool { return len(sessions()) == 1 })
+	missed := 0
+	for _, m := range rootsIn(e, autoChannel) {
+		if strings.Contains(m.Text, "*tidy* missed ") {
+			missed++
+		}
+	}
+	if missed != 1 {
+		t.Errorf("the skipped occurrences were said %d times, want once", missed)
+	}
+	e.restart()
+	time.Sleep(time.Second)
+	// A restart never fires an occurrence again; only a new one (a
+	// five-minute boundary crossed meanwhile) may start another.
+	seen := map[string]bool{}
+	for _, m := range sessions() {
+		src := sourceOf(m)
+		if seen[src] {
+			t.Errorf("the occurrence %q started twice", src)
+		}
+		seen[src] = true
+	}
+}
+
+// sourceOf is the Source: line of a root message.
+func sourceOf(m fakeslack.Message) string {
+	b := string(m.Blocks)
+	i := strings.Index(b, "Source: ")
+	if i < 0 {
+		return ""
+	}
+	rest := b[i:]
+	if j := strings.IndexByte(rest, '"'); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
 }
