@@ -116,7 +116,7 @@ func TestTodosShownBeforeTheStepsNextCall(t *testing.T) {
 	if _, err := h.eng.Run(t.Context(), "s", task("go"), opts); err != nil {
 		t.Fatal(err)
 	}
-	want := []EventKind{EventRunStarted, EventUsage, EventToolStarted, EventToolFinished, EventTodos, EventToolStarted, EventToolFinished, EventUsage, EventDone}
+	want := []EventKind{EventRunStarted, EventUsage, EventToolStarted, EventToolFinished, EventTodos, EventToolStarted, EventToolFinished, EventTextDelta, EventUsage, EventDone}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}

@@ -1,9 +1,5 @@
 package agent
 
-import (
-	"encoding/json"
-)
-
 // estimateCharsPerToken is the bytes-per-token guess used when an endpoint
 // reports no usage; low (English is about 4), so compaction comes early
 // rather than after the window is already exceeded.
@@ -14,12 +10,7 @@ const estimateCharsPerToken = 3
 func estimatePromptTokens(req ModelRequest) int {
 	n := estimateMessageBytes(req.Messages)
 	for _, t := range req.Tools {
-		if t.Function != nil {
-			n += len(t.Function.Name) + len(t.Function.Description)
-			if b, err := json.Marshal(t.Function.Parameters); err == nil {
-				n += len(b)
-			}
-		}
+		n += len(t.Name) + len(t.Description) + len(t.Parameters)
 	}
 	return n / estimateCharsPerToken
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/h9-app/h9/planning"
 )
@@ -15,6 +16,22 @@ const (
 	// EventText: interim assistant text that came with tool calls. The
 	// final answer is not repeated here; it is EventDone.Text.
 	EventText
+	// EventTextDelta: the model wrote more of answer number Answer (1 for
+	// the run's first model answer, counting every step's): Text is the new
+	// piece, to be appended to the pieces of the same Answer heard since
+	// its last EventTextRetracted. They come as the model streams, before
+	// the answer is complete; a plain (not streamed) answer's text comes as
+	// one piece. Once the answer is complete, its pieces concatenated are
+	// exactly its text: EventText.Text for an answer with tool calls, the
+	// run's final text (EventDone.Text, Result.Text) for the last one.
+	// Thinking, tool calls and their arguments are not text. Events are
+	// emitted on the run's goroutine while it reads the model's answer:
+	// the handler must be quick (coalesce, do not call Slack there).
+	EventTextDelta
+	// EventTextRetracted: the text of answer Answer heard so far is void
+	// (its stream broke and the request is tried again, or the answer was
+	// refused or replaced); the pieces that follow start it again.
+	EventTextRetracted
 	// EventToolStarted: a tool call begins; Tool and Summary are set.
 	EventToolStarted
 	// EventToolFinished: a tool call ended; Tool, IsError and Output are set.
@@ -46,6 +63,10 @@ func (k EventKind) String() string {
 		return "run_started"
 	case EventText:
 		return "text"
+	case EventTextDelta:
+		return "text_delta"
+	case EventTextRetracted:
+		return "text_retracted"
 	case EventToolStarted:
 		return "tool_started"
 	case EventToolFinished:
@@ -73,19 +94,72 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind      EventKind
 	SessionID string
-	Mode      planning.PlanMode   // RunStarted
-	Text      string              // Text, Done (final text), Error (user-facing words), Compacted/CompactFailed (note)
-	Tool      string              // ToolStarted/Finished
-	Summary   string              // ToolStarted: short argument summary, e.g. "go test ./..." or "main.go"
-	IsError   bool                // ToolFinished
-	Output    string              // ToolFinished: short output
-	Todos     []planning.TodoItem // Todos: full snapshot after every accepted todo_write
+	Mode      planning.PlanMode // RunStarted
+	Text      string            // Text, TextDelta (the new piece), Done (final text), Error (user-facing words), Compacted/CompactFailed (note)
+	// Answer is the number of the model answer in the run (1 for the
+	// first) that TextDelta, TextRetracted, Text and Done speak of.
+	Answer  int
+	Tool    string              // ToolStarted/Finished
+	Summary string              // ToolStarted: short argument summary, e.g. "go test ./..." or "main.go"
+	IsError bool                // ToolFinished
+	Output  string              // ToolFinished: short output
+	Todos   []planning.TodoItem // Todos: full snapshot after every accepted todo_write
 	// Evidence (Todos) is what h9 saw done for each completed todo, by id;
 	// shared with the run: read it, never change it.
 	Evidence map[string]planning.Evidence
 	Usage    Usage // Usage, Done, Error: tokens used by this run
 	Total    Usage // RunStarted, Usage, Done, Error: the session's tokens over all its runs
 	Err      error // Error, CompactFailed
+}
+
+// answerText follows the text of the run's current model answer as
+// EventTextDelta gave it out, so that what was given out can be made to
+// match the answer once it is complete (settle).
+type answerText struct {
+	number int             // the answer's number in the run, 1 for the first
+	given  strings.Builder // its pieces given out since the last retraction
+}
+
+// nextAnswer starts answer number n+1: its text is empty.
+func (r *run) nextAnswer() {
+	r.text.number++
+	r.text.given.Reset()
+}
+
+// onText gives out one piece of the current answer's text (Request.OnText).
+func (r *run) onText(piece string) {
+	if piece == "" {
+		return
+	}
+	r.text.given.WriteString(piece)
+	r.emit(Event{Kind: EventTextDelta, Text: piece, Answer: r.text.number})
+}
+
+// onRetract voids the current answer's text given out so far
+// (Request.OnRetract); nothing is emitted when none was.
+func (r *run) onRetract() {
+	if r.text.given.Len() == 0 {
+		return
+	}
+	r.text.given.Reset()
+	r.emit(Event{Kind: EventTextRetracted, Answer: r.text.number})
+}
+
+// settle makes the pieces given out for the current answer equal text,
+// the answer's text as the run reports it: the missing end as one more
+// piece (all of it for a model that streamed nothing), or, when what was
+// given out is not its beginning (a refusal, marked), a retraction and the
+// whole text.
+func (r *run) settle(text string) {
+	given := r.text.given.String()
+	if given == text {
+		return
+	}
+	if !strings.HasPrefix(text, given) {
+		r.onRetract()
+		given = ""
+	}
+	r.onText(text[len(given):])
 }
 
 // eventOutputLimit bounds Event.Output and Event.Summary: they are for a

@@ -136,10 +136,12 @@ func (r *run) loop(ctx context.Context, intent Intent, prompt string) (string, e
 		r.append(reply)
 		if len(reply.ToolCalls) == 0 {
 			text, err := finalText(ans)
+			r.settle(text)
 			return text, r.persistAnd(err)
 		}
+		r.settle(reply.Content)
 		if reply.Content != "" {
-			r.emit(Event{Kind: EventText, Text: reply.Content})
+			r.emit(Event{Kind: EventText, Text: reply.Content, Answer: r.text.number})
 		}
 		r.append(r.runTools(ctx, reply.ToolCalls, sent)...)
 		if err := r.persist(false); err != nil {

@@ -87,6 +87,7 @@ func TestEventOrder(t *testing.T) {
 	type ev struct {
 		Kind    EventKind
 		Text    string
+		Answer  int
 		Tool    string
 		Summary string
 		IsError bool
@@ -97,20 +98,22 @@ func TestEventOrder(t *testing.T) {
 		if e.SessionID != "s" {
 			t.Errorf("event %v has session %q", e.Kind, e.SessionID)
 		}
-		got = append(got, ev{e.Kind, e.Text, e.Tool, e.Summary, e.IsError, e.Output})
+		got = append(got, ev{e.Kind, e.Text, e.Answer, e.Tool, e.Summary, e.IsError, e.Output})
 	}
 	want := []ev{
 		{Kind: EventRunStarted},
+		{Kind: EventTextDelta, Text: "Let me plan.", Answer: 1},
 		{Kind: EventUsage},
-		{Kind: EventText, Text: "Let me plan."},
+		{Kind: EventText, Text: "Let me plan.", Answer: 1},
 		{Kind: EventToolStarted, Tool: "todo_write", Summary: "0/1 tasks"},
 		{Kind: EventToolFinished, Tool: "todo_write", Output: rec.of(EventToolFinished)[0].Output},
 		{Kind: EventTodos},
 		{Kind: EventUsage},
 		{Kind: EventToolStarted, Tool: "bash", Summary: "echo hi"},
 		{Kind: EventToolFinished, Tool: "bash", Output: "hi\n[exit code 0]"},
+		{Kind: EventTextDelta, Text: "All done.", Answer: 3},
 		{Kind: EventUsage},
-		{Kind: EventDone, Text: "All done."},
+		{Kind: EventDone, Text: "All done.", Answer: 3},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)

@@ -36,6 +36,7 @@ type run struct {
 	runUsage      Usage        // this run's tokens
 	compactFailed bool         // do not retry a failed compaction within the run
 	req           ModelRequest
+	text          answerText // the current answer's text as given out (EventTextDelta)
 
 	// An accepted todo_write leaves its snapshot pending: the list is
 	// stored with the step's commit (or before the step's next tool call),
@@ -98,7 +99,7 @@ func (e *Engine) start(ctx context.Context, id string, sess store.AgentSession, 
 	}
 	r.tools = newToolset(r.mode, approve)
 	r.addExternalTools(ctx, approve)
-	r.req = ModelRequest{Model: e.cfg.ModelName, Tools: r.tools.defs, User: id}
+	r.req = ModelRequest{Model: e.cfg.ModelName, Tools: r.tools.defs, User: id, OnText: r.onText, OnRetract: r.onRetract}
 	return r, nil
 }
 
@@ -226,7 +227,7 @@ func (r *run) result(text string) Result {
 // *RunError (nil when it succeeded).
 func (r *run) end(text string, err error) error {
 	if err == nil {
-		r.emit(Event{Kind: EventDone, Text: text, Usage: r.runUsage, Total: r.state.Total})
+		r.emit(Event{Kind: EventDone, Text: text, Answer: r.text.number, Usage: r.runUsage, Total: r.state.Total})
 		return nil
 	}
 	r.e.log.Warn("agent run failed", "session", r.id, "err", err)

@@ -11,7 +11,11 @@ import (
 // ask sends the conversation to the model and returns its checked answer
 // (see openai.WithRetries). When the endpoint says the prompt does not fit, the
 // history is shrunk once and the request sent again.
+//
+// The answer's text is given out as the model writes it (EventTextDelta);
+// text of a request that failed is retracted.
 func (r *run) ask(ctx context.Context) (Answer, error) {
+	r.nextAnswer()
 	ans, err := r.askOnce(ctx)
 	if err != nil && ctx.Err() == nil && r.dropRefusedImages(err) {
 		ans, err = r.askOnce(ctx)
@@ -33,6 +37,7 @@ func (r *run) askOnce(ctx context.Context) (Answer, error) {
 	r.askedLen = len(r.msgs)
 	ans, err := r.e.model.Complete(ctx, r.req)
 	if err != nil {
+		r.onRetract() // a model without WithRetries' retraction
 		r.count(ans.Discarded)
 		return Answer{}, err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
 	"github.com/h9-app/h9/workspace/textcut"
-	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // tool is one function the model can call. Each lives in its own file
@@ -111,7 +110,7 @@ var planModeWhitelist = map[string]bool{
 // list, so a tool hidden from the model is also refused when called.
 type toolset struct {
 	byName map[string]*tool
-	defs   []goopenai.Tool
+	defs   []openai.Tool
 	mode   planning.PlanMode
 }
 
@@ -140,13 +139,13 @@ func toolInMode(t *tool, mode planning.PlanMode) bool {
 // defsByMode caches each mode's definitions, with compact schemas: every
 // step's request carries them, so fewer bytes to encode, send and parse.
 // Shared read-only by every run of that mode.
-var defsByMode sync.Map // planning.PlanMode → []goopenai.Tool
+var defsByMode sync.Map // planning.PlanMode → []openai.Tool
 
-func toolDefs(mode planning.PlanMode) []goopenai.Tool {
+func toolDefs(mode planning.PlanMode) []openai.Tool {
 	if defs, ok := defsByMode.Load(mode); ok {
-		return defs.([]goopenai.Tool)
+		return defs.([]openai.Tool)
 	}
-	var defs []goopenai.Tool
+	var defs []openai.Tool
 	for _, t := range registry {
 		if toolInMode(t, mode) {
 			defs = append(defs, definition(t))
@@ -154,21 +153,19 @@ func toolDefs(mode planning.PlanMode) []goopenai.Tool {
 	}
 	defs = slices.Clip(defs)
 	if won, loaded := defsByMode.LoadOrStore(mode, defs); loaded {
-		return won.([]goopenai.Tool)
+		return won.([]openai.Tool)
 	}
 	openai.KeepEncoded(defs)
 	return defs
 }
 
-func definition(t *tool) goopenai.Tool {
+func definition(t *tool) openai.Tool {
 	schema := t.Schema
 	var buf bytes.Buffer
 	if json.Compact(&buf, schema) == nil {
 		schema = buf.Bytes()
 	}
-	return goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
-		Name: t.Name, Description: t.Description, Parameters: schema,
-	}}
+	return openai.Tool{Name: t.Name, Description: t.Description, Parameters: schema}
 }
 
 // call runs one tool call. Unknown or refused tools are error results.
@@ -193,7 +190,7 @@ func (ts *toolset) call(ctx context.Context, env *toolEnv, name, args string) to
 func (ts *toolset) names() string {
 	names := make([]string, 0, len(ts.defs))
 	for _, d := range ts.defs {
-		names = append(names, d.Function.Name)
+		names = append(names, d.Name)
 	}
 	return strings.Join(names, ", ")
 }

@@ -8,9 +8,9 @@ import (
 	"slices"
 
 	"github.com/h9-app/h9/agent/mcp"
+	"github.com/h9-app/h9/agent/openai"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
-	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // ToolSource offers tools from outside h9 (MCP servers: *mcp.Manager)
@@ -81,7 +81,7 @@ func isBuiltin(name string) bool {
 // its calls and its definitions (after the built-in ones, which stay the
 // shared, pre-encoded list when there are none).
 func (ts *toolset) withExternal(ext []*tool, approve Approver) {
-	var defs []goopenai.Tool
+	var defs []openai.Tool
 	for _, t := range ext {
 		if !toolInMode(t, ts.mode) {
 			continue

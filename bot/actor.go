@@ -112,7 +112,7 @@ type actor struct {
 	run       *runHandle  // the run in flight, nil when none
 	prep      *prepHandle // the checkout and setup in flight, nil when none
 	side      int         // pushes and uploads in flight (sideOp)
-	forging   bool        // a forge call of following is in flight (follow_actor.go)
+	forging   bool        // a forge call of following is in flight (following.go)
 	took      []string    // ts of the latest replies taken (tookReply)
 	seq       int
 	waiter    chan bool       // the run's approver, waiting for a click
@@ -181,10 +181,10 @@ func (a *actor) next() (message, bool) {
 // idle: no run, setup, push or upload, no approval waiting, no checklist
 // edit pending.
 // A session following its request keeps its actor, and so its lease,
-// until h9 stops or the lease is lost (follow_poller.go).
+// until h9 stops or the lease is lost (bot/follow's Poller).
 func (a *actor) idle() bool {
 	return a.run == nil && a.prep == nil && a.side == 0 && a.waiter == nil && (a.check == nil || !a.check.busy()) &&
-		(a.rec == nil || !a.rec.Follow.following() || a.lost || a.b.stopping.Load())
+		(a.rec == nil || !a.rec.Follow.Following() || a.lost || a.b.stopping.Load())
 }
 
 func (a *actor) handle(m message) {
@@ -320,7 +320,7 @@ func (a *actor) stored(rec store.SessionRecord) {
 	a.last = lastSave{data: rec.Data, active: rec.Meta.Active}
 	a.noteStored()
 	if a.leased && !a.lost {
-		a.b.follows.note(a.key, a.rec.Follow) // the poller knocks only on sessions this replica holds
+		a.b.follows.Note(a.key, a.rec.Follow) // the poller knocks only on sessions this replica holds
 	}
 	if a.durable == nil {
 		a.durable = map[string]bool{}
@@ -353,7 +353,7 @@ func (a *actor) saveForGate() {
 // evidence.
 func (a *actor) view(todos []planning.TodoItem, evidence map[string]planning.Evidence) render.Checklist {
 	c := render.Checklist{
-		SessionID: a.rec.ID, Task: a.rec.Task, Mode: a.rec.Mode, State: a.rec.State.label(),
+		SessionID: a.rec.ID, Task: a.rec.Task, Mode: a.rec.Mode, State: a.rec.stateLabel(),
 		Todos: todos, Evidence: evidence, Spend: a.rec.spend(), Running: a.busy(), Unsandboxed: a.b.unsandboxed,
 	}
 	if r := a.rec.Repo; r != nil {
@@ -375,7 +375,7 @@ func (a *actor) refresh() {
 		repo = &line
 	}
 	a.check.set(func(c *render.Checklist) {
-		c.Task, c.Mode, c.State, c.Running, c.Repo = rec.Task, rec.Mode, rec.State.label(), running, repo
+		c.Task, c.Mode, c.State, c.Running, c.Repo = rec.Task, rec.Mode, rec.stateLabel(), running, repo
 		if spend.Tokens >= c.Spend.Tokens { // a run's events may be ahead of the record
 			c.Spend = spend
 		}

@@ -36,6 +36,10 @@ func (a *actor) takeLease(m message) bool {
 		}
 		return false
 	case err != nil:
+		if c, ok := m.(msgCreate); ok && c.start != "" {
+			a.startLater(c, err)
+			return false
+		}
 		a.log.Error("taking the session's lease; its sender is told to try again", "err", err)
 		a.cannotSave(m)
 		return false
@@ -49,6 +53,24 @@ func (a *actor) takeLease(m message) bool {
 		return false
 	}
 	return true
+}
+
+// startLaterText answers /h9 plan or run whose thread began but whose
+// lease could not be taken: its start stays in the start log, and the
+// start sweep gives the session to this thread (starts.go).
+const startLaterText = "h9 could not start this session yet: it cannot save right now. " +
+	"It starts here by itself within a few minutes, so there is no need to run the command again."
+
+// startLater leaves a new session whose lease could not be taken (err)
+// right after its root message to the start sweep, which finishes it in
+// this thread: its user is told so once, never asked to try again (that
+// would make the one request two sessions). A sweep's own delivery that
+// fails the same way is only logged: the next sweep tries again.
+func (a *actor) startLater(c msgCreate, err error) {
+	a.log.Error("taking a new session's lease failed; the start sweep finishes it in this thread", "start", c.start, "err", err)
+	if !c.swept {
+		_ = a.b.api.PostEphemeral(a.b.bg, a.log, a.key.channel, c.owner, a.key.ts, text(startLaterText))
+	}
 }
 
 // noSession reports whether the thread has no session (a read, no lease).
@@ -79,7 +101,7 @@ func (a *actor) drop(why string) {
 		return
 	}
 	a.lost = true
-	a.b.follows.forget(a.key)
+	a.b.follows.Forget(a.key)
 	a.log.Warn("dropping the session: its lease is no longer this replica's", "why", why)
 	a.cancel()
 	if a.run != nil {
@@ -107,7 +129,7 @@ func (a *actor) saveFailed(err error) {
 // release gives the lease up as the actor retires, unless it was lost.
 func (a *actor) release() {
 	defer a.cancel()
-	a.b.follows.forget(a.key)
+	a.b.follows.Forget(a.key)
 	if !a.leased || a.lost {
 		return
 	}

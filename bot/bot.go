@@ -18,6 +18,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/h9-app/h9/bot/automation"
+	"github.com/h9-app/h9/bot/follow"
 	"github.com/h9-app/h9/bot/slackapi"
 )
 
@@ -34,7 +35,7 @@ type Bot struct {
 	seen    *dedup
 	claims  *claimer // nil: one process, dedup in memory
 	reg     *registry
-	follows *poller // the followed requests' poller (follow_poller.go)
+	follows *follow.Poller[threadKey] // knocks on the followed requests this replica holds (following.go)
 
 	idents identities   // users.info names and emails, for Co-authored-by
 	files  *http.Client // downloads of files shared in threads
@@ -91,7 +92,13 @@ func New(cfg Config) (*Bot, error) {
 		files:       &http.Client{Transport: slackapi.Transport()},
 	}
 	b.reg = newRegistry(b)
-	b.follows = newPoller(b)
+	b.follows = follow.NewPoller(cfg.ForgePoll, func(k threadKey) bool {
+		if b.stopping.Load() {
+			return false
+		}
+		b.reg.deliver(k, msgFollowPoll{})
+		return true
+	})
 	if cfg.Fleet != nil {
 		b.claims = newClaimer(cfg.Store, cfg.Logger)
 	}
@@ -155,7 +162,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		b.fleetDone.Go(func() { b.claims.run(sockCtx) })
 	}
 	if b.cfg.Forges != nil {
-		b.fleetDone.Go(func() { b.follows.run(sockCtx) })
+		b.fleetDone.Go(func() { b.follows.Run(sockCtx) })
 	}
 	b.fleetDone.Go(func() { b.startsLoop(sockCtx, began) })
 	if b.autos != nil {

@@ -39,7 +39,7 @@ type Config struct {
 	Agent Agent // required
 	Repos Repos // the configured repositories; nil = none
 	// Forges gives each repository's forge client, for following the
-	// requests h9 opened (follow.go); nil = no following.
+	// requests h9 opened (following.go); nil = no following.
 	Forges Forges
 	// ForgePoll is how often a followed request is read (0 = 60s);
 	// ForgeFollowFor stops following one untouched this long (0 = 720h).

@@ -36,7 +36,7 @@ func (c *checklist) assumeShown() {
 
 // noteEditDue sets the record's EditDue before a save.
 func (a *actor) noteEditDue() {
-	a.rec.EditDue = a.check != nil && a.rec.ChecklistTS != "" && !a.check.shows(a.rec.State.label(), a.busy())
+	a.rec.EditDue = a.check != nil && a.rec.ChecklistTS != "" && !a.check.shows(a.rec.stateLabel(), a.busy())
 }
 
 // finishEdit, as a record is loaded, makes the edit a previous holder did

@@ -2,6 +2,8 @@ package bot
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/gitrepo"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // testPoll is the tests' H9_FORGE_POLL: short, so that a test waits for
@@ -259,4 +262,36 @@ func TestFollowAutoStop(t *testing.T) {
 	if now := runGit(t, e.remote, "rev-parse", "refs/heads/"+branch); now != head {
 		t.Errorf("the branch moved after Stop (%s → %s)", head, now)
 	}
+}
+
+// The thread while feedback is addressed (issue 31's demo): the batch
+// message's text quotes the comment, once pressed it names who pressed,
+// and during the addressing run the checklist says what goes on, with
+// Stop, never the "done" of the run before it.
+func TestAddressingFeedbackShowsInTheThread(t *testing.T) {
+	testenv.Full(t, "a whole session and its pull request through the fake Slack, model and GitHub")
+	e := newFollowEnv(t, gitrepo.FollowAsk)
+	thread, _, _ := e.openFollowed()
+	e.github.SetPermission("alice", "write")
+	e.github.AddComment("acme/backend", 1, "alice", "Rename it.\n\nThe name says nothing of what it holds.")
+	batch := e.waitBatch(thread, "Rename it.")
+	if !strings.Contains(batch.Text, "@alice: Rename it. The name says nothing of what it holds.") {
+		t.Errorf("the batch message's text is %q", batch.Text)
+	}
+	gate := filepath.Join(t.TempDir(), "go-on")
+	e.model.Enqueue(fakemodel.ToolCall("bash", `{"command":"while [ ! -f `+gate+` ]; do sleep 0.05; done"}`), fakemodel.Text("Renamed it."))
+	e.click(testUser, batch.TS, render.ActionAddressFeedback)
+	during := e.waitChecklist(thread, "*Now:* `bash:")
+	if !strings.Contains(during.Text, "addressing the feedback on PR #1") || strings.Contains(during.Text, "· done (") ||
+		!strings.Contains(blocksText(during), render.ActionStop) {
+		t.Errorf("during the addressing run the checklist reads %q", during.Text)
+	}
+	if m, _ := e.slack.Message(testChannel, batch.TS); !strings.Contains(m.Text, "<@"+testUser+"> "+addressingWords) {
+		t.Errorf("after the press the batch message's text is %q", m.Text)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.waitMessage(thread, "Answered on PR #1", 1)
+	e.waitChecklist(thread, "· done (")
 }

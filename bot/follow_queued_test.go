@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"github.com/h9-app/h9/bot/follow"
 	"os"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func TestFollowAskAddressesFeedbackPressedDuringARun(t *testing.T) {
 	batch := e.pressDuringRun(thread)
 	e.click(testUser, batch.TS, render.ActionAddressFeedback)
 	e.waitEphemeral(testChannel, testUser, alreadyQueued)
-	if rec := e.record(thread); rec.Follow.Batch.QueuedBy != testUser || rec.Follow.Batch.Status != batchWaiting {
+	if rec := e.record(thread); rec.Follow.Batch.QueuedBy != testUser || rec.Follow.Batch.Status != follow.Waiting {
 		t.Errorf("the stored batch: %+v", rec.Follow.Batch)
 	}
 
@@ -102,7 +103,7 @@ func TestFollowQueuedPressIsDroppedWhenTheRunIsStopped(t *testing.T) {
 		b := blocksText(m)
 		return strings.Contains(b, render.ActionAddressFeedback) && !strings.Contains(b, "asked h9")
 	})
-	if rec := e.record(thread); rec.Follow.Batch.QueuedBy != "" || rec.Follow.Batch.Status != batchWaiting || rec.State != stateIdle {
+	if rec := e.record(thread); rec.Follow.Batch.QueuedBy != "" || rec.Follow.Batch.Status != follow.Waiting || rec.State != stateIdle {
 		t.Errorf("after Stop: state %s, batch %+v", rec.State, rec.Follow.Batch)
 	}
 	if got := e.model.Calls() - calls; got != 1 {

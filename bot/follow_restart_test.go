@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"github.com/h9-app/h9/bot/follow"
 	"strings"
 	"testing"
 
@@ -31,10 +32,10 @@ func TestFollowRepliesOnceAcrossARestart(t *testing.T) {
 	e.deleteMessage(answered.TS) // it is posted after the save that never happened
 	e.restartPending(thread, func(s *Session) {
 		b := s.Follow.Batch
-		if b == nil || b.Status != batchDone || len(b.Replies) != 3 {
+		if b == nil || b.Status != follow.Done || len(b.Replies) != 3 {
 			t.Fatalf("the batch as saved: %+v", b)
 		}
-		b.Status, b.Tries = batchReplying, 1
+		b.Status, b.Tries = follow.Replying, 1
 		for i := range b.Replies {
 			b.Replies[i].Sent = false
 		}
@@ -43,8 +44,8 @@ func TestFollowRepliesOnceAcrossARestart(t *testing.T) {
 	if again := e.github.Written("acme/backend", 1); len(again) != 3 {
 		t.Errorf("after the restart h9 has written %d comments, want the same 3: %+v", len(again), again)
 	}
-	if rec := e.record(thread); rec.Follow.Batch.Status != batchDone || !rec.Follow.following() {
-		t.Errorf("after the restart the batch is %q, following %t", rec.Follow.Batch.Status, rec.Follow.following())
+	if rec := e.record(thread); rec.Follow.Batch.Status != follow.Done || !rec.Follow.Following() {
+		t.Errorf("after the restart the batch is %q, following %t", rec.Follow.Batch.Status, rec.Follow.Following())
 	}
 	if n := len(e.botMessages(thread, "PR #1: 2 review comments")); n != 1 {
 		t.Errorf("%d batch messages, want the one", n)

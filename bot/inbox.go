@@ -24,6 +24,7 @@ type msgCreate struct {
 	mode              planning.PlanMode
 	repo              *SessionRepo
 	start             string // its store.Start, forgotten once the record is stored (starts.go)
+	swept             bool   // delivered by the start sweep, not by the command
 }
 
 func (m msgCreate) handle(a *actor) {

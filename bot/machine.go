@@ -50,7 +50,7 @@ func transition(s Session, ev event) (Session, []effect) {
 	next := s.clone()
 	m := &move{s: &next}
 	ev.apply(m)
-	m.dropQueued() // a press queued for the end of a run lives only while one goes on (follow_batch.go)
+	m.dropQueued() // a press queued for the end of a run lives only while one goes on (following.go)
 	return next, m.effs
 }
 

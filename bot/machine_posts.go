@@ -48,7 +48,7 @@ func (e evPosted) apply(m *move) {
 	case postBudget:
 		s.BudgetTS = e.ts
 	case postFeedback:
-		if b := s.Follow.batch(); b != nil && b.TS == "" {
+		if b := s.Follow.Current(); b != nil && b.TS == "" {
 			b.TS = e.ts
 		}
 	}

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/bot/follow"
 	"github.com/h9-app/h9/bot/render"
 )
 
@@ -125,8 +126,8 @@ func (e evClick) repoAction(m *move) {
 type evPushed struct {
 	msg    render.Message
 	url    string
-	head   string  // the commit pushed; "" when the push failed
-	follow *Follow // following the request begins (follow.go)
+	head   string         // the commit pushed; "" when the push failed
+	follow *follow.Follow // following the request begins (following.go)
 }
 
 func (e evPushed) apply(m *move) {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"errors"
+	"github.com/h9-app/h9/bot/follow"
 	"slices"
 	"testing"
 	"time"
@@ -21,8 +22,8 @@ var followEvents = []event{evFollowDue{}, evFollowPolled{}, evFeedbackPushed{}, 
 // following makes the session follow PR #12 with a waiting batch of one comment.
 func following(s *Session) {
 	s.Repo = &SessionRepo{Name: "backend", Branch: "h9/the-task-abc234", Ready: true}
-	s.Follow = &Follow{Forge: forge.GitHub, Number: 12, Mode: gitrepo.FollowAsk, Touched: time.Now(), Seq: 1,
-		Batch: &Batch{Seq: 1, Status: batchWaiting, TS: "1.7", Feedback: []forge.Feedback{{Kind: forge.Conversation, Author: "alice", Body: "nit"}}}}
+	s.Follow = &follow.Follow{Forge: forge.GitHub, Number: 12, Mode: gitrepo.FollowAsk, Touched: time.Now(), Seq: 1,
+		Batch: &follow.Batch{Seq: 1, Status: follow.Waiting, TS: "1.7", Feedback: []forge.Feedback{{Kind: forge.Conversation, Author: "alice", Body: "nit"}}}}
 }
 
 // followRows: in a session that follows nothing, following's events do
@@ -31,13 +32,13 @@ func following(s *Session) {
 func followRows() []row {
 	atRest := func(s state) bool { return !s.inFlight() }
 	addressed := func(t *testing.T, s Session) {
-		if b := s.Follow.Batch; b.Status != batchAddressing || b.By != "U1" || s.Request.Feedback == nil {
+		if b := s.Follow.Batch; b.Status != follow.Addressing || b.By != "U1" || s.Request.Feedback == nil {
 			t.Errorf("batch %+v, request %+v", b, s.Request)
 		}
 	}
 	return slices.Concat(
 		inEvery(exists, row{what: "a knock on a session that follows nothing does nothing", ev: evFollowDue{now: time.Now()}}),
-		inEvery(exists, row{what: "a poll's result for a session that follows nothing is dropped", ev: evFollowPolled{now: time.Now()}}),
+		inEvery(exists, row{what: "a poll's result for a session that follows nothing is dropped", ev: evFollowPolled{follow.Polled{Now: time.Now()}}}),
 		inEvery(exists, row{what: "a push of feedback with no batch does nothing", ev: evFeedbackPushed{head: "abc"}}),
 		inEvery(exists, row{what: "replies with no batch do nothing", ev: evRepliesSent{keys: []string{"b1-0"}}}),
 		refusal(exists, render.ActionAddressFeedback, noFeedbackWords),
@@ -58,7 +59,7 @@ func queuedBy(user string) func(*Session) { return func(s *Session) { s.Follow.B
 func queueRows() []row {
 	press := evClick{user: "U1", action: render.ActionAddressFeedback, value: render.ButtonValue{SessionID: "T1/C1/1.1", Revision: 1}}
 	queued := func(t *testing.T, s Session) {
-		if b := s.Follow.Batch; b.Status != batchWaiting || b.QueuedBy != "U1" || s.Request.Feedback != nil {
+		if b := s.Follow.Batch; b.Status != follow.Waiting || b.QueuedBy != "U1" || s.Request.Feedback != nil {
 			t.Errorf("batch %+v, request %+v", b, s.Request)
 		}
 	}
@@ -74,7 +75,7 @@ func queueRows() []row {
 		inEvery(inFlight, row{what: "Ignore on a queued batch ignores it", ev: ignore,
 			effects: []string{"log feedback ignored", "update 1.7 h9_feedback_head", "save"},
 			check: func(t *testing.T, s Session) {
-				if b := s.Follow.Batch; b.Status != batchIgnored || b.QueuedBy != "" {
+				if b := s.Follow.Batch; b.Status != follow.Ignored || b.QueuedBy != "" {
 					t.Errorf("batch %+v", b)
 				}
 			}}, following, queuedBy("U1")),
@@ -89,7 +90,7 @@ func followAuto(s *Session) { s.Follow.Mode = gitrepo.FollowAuto }
 // addressed once that run ends, unless it was stopped or ended waiting for
 // the user (then the press is dropped); with ask it waits for its button.
 func afterRunRows() []row {
-	batchIs := func(status, by string) func(*testing.T, Session) {
+	batchIs := func(status follow.Status, by string) func(*testing.T, Session) {
 		return func(t *testing.T, s Session) {
 			if b := s.Follow.Batch; b.Status != status || b.By != by || b.QueuedBy != "" {
 				t.Errorf("batch %s by %q (queued by %q), want %s by %q", b.Status, b.By, b.QueuedBy, status, by)
@@ -103,30 +104,30 @@ func afterRunRows() []row {
 			ev: evRunDone{text: "Checked."}, to: stateRunning,
 			effects: []string{"show 0/0 tasks", "forget the step", "flush the checklist", "post h9_reply_0",
 				"log addressing feedback that came during the run", "update 1.7 h9_feedback_head", "save", "start feedback (default)"},
-			check: batchIs(batchAddressing, "follow_up: auto")},
+			check: batchIs(follow.Addressing, "follow_up: auto")},
 		{what: "follow_up: auto: a stopped run leaves the batch to its buttons", from: sess(stateRunning, following, followAuto, stoppedBy("U2")),
 			ev: evRunDone{err: agent.ErrCancelled}, to: stateIdle,
 			effects: []string{"show 0/0 tasks", "forget the step", "save", "refresh", "flush the checklist", notice(stoppedWords)},
-			check:   batchIs(batchWaiting, "")},
+			check:   batchIs(follow.Waiting, "")},
 		{what: "follow_up: ask: the batch waits for its button after the run", from: sess(stateRunning, following),
-			ev: evRunDone{text: "Checked."}, to: stateIdle, effects: final, check: batchIs(batchWaiting, "")},
+			ev: evRunDone{text: "Checked."}, to: stateIdle, effects: final, check: batchIs(follow.Waiting, "")},
 		{what: "a press queued during the run starts the batch once it ends", from: sess(stateRunning, following, queuedBy("U3")),
 			ev: evRunDone{text: "Checked."}, to: stateRunning,
 			effects: []string{"show 0/0 tasks", "forget the step", "flush the checklist", "post h9_reply_0",
 				"log addressing feedback that came during the run", "update 1.7 h9_feedback_head", "save", "start feedback (default)"},
-			check: batchIs(batchAddressing, "U3")},
+			check: batchIs(follow.Addressing, "U3")},
 		{what: "a press queued during a stopped run is dropped", from: sess(stateRunning, following, queuedBy("U3"), stoppedBy("U2")),
 			ev: evRunDone{err: agent.ErrCancelled}, to: stateIdle,
 			effects: append([]string{"show 0/0 tasks", "forget the step", "save", "refresh", "flush the checklist", notice(stoppedWords)}, dropped...),
-			check:   batchIs(batchWaiting, "")},
+			check:   batchIs(follow.Waiting, "")},
 		{what: "a press queued during a failed run is dropped", from: sess(stateRunning, following, queuedBy("U3")),
 			ev: evRunDone{err: errors.New("the model endpoint did not answer")}, to: stateError,
 			effects: append([]string{"show 0/0 tasks", "forget the step", "save", "refresh", "flush the checklist", "log run failed", "post h9_error"}, dropped...),
-			check:   batchIs(batchWaiting, "")},
+			check:   batchIs(follow.Waiting, "")},
 		{what: "a press queued during a plan run that ends in a review is dropped", from: sess(statePlanning, planMode, following, queuedBy("U3")),
 			ev: evRunDone{planRun: true, text: "Plan: a.", todos: items(pending)}, to: stateAwaitingReview,
 			effects: append([]string{"show 0/1 tasks", "forget the step", "save", "refresh", "flush the checklist", "post h9_plan_summary_0", "post review h9_review_ask"}, dropped...),
-			check:   batchIs(batchWaiting, "")},
+			check:   batchIs(follow.Waiting, "")},
 	}
 }
 

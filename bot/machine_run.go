@@ -66,7 +66,7 @@ func (e evRunDone) apply(m *move) {
 	s.Approval = nil
 	mark, stopped := len(m.effs), s.StoppedBy != ""
 	var next *agent.Request
-	if !m.addressed(e) { // the run addressing feedback goes on to the push (follow_machine.go)
+	if !m.addressed(e) { // the run addressing feedback goes on to the push (following.go)
 		next = e.outcome(m)
 	}
 	if len(s.Queue) > 0 && s.State != stateOverBudget { // a queued reply goes before auto-run's next run

@@ -10,6 +10,7 @@ import (
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/agent/store"
+	"github.com/h9-app/h9/bot/follow"
 	"github.com/h9-app/h9/planning"
 )
 
@@ -77,8 +78,8 @@ type Session struct {
 	BudgetRaises int    `json:"budget_raises,omitempty"`
 	BudgetTS     string `json:"budget_ts,omitempty"`
 
-	// Follow is the request h9 opened and follows (follow.go); nil: none.
-	Follow *Follow `json:"follow,omitempty"`
+	// Follow is the request h9 opened and follows (bot/follow); nil: none.
+	Follow *follow.Follow `json:"follow,omitempty"`
 
 	// rules is the operator's token settings, set by the actor when it
 	// loads or makes the session; not stored.
@@ -106,7 +107,7 @@ type QueuedReply struct {
 // flight, a post it may not have made, or a checklist edit.
 // A followed request is active too: a restart must go on following it.
 func (s *Session) active() bool {
-	return s.State.inFlight() || len(s.Posts) > 0 || s.Outcome != nil || s.EditDue || s.Follow.following()
+	return s.State.inFlight() || len(s.Posts) > 0 || s.Outcome != nil || s.EditDue || s.Follow.Following()
 }
 
 // clone copies s deeply enough that changing the copy leaves s as it was.
@@ -123,7 +124,7 @@ func (s Session) clone() Session {
 		r := *s.Repo
 		s.Repo = &r
 	}
-	s.Follow = s.Follow.clone()
+	s.Follow = s.Follow.Clone()
 	return s
 }
 

@@ -26,6 +26,9 @@ func ParseSessionID(id string) (team, channel, thread string, ok bool) {
 // threadKey names the thread a session lives in: what the bot routes by.
 type threadKey struct{ channel, ts string }
 
+// String names the thread: "channel/ts".
+func (k threadKey) String() string { return k.channel + "/" + k.ts }
+
 // threadOf is the thread of a session id, for a button's value.
 func threadOf(id string) (threadKey, bool) {
 	_, channel, thread, ok := ParseSessionID(id)

@@ -158,7 +158,9 @@ func (b *Bot) finishStart(ctx context.Context, st store.Start) {
 		b.forgetStart(log, st.ID)
 	case errors.Is(err, store.ErrNotFound):
 		log.Info("finishing a session's start left behind by a stopped process", "thread", ts)
-		b.reg.deliver(key, d.create(st.ID))
+		c := d.create(st.ID)
+		c.swept = true
+		b.reg.deliver(key, c)
 	default:
 		log.Warn("finishing a start left behind failed; trying again later", "err", err)
 	}

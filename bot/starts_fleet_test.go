@@ -65,3 +65,16 @@ func TestFleetFinishesALeftStartOnce(t *testing.T) {
 		return err == nil && len(got) == 1 && got[0].ID == young.ID
 	})
 }
+
+// On PostgreSQL: the database refuses the new thread's lease right after
+// the root post; the start sweep gives the session to that thread, and
+// the user is not asked to retry.
+func TestFleetStartWhoseLeaseIsRefusedFinishesInItsThread(t *testing.T) {
+	f := newFleetEnv(t, "a")
+	a := f.replicas["a"]
+	var leases *dbRefusal
+	leaseRefusedAfterRootPost(t, f.env,
+		func() { leases = refuse(t, f.url, "h9_leases", "true") }, func() { leases.allow() }, func() int64 { return leases.refused() },
+		func() { a.bot.finishStarts(f.ctx, func(store.Start) bool { return true }) },
+		a.store)
+}

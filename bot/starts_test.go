@@ -1,8 +1,11 @@
 package bot
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // leaveStart writes what a process killed after /h9 run recorded its
@@ -119,4 +123,79 @@ func TestStartForgottenOnceTheSessionIsStored(t *testing.T) {
 		t.Errorf("after the restart: %d root messages, %d more model calls, %d Done messages; want nothing new",
 			n, e.model.Calls()-calls, len(e.botMessages(thread, "Done:")))
 	}
+}
+
+// refusingLeases is the Leases a bbolt-backed bot is given, refusing every
+// acquire while refuse is set, as a store that cannot grant one would:
+// bbolt's own leases are always granted, so this is the only way to play
+// the refusal on it.
+type refusingLeases struct {
+	Leases
+	refuse  *atomic.Bool
+	refused *atomic.Int64
+}
+
+func (l refusingLeases) AcquireLease(ctx context.Context, key store.LeaseKey) (store.Lease, error) {
+	if l.refuse.Load() {
+		l.refused.Add(1)
+		return store.Lease{}, errors.New("the test refuses this lease")
+	}
+	return l.Leases.AcquireLease(ctx, key)
+}
+
+// leaseRefusedAfterRootPost plays /h9 run whose new thread's lease cannot
+// be taken right after its root message (ARCHITECTURE.md, "Lifetimes and
+// deadlines"): refuse makes the store refuse leases, allow lets it grant
+// them again, refused counts the refusals, sweep runs the start sweep as
+// it runs once a start is old enough, st is the store the bot runs on. The user does what h9 answers: told to try again, they
+// run the command again. One request must end as one session, in the
+// thread the command began, with one run.
+func leaseRefusedAfterRootPost(t *testing.T, e *env, refuse, allow func(), refused func() int64, sweep func(), st Store) {
+	t.Helper()
+	e.model.Enqueue(fakemodel.Text("Tidied."), fakemodel.Text("Tidied again."))
+	refuse()
+	thread := e.startSession("run", "tidy the logs")
+	told := e.fakes.WaitEphemeral(testChannel, testUser, "cannot save right now")
+	if refused() == 0 {
+		t.Fatal("the new thread's lease was never refused: the test did not play the refusal")
+	}
+	allow()
+	if strings.Contains(told.Text, "try again") {
+		e.startSession("run", "tidy the logs") // as told
+	}
+	sweep()
+	e.waitMessage(thread, "Done:", 1)
+	e.waitFor("the start forgotten", func() bool { got, err := st.Starts(e.ctx); return err == nil && len(got) == 0 })
+	if n := len(e.rootMessages()); n != 1 {
+		t.Errorf("%d root messages: h9 answered %q and one request became %d sessions", n, told.Text, n)
+	}
+	got, err := st.ListChannel(e.ctx, testChannel)
+	var threads []string
+	for _, r := range got {
+		threads = append(threads, r.Meta.Thread)
+	}
+	if err != nil || len(threads) != 1 || threads[0] != thread {
+		t.Errorf("sessions stored in threads %v (%v); want one, in %s", threads, err, thread)
+	}
+	if n := e.model.Calls(); n != 1 {
+		t.Errorf("%d runs, want 1", n)
+	}
+	if strings.Contains(told.Text, "try again") || !strings.Contains(told.Text, "starts here by itself") {
+		t.Errorf("h9 answered %q; it must say the session starts by itself in this thread", told.Text)
+	}
+}
+
+// On bbolt: the lease refused right after the root post; the start sweep
+// gives the session to that thread, and the user is not asked to retry.
+func TestStartWhoseLeaseIsRefusedFinishesInItsThread(t *testing.T) {
+	testenv.Full(t, "a whole /h9 run through the fake Slack and model")
+	var refuse atomic.Bool
+	var refused atomic.Int64
+	e := prepareEnv(t, t.TempDir(), func(c *Config) {
+		c.Leases = refusingLeases{Leases: c.Leases, refuse: &refuse, refused: &refused}
+	})
+	e.start()
+	leaseRefusedAfterRootPost(t, e, func() { refuse.Store(true) }, func() { refuse.Store(false) }, refused.Load,
+		func() { e.bot.finishStarts(e.ctx, func(store.Start) bool { return true }) },
+		e.store)
 }

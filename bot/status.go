@@ -85,7 +85,7 @@ func (b *Bot) statusRow(links context.Context, rec *Session) (render.StatusRow, 
 		}
 	}
 	row := render.StatusRow{
-		Task: rec.Task, State: rec.State.label(), Progress: p, Updated: rec.Updated,
+		Task: rec.Task, State: rec.stateLabel(), Progress: p, Updated: rec.Updated,
 		Spend:     b.cfg.tokenRules().spend(tokens),
 		Permalink: b.api.Permalink(links, b.log, rec.Channel, rec.ThreadTS),
 	}
@@ -93,7 +93,7 @@ func (b *Bot) statusRow(links context.Context, rec *Session) (render.StatusRow, 
 		line := rec.Repo.line()
 		row.Repo = &line
 	}
-	row.Request = rec.Follow.status()
+	row.Request = rec.Follow.Describe()
 	if row.Request == "" && rec.Repo != nil && rec.Repo.PullRequest != "" {
 		row.Request = rec.Repo.PullRequest + ", not followed"
 	}

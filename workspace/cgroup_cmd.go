@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -173,4 +174,77 @@ func (b *cgroupBase) removeStale() {
 func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// maxIdleCgroups bounds the empty cgroups kept for reuse, per set of limits.
+const maxIdleCgroups = 8
+
+// cgroupPool keeps empty per-command cgroups for the next command with the
+// same limits: creating a memory cgroup costs more than half a millisecond
+// here, and reuse leaves only the joins on a command's path.
+type cgroupPool struct {
+	mu   sync.Mutex
+	idle map[Limits][]*cmdCgroup
+}
+
+// take returns an empty cgroup with limits l, reused or new. Its kernel
+// counters are cumulative, so their values now become the baseline.
+func (b *cgroupBase) take(l Limits) (*cmdCgroup, error) {
+	b.pool.mu.Lock()
+	var c *cmdCgroup
+	if idle := b.pool.idle[l]; len(idle) > 0 {
+		c, b.pool.idle[l] = idle[len(idle)-1], idle[:len(idle)-1]
+	}
+	b.pool.mu.Unlock()
+	if c == nil {
+		var err error
+		if c, err = b.create(l); err != nil {
+			return nil, err
+		}
+	}
+	c.limits = l
+	c.baseMemory, c.basePids = c.counters()
+	return c, nil
+}
+
+// give takes back a command's cgroup: killed, and kept for reuse if it is
+// empty and the pool has room, else removed before give returns. Removal
+// is done here, by the command's own cleanup, rather than left to a
+// goroutine nobody waits for: a cgroup whose last task is still being
+// reaped (bwrap's namespace init) takes a few milliseconds, and h9's exit
+// must not leave it behind.
+func (b *cgroupBase) give(c *cmdCgroup) {
+	c.kill()
+	if c.empty() && b.pool.keep(c) {
+		return
+	}
+	c.remove()
+}
+
+// keep adds an empty cgroup to the idle ones unless its limits already
+// have maxIdleCgroups.
+func (p *cgroupPool) keep(c *cmdCgroup) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.idle[c.limits]) >= maxIdleCgroups {
+		return false
+	}
+	if p.idle == nil {
+		p.idle = map[Limits][]*cmdCgroup{}
+	}
+	p.idle[c.limits] = append(p.idle[c.limits], c)
+	return true
+}
+
+// empty: no task is left, not even an exited one nobody has reaped yet
+// (bwrap's namespace init is reaped by the host's init, later). Those still
+// count in pids.current, and would count against the next command.
+func (c *cmdCgroup) empty() bool {
+	switch {
+	case c.v2 != "":
+		return readTrim(filepath.Join(c.v2, "pids.current")) == "0"
+	case c.pids != "":
+		return readTrim(filepath.Join(c.pids, "pids.current")) == "0"
+	}
+	return readTrim(filepath.Join(c.memory, "cgroup.procs")) == ""
 }

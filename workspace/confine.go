@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -165,4 +166,129 @@ func lastCapability() int {
 		return 63
 	}
 	return n
+}
+
+// readableDevices are the device files a plan-mode command may read under
+// Landlock; /dev/null may also be written.
+var readableDevices = []string{"/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
+
+// confinement builds plan mode's Landlock rules from the view: the same
+// directories bwrap would show, minus the hidden ones and the secret files
+// (Landlock allows, it cannot subtract: a directory holding one is allowed
+// entry by entry), plus /proc (Landlock already denies the files of
+// processes outside the domain, h9's among them) and the scratch /tmp.
+func (s *sandbox) confinement(p place, scratch string) *confinement {
+	c := &confinement{
+		ReadDirs:   []string{"/proc", p.dir, p.home},
+		ReadFiles:  readableDevices,
+		WriteDirs:  []string{scratch},
+		WriteFiles: []string{os.DevNull},
+	}
+	for _, r := range s.view.roots() {
+		dirs, files := allowBelow(r, s.view.excludedUnder(r))
+		c.ReadDirs = append(c.ReadDirs, dirs...)
+		c.ReadFiles = append(c.ReadFiles, files...)
+	}
+	return c
+}
+
+// allowBelow lists the directories and files to allow so that everything
+// under root is reachable except the excluded paths. Symlinks get no rule:
+// Landlock judges the file they lead to.
+func allowBelow(root string, excluded []string) (dirs, files []string) {
+	if len(excluded) == 0 {
+		return []string{root}, nil
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, nil
+	}
+	for _, e := range ents {
+		p := filepath.Join(root, e.Name())
+		var below []string
+		skip := false
+		for _, x := range excluded {
+			switch {
+			case x == p:
+				skip = true
+			case within(x, p):
+				below = append(below, x)
+			}
+		}
+		switch {
+		case skip:
+		case len(below) > 0:
+			d, f := allowBelow(p, below)
+			dirs, files = append(dirs, d...), append(files, f...)
+		case e.IsDir():
+			dirs = append(dirs, p)
+		case e.Type().IsRegular():
+			files = append(files, p)
+		}
+	}
+	return dirs, files
+}
+
+// execConfinement is the Landlock execution mode's (H9_SANDBOX=auto
+// without bwrap): plan mode's view, and writes to the session's workspace
+// and home besides the scratch /tmp. Everything else of the data
+// directory, other sessions' workspaces among them, is neither readable
+// nor writable. TCP is refused unless p asks for the network (a setup
+// command); signals and abstract unix sockets are scoped to the command.
+func (s *sandbox) execConfinement(p place, scratch string) *confinement {
+	c := s.confinement(p, scratch)
+	c.Landlock, c.Exec, c.Network = true, true, p.network
+	read := c.ReadDirs[:0:0]
+	for _, d := range c.ReadDirs {
+		if d != p.dir && d != p.home {
+			read = append(read, d)
+		}
+	}
+	c.ReadDirs = read
+	c.WriteDirs = append(c.WriteDirs, p.dir, p.home)
+	return c
+}
+
+// landlockScopeABI is the first Landlock ABI that scopes signals.
+const landlockScopeABI = 6
+
+// signalScope is a Landlock domain that restricts nothing but signals
+// (and ptrace, which every domain restricts): a process in it cannot
+// signal or trace one outside. An unsandboxed command keeps its files,
+// network and capabilities, but cannot kill its launcher, the subreaper
+// that finds whatever it leaves behind.
+var signalScope = landlock.Config{Scoped: ll.ScopeSignal}
+
+// startScoped starts an unconfined command (startRestricted) with the
+// seccomp filter of every command and, when scoped, in its own signal
+// scope.
+func startScoped(scoped bool, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+	return startRestricted(func() error { return enterCommandScope(scoped) }, argv, attr)
+}
+
+func enterCommandScope(scoped bool) error {
+	// Without CAP_SYS_ADMIN the kernel takes a filter or a domain only with
+	// no_new_privs.
+	if !hasCapability(unix.CAP_SYS_ADMIN) {
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			return fmt.Errorf("setting no_new_privs: %w", err)
+		}
+	}
+	if err := commandPolicy().install(); err != nil && !errors.Is(err, errNoSeccomp) {
+		return fmt.Errorf("installing the seccomp filter: %w", err)
+	}
+	if !scoped {
+		return nil
+	}
+	return enterDomain(signalScope)
+}
+
+// hasCapability reports whether this thread's effective set holds c.
+func hasCapability(c int) bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if unix.Capget(&hdr, &data[0]) != nil {
+		return false
+	}
+	return data[c/32].Effective&(1<<(uint(c)%32)) != 0
 }

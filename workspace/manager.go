@@ -3,11 +3,14 @@
 package workspace
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Level is the sandbox actually in force for bash.
@@ -199,4 +202,201 @@ func (m *Manager) aliasesFor(name string) []string {
 		out = append(out, filepath.Join(a, name))
 	}
 	return out
+}
+
+// Exists reports whether the session's workspace directory exists.
+func (m *Manager) Exists(sessionID string) (bool, error) {
+	dir, err := m.Path(sessionID)
+	if err != nil {
+		return false, err
+	}
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	case !fi.IsDir():
+		return false, fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	return true, nil
+}
+
+// Create makes the session's workspace with fill, which gets an empty
+// directory to fill (a repository checkout) before it takes the
+// workspace's place. A crash or a failed fill leaves no workspace behind,
+// so a later Create starts again; an existing workspace is left as it is
+// (created is false). fill must not keep absolute paths of the directory
+// it is given: the directory is renamed into place.
+func (m *Manager) Create(sessionID string, fill func(dir string) error) (created bool, err error) {
+	dir, err := m.Path(sessionID)
+	if err != nil {
+		return false, err
+	}
+	if ok, err := m.Exists(sessionID); err != nil || ok {
+		return false, err
+	}
+	tmp, err := os.MkdirTemp(m.root, ".new-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(tmp) // a no-op after a successful rename
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return false, err
+	}
+	if err := fill(tmp); err != nil {
+		return false, err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if ok, _ := m.Exists(sessionID); ok {
+			return false, nil // another Create of the session won
+		}
+		return false, fmt.Errorf("creating the workspace of session %q: %w", sessionID, err)
+	}
+	return true, nil
+}
+
+// OpenFile opens a regular file of the workspace for reading, confined to
+// it (no symlink out) and never blocking on a FIFO or device.
+func (w *Workspace) OpenFile(path string) (*os.File, error) {
+	rel, err := w.rel(path)
+	if err != nil {
+		return nil, err
+	}
+	var f *os.File
+	err = w.withRoot(func(root *os.Root) error {
+		f, err = openRegular(root, rel, path)
+		return err
+	})
+	if err != nil {
+		return nil, w.fileErr(path, err)
+	}
+	return f, nil
+}
+
+// Remove deletes a file of the workspace (not a directory); a missing
+// file is no error.
+func (w *Workspace) Remove(path string) error {
+	rel, err := w.rel(path)
+	if err != nil {
+		return err
+	}
+	err = w.withRoot(func(root *os.Root) error {
+		fi, err := root.Lstat(rel)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return err
+		case fi.IsDir():
+			return fmt.Errorf("%w: %q is a directory", ErrIsDirectory, path)
+		}
+		return root.Remove(rel)
+	})
+	return w.fileErr(path, err)
+}
+
+// spareDir holds checkouts made ahead of the sessions that will take them.
+const spareDir = ".spare"
+
+// SpareDir is where a directory made ahead for key (a repository and its
+// base branch) waits for a session's Create to take it: under Root, so
+// hidden from every command like the workspaces, and on their file system,
+// so taking it is a rename. Its parent exists; it need not.
+func (m *Manager) SpareDir(key string) (string, error) {
+	name, err := dirName(key)
+	if err != nil {
+		return "", err
+	}
+	parent := filepath.Join(m.root, spareDir)
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return "", err
+	}
+	return filepath.Join(parent, name), nil
+}
+
+// OpenSpare opens dir, a directory being made beside the spares (its
+// parent is SpareDir's), as a workspace for the repository's setup
+// command run ahead of any session, sandboxed exactly like a session's
+// setup, with cache as its repository's cache ("" for none). Its HOME is
+// a throwaway one; done closes the workspace and removes that home (a
+// session that takes the spare gets its own).
+func (m *Manager) OpenSpare(dir, cache string) (w *Workspace, done func(), err error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if filepath.Dir(real) != filepath.Join(m.root, spareDir) {
+		return nil, nil, fmt.Errorf("%w: %s is not being made as a spare", ErrInvalidArgument, dir)
+	}
+	home := filepath.Join(m.root, spareDir, ".home-"+filepath.Base(real))
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return nil, nil, err
+	}
+	if w, err = openWorkspace(real, home, nil, m.sandbox); err != nil {
+		os.RemoveAll(home)
+		return nil, nil, err
+	}
+	w.cache = cache
+	return w, func() { w.Close(); os.RemoveAll(home) }, nil
+}
+
+// checkTemplate resolves the template directory once, at start, so a typo in
+// H9_WORKSPACE_TEMPLATE fails loudly instead of on the first session.
+func checkTemplate(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("workspace template %s: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace template: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("workspace template %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// copyTemplate copies the template tree into dst (which must be empty),
+// keeping execute bits and symlinks as they are.
+func copyTemplate(template, dst string) error {
+	if err := os.CopyFS(dst, os.DirFS(template)); err != nil {
+		return fmt.Errorf("copying workspace template: %w", err)
+	}
+	return nil
+}
+
+// maxDirName keeps directory names well under NAME_MAX (255).
+const maxDirName = 120
+
+// dirName maps a session id to a directory name that is safe and unique.
+// It is an escaping, not a lossy replacement, so two ids never share a
+// directory: [A-Za-z0-9.-] stay, every other byte (and '_' itself) becomes
+// _XX. A leading '.' is escaped too, so "." and ".." cannot appear and the
+// manager's own dot-prefixed temporary directories never collide. Very long
+// ids are cut and suffixed with a hash of the whole id.
+func dirName(sessionID string) (string, error) {
+	if sessionID == "" {
+		return "", fmt.Errorf("%w: empty", ErrInvalidSessionID)
+	}
+	var b strings.Builder
+	for i := 0; i < len(sessionID); i++ {
+		c := sessionID[i]
+		if isSafeNameByte(c) && !(i == 0 && c == '.') {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "_%02x", c)
+	}
+	name := b.String()
+	if len(name) > maxDirName {
+		sum := sha256.Sum256([]byte(sessionID))
+		name = name[:maxDirName-33] + "~" + hex.EncodeToString(sum[:16])
+	}
+	return name, nil
+}
+
+func isSafeNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-'
 }

@@ -6,4 +6,4 @@ package workspace
 // metadata; installMetadataFilter reports errNoSeccomp.
 const seccompArch = 0
 
-var blockedSyscalls []uintptr
+var metadataSyscalls []uintptr

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/h9-app/h9/workspace/netx"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -116,15 +117,5 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 
 // wait sleeps d unless the client goes away first.
 func wait(r *http.Request, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
+	return d <= 0 || netx.Sleep(r.Context(), d) == nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/h9-app/h9/workspace/netx"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -15,11 +16,8 @@ import (
 // maxMessage bounds one message from a server (the SDK's default is 16 MiB).
 const maxMessage = 4 << 20
 
-// Reconnection backoff after a failed attempt.
-const (
-	firstBackoff = time.Second
-	maxBackoff   = time.Minute
-)
+// reconnectBackoff spaces the attempts after a failed one.
+var reconnectBackoff = netx.Backoff{Base: time.Second, Max: time.Minute}
 
 // remote is one Streamable HTTP server, shared by every session: one MCP
 // session, made when first needed and again after it broke, with backoff.
@@ -45,16 +43,12 @@ func newRemote(s *server) *remote {
 		Capabilities:           &mcp.ClientCapabilities{},
 	})
 	dialer := &net.Dialer{Timeout: connectTimeout}
-	r.http = &http.Client{Transport: headerTransport{
-		headers: s.cfg.Headers,
-		base: &http.Transport{
-			Proxy: nil, DialContext: dialer.DialContext, TLSHandshakeTimeout: connectTimeout,
-			MaxIdleConnsPerHost: 8, IdleConnTimeout: 90 * time.Second,
-			// A server that never answers fails the request; an SSE stream, once
-			// its headers came, is not cut.
-			ResponseHeaderTimeout: s.m.opts.CallTimeout + connectTimeout,
-		},
-	}}
+	base := netx.Transport(8)
+	base.Proxy, base.DialContext, base.TLSHandshakeTimeout = nil, dialer.DialContext, connectTimeout
+	// A server that never answers fails the request; an SSE stream, once
+	// its headers came, is not cut.
+	base.ResponseHeaderTimeout = s.m.opts.CallTimeout + connectTimeout
+	r.http = &http.Client{Transport: headerTransport{headers: s.cfg.Headers, base: base}}
 	return r
 }
 
@@ -128,7 +122,7 @@ func (r *remote) connect() {
 func (r *remote) failed(err error) {
 	r.failures++
 	r.err = errors.New(r.s.m.scrub.String(oneLine(err.Error())))
-	backoff := min(firstBackoff<<min(r.failures-1, 10), maxBackoff)
+	backoff := reconnectBackoff.Step(r.failures)
 	r.next = time.Now().Add(backoff)
 	if r.failures == 1 || r.failures%10 == 0 {
 		r.s.m.log.Warn("MCP server unreachable; its tools are left out until it answers",

@@ -29,7 +29,7 @@ func BenchmarkReadAnswer(b *testing.B) {
 				resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {contentType}}}
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := m.read(resp, bytes.NewReader(body)); err != nil {
+					if _, err := m.read(resp, bytes.NewReader(body), nil); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -1,12 +1,13 @@
 package openai
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
-
-	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // endpoint is where chat completions go and how the key travels.
@@ -14,7 +15,7 @@ type endpoint struct {
 	chatURL string
 	// azure sends the key as the api-key header instead of a bearer token.
 	azure bool
-	// base, apiVersion and deployment configure go-openai for the models list.
+	// base, apiVersion and deployment locate the models list (modelsURL).
 	base, apiVersion, deployment string
 }
 
@@ -90,19 +91,119 @@ func (ep endpoint) authorize(h http.Header, key string) {
 	}
 }
 
-// goOpenAIConfig is a go-openai configuration for the same endpoint, used
-// for the models list.
-func (ep endpoint) goOpenAIConfig(key string, client *http.Client) goopenai.ClientConfig {
-	cfg := goopenai.DefaultConfig(key)
+// modelsURL is where the endpoint lists its models: ".../models" beside
+// the chat route, Azure's ".../openai/models" for a deployment URL, with
+// the api-version when there is one.
+func (ep endpoint) modelsURL() string {
+	u := strings.TrimRight(ep.base, "/")
 	if ep.deployment != "" {
-		cfg = goopenai.DefaultAzureConfig(key, ep.base)
-		cfg.APIVersion = ep.apiVersion
-		dep := ep.deployment
-		cfg.AzureModelMapperFunc = func(string) string { return dep }
-	} else {
-		cfg.BaseURL = ep.base
-		cfg.APIVersion = ep.apiVersion
+		u += "/openai"
 	}
-	cfg.HTTPClient = client
-	return cfg
+	u += "/models"
+	if ep.apiVersion != "" {
+		u += "?" + url.Values{"api-version": {ep.apiVersion}}.Encode()
+	}
+	return u
+}
+
+// The probe's one tool and the word it returns.
+const (
+	probeToolName = "get_magic_word"
+	probeWord     = "pineapple"
+	probePrompt   = "Call the tool " + probeToolName + ", then reply with the word it returns and nothing else."
+)
+
+// ToolProbe is what a tool-calling round trip found.
+type ToolProbe struct {
+	Called bool   // the model called the tool, and answered its result
+	AsText bool   // it wrote the call as text: the server parses no tool calls
+	Answer string // the model's last text
+}
+
+// ProbeTools makes one tiny tool-calling round trip, the way a run does:
+// a request offering one tool, then, when the model calls it, the tool's
+// result back (with whatever the endpoint must get back, such as Gemini's
+// thought signatures) and the model's answer. A server without a
+// tool-call parser fails here, with an error that DescribeError
+// words with the fix, or by writing the call as text. There is no retry.
+func ProbeTools(ctx context.Context, m Model, modelName string) (ToolProbe, error) {
+	req := Request{Model: modelName, Tools: []Tool{probeTool()}, Messages: []Message{userMessage(probePrompt)}}
+	first, err := probeOnce(ctx, m, req)
+	if err != nil {
+		return ToolProbe{}, err
+	}
+	if len(first.ToolCalls) == 0 {
+		return ToolProbe{AsText: writtenCall(first.Content), Answer: first.Content}, nil
+	}
+	req.Messages = append(req.Messages, first)
+	for _, c := range first.ToolCalls {
+		req.Messages = append(req.Messages, toolMessage(c.ID, probeWord))
+	}
+	second, err := probeOnce(ctx, m, req)
+	if err != nil {
+		return ToolProbe{}, err
+	}
+	return ToolProbe{Called: true, Answer: second.Content}, nil
+}
+
+func probeOnce(ctx context.Context, m Model, req Request) (Message, error) {
+	ans, err := m.Complete(ctx, req)
+	if err == nil {
+		err = checkAnswer(&ans, len(req.Messages))
+	}
+	return ans.Message, err
+}
+
+func probeTool() Tool {
+	return Tool{Name: probeToolName, Description: "Returns the magic word.", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)}
+}
+
+// writtenCall reports whether text is a tool call written out, as models
+// do when the server does not parse their calls: the tool's name, or the
+// markers chat templates use for calls.
+func writtenCall(text string) bool {
+	return strings.Contains(text, probeToolName) ||
+		containsAny(text, "<tool_call>", "[TOOL_CALLS]", "<|python_tag|>", `"arguments"`)
+}
+
+// maxModelsBytes bounds a models list (OpenRouter's, the longest, is
+// about 1 MiB).
+const maxModelsBytes = 8 << 20
+
+// ListModels lists the endpoint's model ids (h9 doctor), its errors
+// classified, worded and scrubbed like a chat request's.
+func (m *Client) ListModels(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, m.idle) // a short list: one idle wait bounds it
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.ep.modelsURL(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	m.ep.authorize(req.Header, m.key)
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return nil, m.scrub(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxModelsBytes))
+	switch {
+	case resp.StatusCode >= 300:
+		return nil, m.scrub(decodeErrorBody(resp.StatusCode, raw, resp.Header))
+	case err != nil:
+		return nil, m.scrub(&droppedError{err: fmt.Errorf("reading the models list: %w", err)})
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("decoding the models list: %w", err)
+	}
+	ids := make([]string, len(list.Data))
+	for i, md := range list.Data {
+		ids[i] = md.ID
+	}
+	return ids, nil
 }

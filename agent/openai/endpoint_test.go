@@ -66,7 +66,8 @@ func TestAuthorize(t *testing.T) {
 	}
 }
 
-// The models list goes through go-openai, configured for each URL form.
+// The models list is read from each URL form, as go-openai reads it
+// (the fake serves the routes go-openai calls), and its errors are words.
 func TestListModels(t *testing.T) {
 	srv := fakemodel.New(fakemodel.WithModels("a", "b"), fakemodel.WithAPIKey("k"))
 	defer srv.Close()

@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/h9-app/h9/workspace/netx"
 )
 
 const (
@@ -49,10 +48,13 @@ func (e *modelError) Error() string   { return fmt.Sprintf("after %d tries: %v",
 func (e *modelError) Unwrap() []error { return []error{ErrModel, e.err} }
 
 // Whatever it returns, the answer's Discarded holds the usage of the
-// answers it refused on the way: they cost tokens all the same.
+// answers it refused on the way: they cost tokens all the same. A try that
+// gave req.OnText some text and then failed, or was refused, is followed
+// by req.OnRetract (see Request).
 func (m retryModel) Complete(ctx context.Context, req Request) (Answer, error) {
 	empties := 0
 	var spent Usage
+	backoff := netx.Backoff{Base: m.base, Max: maxBackoff}
 	for try := 1; ; try++ {
 		ans, err := m.try(ctx, req)
 		if err == nil {
@@ -71,63 +73,45 @@ func (m retryModel) Complete(ctx context.Context, req Request) (Answer, error) {
 		if !f.retryable() || try >= m.tries || empties >= emptyAnswerTries {
 			return failed, &modelError{tries: try, err: err}
 		}
-		if err := sleep(ctx, m.delay(try, retryHeader(err))); err != nil {
+		if err := netx.Sleep(ctx, delay(backoff.Jitter(try), err)); err != nil {
 			return failed, err
 		}
 	}
 }
 
-// try sends req once and checks the answer; the try is counted.
+// try sends req once and checks the answer; the try is counted. When it
+// fails after some of its text reached req.OnText, req.OnRetract says so.
 func (m retryModel) try(ctx context.Context, req Request) (Answer, error) {
+	heard := false
+	if onText := req.OnText; onText != nil {
+		req.OnText = func(piece string) {
+			heard = true
+			onText(piece)
+		}
+	}
 	start := time.Now()
 	ans, err := m.model.Complete(ctx, req)
 	if err == nil {
 		err = checkAnswer(&ans, len(req.Messages))
 	}
 	m.metrics.ModelRequest(time.Since(start), failureKind(ctx, err))
+	if err != nil && heard && req.OnRetract != nil {
+		req.OnRetract()
+	}
 	return ans, err
 }
 
-// delay is the wait before try+1: backoff with full jitter, at least Retry-After.
-func (m retryModel) delay(try int, h http.Header) time.Duration {
-	backoff := min(m.base<<(try-1), maxBackoff)
-	d := time.Duration(rand.Int64N(int64(backoff) + 1))
-	if ra, ok := retryAfter(h); ok {
-		d = max(d, min(ra, maxRetryAfter))
-	}
-	return d
-}
-
-func retryHeader(err error) http.Header {
+// delay is the wait before the next try: the backoff's, but never sooner
+// than the endpoint's Retry-After (bounded by maxRetryAfter).
+func delay(backoff time.Duration, err error) time.Duration {
 	var ee *EndpointError
-	if errors.As(err, &ee) {
-		return ee.Header
+	if !errors.As(err, &ee) {
+		return backoff
 	}
-	return nil
-}
-
-// retryAfter reads OpenAI's retry-after-ms, then the standard Retry-After
-// (seconds or an HTTP date).
-func retryAfter(h http.Header) (time.Duration, bool) {
-	if h == nil {
-		return 0, false
+	if ra, ok := netx.RetryAfter(ee.Header, time.Now()); ok {
+		return max(backoff, min(ra, maxRetryAfter))
 	}
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
+	return backoff
 }
 
 // HTTPStatus is the HTTP status of an endpoint's error answer, 0 if err
@@ -140,13 +124,52 @@ func HTTPStatus(err error) int {
 	return 0
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+// Metrics hears every request to the model endpoint.
+type Metrics interface {
+	// ModelRequest: one try of a model request (retries are tries of
+	// their own) ended after d; failure is "" when the answer was usable,
+	// else its kind, one of Failures.
+	ModelRequest(d time.Duration, failure string)
+	// Tokens: what one answer used; estimated when the endpoint reported
+	// no usage and h9 estimated it.
+	Tokens(prompt, completion int, estimated bool)
+}
+
+// Failures lists every failure kind ModelRequest reports.
+func Failures() []string {
+	out := make([]string, 0, len(failureNames)+1)
+	for _, n := range failureNames {
+		out = append(out, n)
 	}
+	return append(out, failureCancelled)
+}
+
+// failureCancelled: the request's context ended (the run was stopped).
+const failureCancelled = "cancelled"
+
+// failureNames are the failures' names in metrics.
+var failureNames = [...]string{
+	failOther: "other", failRateLimit: "rate_limit", failQuota: "quota", failAuth: "auth",
+	failNotFound: "not_found", failOverflow: "context_overflow", failSetup: "setup",
+	failServer: "server", failRejected: "rejected", failIdle: "idle_timeout",
+	failDropped: "dropped", failUnreachable: "unreachable", failEmpty: "empty_answer",
+}
+
+// failureKind names what went wrong with one try ("" for nothing).
+func failureKind(ctx context.Context, err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case ctx.Err() != nil:
+		return failureCancelled
+	}
+	return classify(err).metricName()
+}
+
+// metricName is f's name in metrics; a failure without one is "other".
+func (f failure) metricName() string {
+	if int(f) < len(failureNames) && failureNames[f] != "" {
+		return failureNames[f]
+	}
+	return failureNames[failOther]
 }

@@ -99,7 +99,9 @@ func checklistText(c Checklist, p planning.Progress, lines []string) string {
 	if task == "" {
 		task = "untitled task"
 	}
-	head := "h9: " + task + " — " + p.String() + " · " + stateLabel(c.State) + " (" + ModeLabel(c.Mode) + ")"
+	// No "h9: " in front: Slack names the sender, and a client that
+	// prefixes it would show it twice.
+	head := task + " — " + p.String() + " · " + stateLabel(c.State) + " (" + ModeLabel(c.Mode) + ")"
 	if s := c.Spend.String(); s != "" {
 		head += " · " + s
 	}

@@ -211,3 +211,13 @@ func checkButton(t *testing.T, b *slack.ButtonBlockElement, actionID, label stri
 		t.Errorf("button %q value %+v, %v; want %+v", actionID, got, err, want)
 	}
 }
+
+// The checklist's text begins with its task: Slack names the sender, so
+// an "h9: " of its own would show twice ("h9: h9: add a greeting").
+func TestChecklistTextIsNotPrefixed(t *testing.T) {
+	t.Parallel()
+	m := RenderChecklist(Checklist{SessionID: "s1", Task: "add a greeting", State: "done"})
+	if !strings.HasPrefix(m.Text, "add a greeting — ") {
+		t.Errorf("the checklist's text begins %q", m.Text)
+	}
+}

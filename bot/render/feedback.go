@@ -42,7 +42,8 @@ type CheckLine struct{ Name, State, URL, Log string }
 // Bounds of a batch message: the items it lists and what each shows.
 const (
 	maxFeedbackLines = 10
-	maxFeedbackBody  = 200
+	maxFeedbackBody  = 500 // a comment's body, quoted with its line breaks
+	maxTextBody      = 300 // a comment's body in the fallback text, on one line
 	checkLogLines    = 5
 	maxCheckLog      = 600
 )
@@ -81,7 +82,9 @@ func RenderFeedbackBatch(b FeedbackBatch) Message {
 	if note := b.leftOutNote(); note != "" {
 		bs = append(bs, contextLine("h9_feedback_left_out", note))
 	}
-	text := b.Headline()
+	// The fallback text is what notifications and text-only clients show:
+	// the feedback itself, and who decided what, as the blocks do.
+	text := safeText(b.Headline()+"\n"+b.plainItems(), 2500)
 	v := ButtonValue{SessionID: b.SessionID, Revision: b.Seq}
 	switch {
 	case b.Decided != "":
@@ -90,11 +93,12 @@ func RenderFeedbackBatch(b FeedbackBatch) Message {
 			words = mention(b.DecidedBy) + " " + words
 		}
 		bs = append(bs, contextLine("h9_feedback_decided", words))
+		text += "\n" + words
 	case len(b.Comments)+len(b.Checks) == 0:
 	case b.Auto:
 		bs = append(bs, contextLine("h9_feedback_auto", "h9 has started addressing it (follow_up: auto)."),
 			actions(BlockFeedbackActions, button(ActionStop, LabelStop, ButtonValue{SessionID: b.SessionID}, slack.StyleDanger)))
-		text += ". h9 has started addressing it."
+		text += "\nh9 has started addressing it."
 	default:
 		switch {
 		case b.QueuedBy != "":
@@ -108,7 +112,7 @@ func RenderFeedbackBatch(b FeedbackBatch) Message {
 			button(ActionAddressFeedback, LabelAddressFeedback, v, slack.StylePrimary),
 			button(ActionIgnoreFeedback, LabelIgnoreFeedback, v, "")))
 	}
-	return Message{Text: safeText(text, 3000), Blocks: bs}
+	return Message{Text: text, Blocks: bs}
 }
 
 // items lists each comment (path:line for inline ones) and each check
@@ -126,7 +130,7 @@ func (b FeedbackBatch) items() string {
 		} else if c.Kind == "review" {
 			sb.WriteString(" (review)")
 		}
-		sb.WriteString(": " + safeLine(c.Body, maxFeedbackBody) + "\n")
+		sb.WriteString(":\n" + quote(clean(c.Body), maxFeedbackBody) + "\n")
 	}
 	for _, c := range b.Checks {
 		name := safeLine(c.Name, 100)
@@ -139,6 +143,27 @@ func (b FeedbackBatch) items() string {
 		}
 	}
 	return Truncate(strings.TrimRight(sb.String(), "\n"), 2900)
+}
+
+// plainItems is items as plain text (unescaped, one line each), for the
+// message's fallback text.
+func (b FeedbackBatch) plainItems() string {
+	var lines []string
+	for i, c := range b.Comments {
+		if i == maxFeedbackLines {
+			lines = append(lines, fmt.Sprintf("… and %d more", len(b.Comments)-i))
+			break
+		}
+		where := ""
+		if c.Path != "" {
+			where = " on " + oneLine(c.Path) + ":" + strconv.Itoa(c.Line)
+		}
+		lines = append(lines, "@"+oneLine(c.Author)+where+": "+Truncate(oneLine(c.Body), maxTextBody))
+	}
+	for _, c := range b.Checks {
+		lines = append(lines, "check "+oneLine(c.Name)+" "+oneLine(c.State))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (b FeedbackBatch) leftOutNote() string {

@@ -50,3 +50,37 @@ func TestFeedbackBatchLinksChecks(t *testing.T) {
 		t.Errorf("a target a link cannot carry made it into the message: %s", all)
 	}
 }
+
+// The message shows each comment's body, not only the headline: in the
+// blocks quoted with its paragraphs, and in the fallback text that
+// notifications and text-only clients show.
+func TestFeedbackBatchShowsTheCommentBody(t *testing.T) {
+	t.Parallel()
+	b := FeedbackBatch{SessionID: "s1", Seq: 1, Request: "PR #1", Comments: []FeedbackLine{
+		{Kind: "inline", Author: "bob", Path: "README.md", Line: 3, Body: "Add an exclamation of joy.\n\nA greeting without one is flat."}}}
+	m := RenderFeedbackBatch(b)
+	mustFit(t, m)
+	if all := allText(m); !strings.Contains(all, "&gt; Add an exclamation of joy.\n&gt; \n&gt; A greeting without one is flat.") {
+		t.Errorf("the blocks do not quote the comment's body: %s", all)
+	}
+	if !strings.Contains(m.Text, "@bob on README.md:3: Add an exclamation of joy. A greeting without one is flat.") {
+		t.Errorf("the text shows only %q", m.Text)
+	}
+}
+
+// Once Address feedback is pressed, the message says who pressed it, in
+// its text as in its blocks.
+func TestFeedbackBatchDecidedNamesWhoPressed(t *testing.T) {
+	t.Parallel()
+	b := FeedbackBatch{SessionID: "s1", Seq: 1, Request: "PR #1", Comments: []FeedbackLine{{Kind: "comment", Author: "bob", Body: "Add joy."}},
+		Decided: "asked h9 to address this; the run has started.", DecidedBy: "U1"}
+	m := RenderFeedbackBatch(b)
+	mustFit(t, m)
+	want := "<@U1> asked h9 to address this; the run has started."
+	if !strings.Contains(m.Text, want) || !strings.Contains(allText(m), want) {
+		t.Errorf("the decided message does not say who pressed: text %q, blocks %s", m.Text, allText(m))
+	}
+	for _, btn := range allButtons(m) {
+		t.Errorf("a decided batch still offers %s", btn.ActionID)
+	}
+}

@@ -1,6 +1,9 @@
 package forge
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // clone is a copy a poll may change and drop on failure.
 func (c Cursor) clone() Cursor {
@@ -34,20 +37,47 @@ func (c Cursor) once(key string) bool {
 	return true
 }
 
-// settledEvery is how often (in polls) the checks of a head whose checks
-// have all finished are read again, for re-runs: a quiet GitHub pull
-// request then costs 4 requests a poll instead of 6 (≤ 300 an hour at 60s).
+// flag records, under key, whether source (check runs, statuses) has its
+// mark as of its last fresh read: "pending" holds the sources with work
+// still running on the head, "found" those that have any check on it.
+func (c Cursor) flag(key, source string, on bool) {
+	var keep []string
+	for _, s := range strings.Fields(c.Seen[key]) {
+		if s != source {
+			keep = append(keep, s)
+		}
+	}
+	if on {
+		keep = append(keep, source)
+	}
+	if len(keep) == 0 {
+		delete(c.Seen, key)
+		return
+	}
+	c.Seen[key] = strings.Join(keep, " ")
+}
+
+// settledEvery is how often (in polls) the checks of a settled head are
+// read again, for re-runs: a quiet GitHub pull request then costs 4
+// requests a poll instead of 6 (≤ 300 an hour at 60s).
 const settledEvery = 10
 
-// readChecks reports whether this poll reads the head's checks: always for
-// a new head or while a check runs or a status is pending; once they have
-// all finished, every settledEvery polls. It counts the poll.
+// readChecks reports whether this poll reads the head's checks
+// (ARCHITECTURE.md, "After the pull request"): always for a new head, while
+// a check runs or a status is pending, and while the head has no check at
+// all — CI registers its checks seconds or minutes after the push, so a
+// head without any is not settled, or a failing build would reach the
+// thread settledEvery polls late; a settled head (it has checks and all
+// have finished) every settledEvery polls. It counts the poll.
 func (c Cursor) readChecks(sha string) bool {
 	if sha == "" {
 		return false
 	}
 	polls, _ := strconv.Atoi(c.Seen["polls"])
-	c.Seen["polls"] = strconv.Itoa(polls + 1)
-	settled := c.Seen["checked"] == sha && c.Seen["pending"] == ""
-	return !settled || (polls+1)%settledEvery == 0
+	polls++
+	c.Seen["polls"] = strconv.Itoa(polls)
+	if c.Seen["checked"] != sha || c.Seen["pending"] != "" || c.Seen["found"] == "" {
+		return true
+	}
+	return polls%settledEvery == 0
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/h9-app/h9/workspace/netx"
 )
 
 // ErrAPI is what every forge error is (errors.Is): the forge refused or
@@ -90,46 +92,25 @@ func scrub(s, token string) string {
 	return strings.ReplaceAll(s, token, "[REDACTED]")
 }
 
-// retryAfter reads Retry-After (seconds) or a reset time (Unix seconds, as
-// X-RateLimit-Reset and RateLimit-Reset carry it) from a 403/429 answer;
-// ok is false when the answer is no rate limit.
+// retryAfter reads Retry-After (seconds or a date) or a reset time (as
+// X-RateLimit-Reset and RateLimit-Reset carry it) from a 403/429 answer,
+// through netx; ok is false when the answer is no rate limit.
 func retryAfter(h http.Header, status int, now time.Time) (time.Time, bool) {
 	if status != http.StatusTooManyRequests && status != http.StatusForbidden {
 		return time.Time{}, false
 	}
-	if s := h.Get("Retry-After"); s != "" {
-		if n, err := parseInt(s); err == nil {
-			return now.Add(time.Duration(n) * time.Second), true
-		}
-		if t, err := http.ParseTime(s); err == nil {
-			return t, true
-		}
+	if d, ok := netx.RetryAfter(h, now); ok {
+		return now.Add(d), true
 	}
 	remaining := h.Get("X-RateLimit-Remaining")
 	if remaining == "" {
 		remaining = h.Get("RateLimit-Remaining")
 	}
-	for _, k := range []string{"X-RateLimit-Reset", "RateLimit-Reset"} {
-		if n, err := parseInt(h.Get(k)); err == nil && (remaining == "0" || status == http.StatusTooManyRequests) {
-			return time.Unix(n, 0), true
-		}
+	if at, ok := netx.ResetAt(h, now); ok && (remaining == "0" || status == http.StatusTooManyRequests) {
+		return at, true
 	}
 	if status == http.StatusTooManyRequests {
 		return now.Add(time.Minute), true // no hint: a minute, as GitHub's docs advise for secondary limits
 	}
 	return time.Time{}, false
-}
-
-func parseInt(s string) (int64, error) {
-	var n int64
-	if s == "" {
-		return 0, errors.New("empty")
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, errors.New("not a number")
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, nil
 }

@@ -117,4 +117,7 @@ type Client interface {
 	Reply(ctx context.Context, number int, to Feedback, body string) error
 	// Comment adds a conversation comment to the request.
 	Comment(ctx context.Context, number int, body string) error
+	// Issues is what automations read and write (ARCHITECTURE.md,
+	// "Automations").
+	Issues
 }

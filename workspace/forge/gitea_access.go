@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	sdk "code.gitea.io/sdk/gitea"
@@ -123,9 +124,9 @@ func giteaThread(id int64, old bool) string {
 
 func parseGiteaThread(s string) (id int64, old bool, err error) {
 	num, side, _ := strings.Cut(s, "/")
-	n, perr := parseInt(num)
+	n, perr := strconv.ParseUint(num, 10, 63) // digits only: no sign
 	if perr != nil || n == 0 || side != "" && side != "old" {
 		return 0, false, fmt.Errorf("%w: Gitea, replying: %q is not a review comment", ErrAPI, s)
 	}
-	return n, side == "old", nil
+	return int64(n), side == "old", nil
 }

@@ -18,15 +18,30 @@ import (
 // last lines of its Gitea Actions job's log where the server serves it
 // (Gitea 1.26 and later), else its description, and its link.
 func (p *gtPoll) statuses(ctx context.Context, sha string) error {
-	combined, resp, err := p.c.GetCombinedStatus(p.g.owner, p.g.name, sha)
+	_, err := p.statusesOf(ctx, sha)
+	return err
+}
+
+// statusesOf is statuses of ref, a commit or a branch, and the commit
+// the combined status is for: a branch's head, read with it.
+func (p *gtPoll) statusesOf(ctx context.Context, ref string) (string, error) {
+	combined, resp, err := p.c.GetCombinedStatus(p.g.owner, p.g.name, ref)
 	if err != nil {
-		return p.g.err("reading the commit's statuses", resp, err)
+		return "", p.g.err("reading the commit's statuses", resp, err)
 	}
-	delete(p.cur.Seen, "pending")
+	sha := combined.SHA
+	if sha == "" { // no status: some Gitea versions then answer an empty combined status
+		if sha, err = p.commitOf(ref); err != nil {
+			return "", err
+		}
+	}
+	p.cur.newHead(sha)
+	p.cur.flag("found", "statuses", len(combined.Statuses) > 0)
+	p.cur.flag("pending", "statuses", false)
 	for _, st := range combined.Statuses {
 		switch st.State {
 		case sdk.StatusPending:
-			p.cur.Seen["pending"] = "statuses"
+			p.cur.flag("pending", "statuses", true)
 		case sdk.StatusFailure, sdk.StatusError:
 			id := fmt.Sprintf("status:%d", st.ID)
 			if p.cur.Seen[id] != "" {
@@ -34,13 +49,31 @@ func (p *gtPoll) statuses(ctx context.Context, sha string) error {
 			}
 			ch := Check{ID: id, Name: st.Context, State: string(st.State), URL: st.TargetURL, Log: tail(st.Description, LogLines)}
 			if err := p.jobLog(ctx, sha, &ch); err != nil {
-				return err
+				return "", err
 			}
 			p.cur.Seen[id] = "1"
 			p.up.Failed = append(p.up.Failed, ch)
 		}
 	}
-	return nil
+	return sha, nil
+}
+
+var commitIDRE = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// commitOf is the commit ref names: ref itself when it is a full commit
+// id, else the branch's head.
+func (p *gtPoll) commitOf(ref string) (string, error) {
+	if commitIDRE.MatchString(ref) {
+		return ref, nil
+	}
+	br, resp, err := p.c.GetRepoBranch(p.g.owner, p.g.name, ref)
+	if err != nil {
+		return "", p.g.err("reading the branch "+ref, resp, err)
+	}
+	if br.Commit == nil {
+		return "", &Error{Kind: Gitea, Doing: "reading the branch " + ref, Words: "the branch has no commit"}
+	}
+	return br.Commit.ID, nil
 }
 
 // actionsJobRE is the target URL of a Gitea Actions job's status:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,7 +94,7 @@ func (g *gitHub) Reply(ctx context.Context, number int, to Feedback, body string
 	if to.Kind != Inline {
 		return g.Comment(ctx, number, body)
 	}
-	id, err := parseInt(to.Thread)
+	id, err := strconv.ParseUint(to.Thread, 10, 63) // digits only: no sign
 	if err != nil {
 		return fmt.Errorf("%w: GitHub, replying: %q is not a review comment id", ErrAPI, to.Thread)
 	}

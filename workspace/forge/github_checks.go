@@ -70,10 +70,11 @@ func (p *ghPoll) checks(ctx context.Context, sha string) error {
 	if err != nil || !fresh {
 		return err
 	}
-	p.pending("checks", false)
+	p.cur.flag("found", "checks", len(runs.CheckRuns) > 0)
+	p.cur.flag("pending", "checks", false)
 	for _, run := range runs.CheckRuns {
 		if run.GetStatus() != "completed" {
-			p.pending("checks", true)
+			p.cur.flag("pending", "checks", true)
 		}
 		if !failedConclusions[run.GetConclusion()] || !p.cur.once("check:"+strconv.FormatInt(run.GetID(), 10)) {
 			continue
@@ -127,14 +128,15 @@ func (p *ghPoll) statuses(ctx context.Context, sha string) error {
 		return err
 	}
 	latest := map[string]bool{}
-	p.pending("statuses", false)
+	p.cur.flag("found", "statuses", len(list) > 0)
+	p.cur.flag("pending", "statuses", false)
 	for _, s := range list { // newest first
 		if latest[s.GetContext()] {
 			continue
 		}
 		latest[s.GetContext()] = true
 		if s.GetState() == "pending" {
-			p.pending("statuses", true)
+			p.cur.flag("pending", "statuses", true)
 		}
 		if (s.GetState() != "failure" && s.GetState() != "error") || !p.cur.once("status:"+strconv.FormatInt(s.GetID(), 10)) {
 			continue
@@ -143,14 +145,4 @@ func (p *ghPoll) statuses(ctx context.Context, sha string) error {
 			State: s.GetState(), URL: s.GetTargetURL(), Log: s.GetDescription()})
 	}
 	return nil
-}
-
-// pending records whether what (checks, statuses) still has work running
-// on the head, as of its last fresh read.
-func (p *ghPoll) pending(what string, running bool) {
-	parts := strings.Fields(strings.ReplaceAll(p.cur.Seen["pending"], what, ""))
-	if running {
-		parts = append(parts, what)
-	}
-	p.cur.Seen["pending"] = strings.Join(parts, " ")
 }

@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"context"
 	"fmt"
+	"github.com/h9-app/h9/workspace/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,7 @@ func git(t testing.TB, dir string, args ...string) string {
 // newRemote is a bare repository with one commit on main holding files.
 func newRemote(t testing.TB, files map[string]string) string {
 	t.Helper()
+	testenv.Full(t, "real git repositories")
 	root := t.TempDir()
 	work, bare := filepath.Join(root, "work"), filepath.Join(root, "remote.git")
 	git(t, root, "init", "--quiet", "-b", "main", work)
@@ -85,8 +87,13 @@ type fixture struct {
 
 func newFixture(t testing.TB, sandbox string, repo Repo, configure ...func(*Config)) *fixture {
 	t.Helper()
-	if sandbox == "bwrap" {
-		needBwrap(t)
+	testenv.Full(t, "real checkouts, spares and sessions")
+	testenv.Need(t, "git")
+	switch sandbox {
+	case "bwrap":
+		testenv.Need(t, "bwrap")
+	case "landlock":
+		testenv.Need(t, "landlock:1")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -105,16 +112,6 @@ func newFixture(t testing.TB, sandbox string, repo Repo, configure ...func(*Conf
 	}
 	t.Cleanup(repos.Close) // before the data directory goes: a spare may be in the making
 	return &fixture{t: t, ctx: ctx, data: data, wsm: wsm, repos: repos, remote: repo.URL}
-}
-
-func needBwrap(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set but bwrap is missing: %v", err)
-		}
-		t.Skipf("bwrap not installed (apt-get install bubblewrap; .ci/run installs it and runs every test): %v", err)
-	}
 }
 
 // prepare starts a new session on repo and returns it prepared.

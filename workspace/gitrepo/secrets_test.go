@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"context"
 	"errors"
+	"github.com/h9-app/h9/workspace/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // shows [REDACTED:NAME] instead of the value, and the agent's commands do
 // not have it in their environment (a file setup wrote, they can read).
 func TestSecretsGoToSetupOnly(t *testing.T) {
-	needBwrap(t)
+	testenv.Need(t, "bwrap")
 	const token = "npm_s3cr3t-value-0123456789"
 	data := t.TempDir()
 	secrets := []workspace.Secret{{Name: "NPM_TOKEN", Value: token}}

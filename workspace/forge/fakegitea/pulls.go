@@ -24,7 +24,8 @@ type repo struct {
 	admin    bool // the token's user administers it (SetAdmin)
 	pulls    []*Pull
 	fb       feedback
-	runs     []*run // Gitea Actions
+	runs     []*run   // Gitea Actions
+	issues   []*issue // numbered from firstIssue
 }
 
 // Pull is a pull request the fake holds.

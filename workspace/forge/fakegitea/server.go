@@ -15,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -188,7 +189,7 @@ func (s *Server) route(hr *http.Request, body []byte) reply {
 		s.limited = nil
 		return rep
 	}
-	parts := strings.Split(strings.Trim(path, "/"), "/")
+	parts := segments(hr)
 	if rep, refused := s.checkScope(hr.Method, parts); refused {
 		return rep
 	}
@@ -204,6 +205,9 @@ func (s *Server) route(hr *http.Request, body []byte) reply {
 	}
 	if len(parts) == 3 && hr.Method == http.MethodGet {
 		return reply{status: http.StatusOK, body: s.repoJSON(r)}
+	}
+	if rep, ok := s.routeIssues(r, parts[3:], hr, body); ok {
+		return rep
 	}
 	if rep, ok := s.routePulls(r, parts[3:], hr, body); ok {
 		return rep
@@ -273,4 +277,18 @@ func decode(body []byte, v any) error {
 		return fmt.Errorf("empty body")
 	}
 	return json.Unmarshal(body, v)
+}
+
+// segments is the request's path under /api/v1/, split where the client
+// put a slash: an escaped one (%2F, as in a branch name) stays inside its
+// segment, as Gitea's router has it.
+func segments(hr *http.Request) []string {
+	escaped := strings.TrimPrefix(hr.URL.EscapedPath(), "/api/v1/")
+	parts := strings.Split(strings.Trim(escaped, "/"), "/")
+	for i, p := range parts {
+		if u, err := url.PathUnescape(p); err == nil {
+			parts[i] = u
+		}
+	}
+	return parts
 }

@@ -36,6 +36,8 @@ type repo struct {
 	push     bool
 	pulls    []*Pull
 	fb       feedback
+	issues   []*issue         // numbered from firstIssue
+	events   []map[string]any // issue events, oldest first
 }
 
 // Pull is a pull request the fake holds.
@@ -183,6 +185,9 @@ func (s *Server) route(hr *http.Request, body []byte) reply {
 		return s.edit(r, parts[4], body)
 	case len(parts) == 5 && parts[3] == "pulls" && hr.Method == http.MethodGet:
 		return s.getPull(r, parts[4])
+	}
+	if rep, ok := s.routeIssues(r, parts[3:], hr, body); ok {
+		return rep
 	}
 	if rep, ok := s.routeFeedback(r, parts[3:], hr, body); ok {
 		return rep

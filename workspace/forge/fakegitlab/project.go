@@ -18,6 +18,7 @@ type project struct {
 	mrsDisabled bool
 	mrs         []*MergeRequest
 	pipelines   []*pipeline
+	issues      []*issue // by iid − 1
 }
 
 // accessOf is u's membership as the project's permissions show it.
@@ -123,6 +124,11 @@ func (s *Server) routeProject(p *project, parts []string, hr *http.Request, body
 		return s.pipelineJobs(p, parts[1], hr)
 	case len(parts) == 3 && parts[0] == "jobs" && parts[2] == "trace" && get:
 		return s.trace(p, parts[1])
+	}
+	if rep, handled := s.routeIssues(p, parts, hr, body); handled {
+		return rep
+	}
+	switch {
 	case len(parts) >= 2 && parts[0] == "merge_requests":
 		iid, err := strconv.Atoi(parts[1])
 		if err != nil || iid < 1 || iid > len(p.mrs) {

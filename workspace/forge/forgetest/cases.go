@@ -249,3 +249,53 @@ func rateLimited(t *testing.T, f Fake) {
 		t.Errorf("a failed poll moved the cursor: %v → %v", cur, after)
 	}
 }
+
+// lateChecks: CI registers its checks seconds after the push, so the
+// first poll of a new request sees none; checks that appear after it come
+// back in the very next poll (ARCHITECTURE.md, "After the pull request"),
+// each once.
+func lateChecks(t *testing.T, f Fake) {
+	ctx := context.Background()
+	bare, sha := Bare(t)
+	fg := f.Start(t, bare, true)
+	c := Client(t, fg, fg.Token())
+	n := open(t, c).Number
+	up, cur, err := c.Poll(ctx, n, sha, forge.Cursor{})
+	if err != nil || len(up.Failed) != 0 {
+		t.Fatalf("first poll: %+v, %v; want no checks yet", up.Failed, err)
+	}
+	for i := range 2 { // quiet polls before CI registers anything
+		if up, cur, err = c.Poll(ctx, n, sha, cur); err != nil || len(up.Failed) != 0 {
+			t.Fatalf("quiet poll %d: %+v, %v", i, up.Failed, err)
+		}
+	}
+	fg.AddFailingCheck(sha, "build", logOf(250))
+	status := fg.AddFailingStatus(sha, "deploy", "could not reach the staging cluster")
+	up, cur, err = c.Poll(ctx, n, sha, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var build []forge.Check
+	var deploy *forge.Check
+	for i, ch := range up.Failed {
+		if strings.Contains(ch.Name, "deploy") {
+			deploy = &up.Failed[i]
+			continue
+		}
+		build = append(build, ch)
+	}
+	checkFailed(t, build)
+	if status && (deploy == nil || !strings.Contains(deploy.Log, "could not reach the staging cluster")) {
+		t.Errorf("the errored status is not in the next poll: %+v", up.Failed)
+	}
+	for i := range settledPolls {
+		up, cur, err = c.Poll(ctx, n, sha, cur)
+		if err != nil || len(up.Failed) != 0 {
+			t.Fatalf("poll %d after: %+v, %v; want each check once", i, up.Failed, err)
+		}
+	}
+}
+
+// settledPolls is more polls than a settled head's checks wait between
+// reads (the cursor's settledEvery), so a repeat would show.
+const settledPolls = 12

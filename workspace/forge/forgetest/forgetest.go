@@ -46,12 +46,17 @@ type Forge interface {
 	AddComment(n int, author, body string)
 	// AddFailingCheck fails a check or job name on sha, its log log.
 	AddFailingCheck(sha, name, log string)
+	// AddFailingStatus sets an errored commit status context on sha, with
+	// description and no log; false when the forge has no commit status
+	// apart from its pipelines (GitLab).
+	AddFailingStatus(sha, context, description string) bool
 	Merge(n int, by string)
 	Close(n int, by string)
 	// RateLimit makes the next call answer "rate limited until".
 	RateLimit(until time.Time)
 	// Body is request n's body (description) as the forge holds it.
 	Body(n int) string
+	IssueForge
 }
 
 // Branch is the session branch of the suite's repository, one commit
@@ -71,10 +76,13 @@ func Run(t *testing.T, f Fake) {
 	t.Run("OpenRequestTwice", func(t *testing.T) { openTwice(t, f) })
 	t.Run("CheckAccess", func(t *testing.T) { checkAccess(t, f) })
 	t.Run("PollFindsEachFeedbackOnce", func(t *testing.T) { pollOnce(t, f) })
+	t.Run("ChecksThatAppearLater", func(t *testing.T) { lateChecks(t, f) })
 	t.Run("ReplyAndCommentAreSeen", func(t *testing.T) { replyAndComment(t, f) })
 	t.Run("UnknownRequest", func(t *testing.T) { unknownRequest(t, f) })
 	t.Run("MergedAndClosed", func(t *testing.T) { mergedAndClosed(t, f) })
 	t.Run("RateLimited", func(t *testing.T) { rateLimited(t, f) })
+	t.Run("IssueEvents", func(t *testing.T) { issueEvents(t, f) })
+	t.Run("BranchChecks", func(t *testing.T) { branchChecks(t, f) })
 }
 
 // Bare is a bare repository with main and Branch, Branch changing File at

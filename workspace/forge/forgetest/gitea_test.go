@@ -43,9 +43,29 @@ func (f giteaForge) AddComment(n int, author, body string) { f.gt.AddComment(gtR
 func (f giteaForge) AddFailingCheck(sha, name, log string) {
 	f.gt.AddActionsJob(gtRepo, sha, "ci", name, "failure", log)
 }
+func (f giteaForge) AddFailingStatus(sha, context, description string) bool {
+	f.gt.AddStatus(gtRepo, sha, context, "failure", description, "https://ci.example/deploy")
+	return true
+}
 func (f giteaForge) Merge(n int, by string)    { f.gt.Merge(gtRepo, n, by) }
 func (f giteaForge) Close(n int, by string)    { f.gt.ClosePull(gtRepo, n, by) }
 func (f giteaForge) RateLimit(until time.Time) { f.gt.RateLimit(time.Until(until)) }
 func (f giteaForge) Body(n int) string         { return f.gt.Pulls(gtRepo)[n-1].Body }
 
 func TestGiteaConforms(t *testing.T) { forgetest.Run(t, giteaFake{}) }
+
+func (f giteaForge) AddIssue(author, title, body string) int {
+	return f.gt.AddIssue(gtRepo, author, title, body)
+}
+func (f giteaForge) Label(n int, label, actor string)     { f.gt.Label(gtRepo, n, label, actor) }
+func (f giteaForge) Assign(n int, assignee, actor string) { f.gt.Assign(gtRepo, n, assignee, actor) }
+func (f giteaForge) CloseIssue(n int, by string)          { f.gt.CloseIssue(gtRepo, n, by) }
+func (f giteaForge) IssueComments(n int) []string {
+	var out []string
+	for _, c := range f.gt.Comments(gtRepo, n) {
+		if c.Author == f.gt.Login() {
+			out = append(out, c.Body)
+		}
+	}
+	return out
+}

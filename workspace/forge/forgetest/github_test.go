@@ -42,9 +42,27 @@ func (f gitHubForge) AddComment(n int, author, body string) { f.gh.AddComment(gh
 func (f gitHubForge) AddFailingCheck(sha, name, log string) {
 	f.gh.AddCheckRun(ghRepo, sha, name, "github-actions", "failure", log)
 }
+func (f gitHubForge) AddFailingStatus(sha, context, description string) bool {
+	f.gh.AddStatus(ghRepo, sha, context, "error", description, "https://ci.example/deploy")
+	return true
+}
 func (f gitHubForge) Merge(n int, by string)    { f.gh.Merge(ghRepo, n, by) }
 func (f gitHubForge) Close(n int, by string)    { f.gh.ClosePull(ghRepo, n, by) }
 func (f gitHubForge) RateLimit(until time.Time) { f.gh.RateLimit(until) }
 func (f gitHubForge) Body(n int) string         { return f.gh.Pulls(ghRepo)[n-1].Body }
 
 func TestGitHubConforms(t *testing.T) { forgetest.Run(t, gitHubFake{}) }
+
+func (f gitHubForge) AddIssue(author, title, body string) int {
+	return f.gh.AddIssue(ghRepo, author, title, body)
+}
+func (f gitHubForge) Label(n int, label, actor string)     { f.gh.Label(ghRepo, n, label, actor) }
+func (f gitHubForge) Assign(n int, assignee, actor string) { f.gh.Assign(ghRepo, n, assignee, actor) }
+func (f gitHubForge) CloseIssue(n int, by string)          { f.gh.CloseIssue(ghRepo, n, by) }
+func (f gitHubForge) IssueComments(n int) []string {
+	var out []string
+	for _, w := range f.gh.Written(ghRepo, n) {
+		out = append(out, w.Body)
+	}
+	return out
+}

@@ -49,9 +49,31 @@ func (f gitLabForge) AddFailingCheck(sha, name, log string) {
 	id := f.gl.AddPipeline(glProject, sha, "failed")
 	f.gl.AddJob(glProject, id, name, "failed", log)
 }
-func (f gitLabForge) Merge(n int, by string)    { f.gl.Merge(glProject, n, by) }
-func (f gitLabForge) Close(n int, by string)    { f.gl.CloseMR(glProject, n, by) }
-func (f gitLabForge) RateLimit(until time.Time) { f.gl.RateLimit(until) }
-func (f gitLabForge) Body(n int) string         { return f.gl.MergeRequests(glProject)[n-1].Description }
+
+// AddFailingStatus: a GitLab commit status belongs to a pipeline, which
+// AddFailingCheck covers.
+func (f gitLabForge) AddFailingStatus(string, string, string) bool { return false }
+func (f gitLabForge) Merge(n int, by string)                       { f.gl.Merge(glProject, n, by) }
+func (f gitLabForge) Close(n int, by string)                       { f.gl.CloseMR(glProject, n, by) }
+func (f gitLabForge) RateLimit(until time.Time)                    { f.gl.RateLimit(until) }
+func (f gitLabForge) Body(n int) string                            { return f.gl.MergeRequests(glProject)[n-1].Description }
 
 func TestGitLabConforms(t *testing.T) { forgetest.Run(t, gitLabFake{}) }
+
+func (f gitLabForge) AddIssue(author, title, body string) int {
+	return f.gl.AddIssue(glProject, author, title, body)
+}
+func (f gitLabForge) Label(n int, label, actor string) { f.gl.Label(glProject, n, label, actor) }
+func (f gitLabForge) Assign(n int, assignee, actor string) {
+	f.gl.Assign(glProject, n, assignee, actor)
+}
+func (f gitLabForge) CloseIssue(n int, by string) { f.gl.CloseIssue(glProject, n, by) }
+func (f gitLabForge) IssueComments(n int) []string {
+	var out []string
+	for _, note := range f.gl.IssueNotes(glProject, n) {
+		if note.Author == f.gl.Login() && !note.System {
+			out = append(out, note.Body)
+		}
+	}
+	return out
+}

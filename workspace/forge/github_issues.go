@@ -1,0 +1,134 @@
+package forge
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/google/go-github/v75/github"
+)
+
+// maxEventPages bounds how far back one read of the repository's issue
+// events goes (100 a page, newest first): a first read, or one after a
+// long outage, stops there.
+const maxEventPages = 10
+
+// IssueEvents reads the repository's issue events (GET issues/events,
+// newest first) down to the newest one seen, with If-None-Match: a quiet
+// repository costs one 304 a poll, free of the rate limit. A labeled or
+// assigned event that matches trig brings its actor's permission.
+func (g *gitHub) IssueEvents(ctx context.Context, trig IssueTrigger, since time.Time, cur Cursor) ([]IssueEvent, Cursor, error) {
+	if err := trig.check(g.Kind()); err != nil {
+		return nil, cur, err
+	}
+	p := &ghPoll{g: g, cur: cur.clone(), perms: map[string]bool{}}
+	if trig.Assigned == AssignedToMe {
+		if err := p.me(ctx); err != nil {
+			return nil, cur, err
+		}
+	}
+	mark, _ := strconv.ParseInt(p.cur.Seen["events"], 10, 64)
+	top := mark
+	var found []*github.IssueEvent
+	for page := 1; page <= maxEventPages; page++ {
+		var list []*github.IssueEvent
+		fresh, resp, err := p.get(ctx, fmt.Sprintf("repos/%s/%s/issues/events?per_page=%d&page=%d", g.owner, g.name, perPage, page), &list)
+		if err != nil {
+			return nil, cur, err
+		}
+		if !fresh {
+			break
+		}
+		older := false
+		for _, e := range list {
+			if e.GetID() <= mark || e.GetCreatedAt().Before(since) {
+				older = true
+				break
+			}
+			found = append(found, e)
+			top = max(top, e.GetID())
+		}
+		if older || resp.NextPage == 0 {
+			break
+		}
+	}
+	p.cur.Seen["events"] = strconv.FormatInt(top, 10)
+	var out []IssueEvent
+	for _, e := range slices.Backward(found) {
+		is := e.GetIssue()
+		if is == nil || is.IsPullRequest() {
+			continue
+		}
+		what, value := "", ""
+		switch e.GetEvent() {
+		case "labeled":
+			value = e.GetLabel().GetName()
+			what = trig.matches(value, "", "")
+		case "assigned":
+			value = e.GetAssignee().GetLogin()
+			what = trig.matches("", value, p.cur.Seen["me"])
+		}
+		if what == "" {
+			continue
+		}
+		actor := e.GetActor().GetLogin()
+		can, err := p.canPush(ctx, actor)
+		if err != nil {
+			return nil, cur, err
+		}
+		out = append(out, IssueEvent{Key: issueKey(is.GetNumber(), what, value, e.GetID()), Number: is.GetNumber(), URL: is.GetHTMLURL(),
+			Title: is.GetTitle(), Body: is.GetBody(), Actor: actor, ActorCanPush: can, At: e.GetCreatedAt().Time})
+	}
+	return out, p.cur, nil
+}
+
+// Issue reads issue number.
+func (g *gitHub) Issue(ctx context.Context, number int) (Issue, error) {
+	is, _, err := g.gh.Issues.Get(ctx, g.owner, g.name, number)
+	if err != nil {
+		return Issue{}, g.err("reading the issue", err)
+	}
+	state := StateOpen
+	if is.GetState() == "closed" {
+		state = StateClosed
+	}
+	return Issue{Number: is.GetNumber(), State: state, Title: is.GetTitle(), Body: is.GetBody(), URL: is.GetHTMLURL()}, nil
+}
+
+// CommentOnIssue adds a comment to issue number.
+func (g *gitHub) CommentOnIssue(ctx context.Context, number int, body string) error {
+	if _, _, err := g.gh.Issues.CreateComment(ctx, g.owner, g.name, number, &github.IssueComment{Body: github.Ptr(body)}); err != nil {
+		return g.err("commenting on the issue", err)
+	}
+	return nil
+}
+
+// BranchChecks reads the branch (its head commit) and that commit's
+// check runs and statuses, each with If-None-Match, on the follow poll's
+// schedule: a quiet branch costs 304s only.
+func (g *gitHub) BranchChecks(ctx context.Context, branch string, cur Cursor) (string, []Check, Cursor, error) {
+	p := &ghPoll{g: g, cur: cur.clone(), perms: map[string]bool{}}
+	var br github.Branch
+	fresh, _, err := p.get(ctx, fmt.Sprintf("repos/%s/%s/branches/%s", g.owner, g.name, url.PathEscape(branch)), &br)
+	if err != nil {
+		return "", nil, cur, err
+	}
+	if fresh {
+		p.cur.Seen["head"] = br.GetCommit().GetSHA()
+	}
+	head := p.cur.Seen["head"]
+	p.cur.newHead(head)
+	if p.cur.readChecks(head) {
+		if err := p.checks(ctx, head); err != nil {
+			return "", nil, cur, err
+		}
+		if err := p.statuses(ctx, head); err != nil {
+			return "", nil, cur, err
+		}
+		p.cur.Seen["checked"] = head
+	}
+	return head, p.up.Failed, p.cur, nil
+}
