@@ -66,7 +66,11 @@ func (b *Bot) newAutomations() error {
 		Log:     b.log.With("component", "automations"),
 		Replica: fmt.Sprintf("%s/%d", host, os.Getpid()),
 		Count:   count,
+		Poll:    cfg.ForgePoll,
 	})
+	if cfg.Forges != nil {
+		b.autos.SetForges(cfg.Forges)
+	}
 	return b.autos.Set(cfg.AutomationsFile, list)
 }
 

@@ -74,6 +74,10 @@ type Options struct {
 	Now func() time.Time
 	// Timeout bounds each store and Slack call (default 20s).
 	Timeout time.Duration
+	// Forges reads the issue and check triggers' repositories (nil: those
+	// triggers do nothing); Poll is H9_FORGE_POLL (0 = DefaultPoll).
+	Forges Forges
+	Poll   time.Duration
 }
 
 // Engine fires the automations: one timer for every schedule, the
@@ -112,6 +116,9 @@ func NewEngine(o Options) *Engine {
 	}
 	if o.Timeout == 0 {
 		o.Timeout = 20 * time.Second
+	}
+	if o.Poll == 0 {
+		o.Poll = DefaultPoll
 	}
 	if o.Count == nil {
 		o.Count = func(string, Kind, string) {}

@@ -18,6 +18,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer timer.Stop()
 	sweep := time.NewTicker(sweepEvery)
 	defer sweep.Stop()
+	poll := time.NewTicker(e.o.Poll)
+	defer poll.Stop()
+	e.pollForges(ctx)
 	for {
 		due := e.fireDue(ctx)
 		if !due.IsZero() {
@@ -33,6 +36,8 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.catchUp(ctx)
 		case <-sweep.C:
 			e.Sweep(ctx)
+		case <-poll.C:
+			e.pollForges(ctx)
 		}
 	}
 }
