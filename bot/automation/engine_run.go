@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/h9-app/h9/agent/store"
@@ -107,6 +108,9 @@ func (e *Engine) saySkipped(ctx context.Context, a *Automation, m Missed) {
 	e.post(ctx, a, fmt.Sprintf("*%s* missed %s occurrences while h9 was down; they are skipped.", a.Name, n), "")
 }
 
+// fireAtOnce bounds the schedules fired at once.
+const fireAtOnce = 16
+
 // fireDue fires the schedules due now and returns the earliest next one.
 func (e *Engine) fireDue(ctx context.Context) time.Time {
 	now := e.o.Now()
@@ -130,9 +134,18 @@ func (e *Engine) fireDue(ctx context.Context) time.Time {
 		}
 	}
 	e.mu.Unlock()
+	// Fired side by side (a bounded few at once): the store's group
+	// commit serves them together, and one slow start delays no other.
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, fireAtOnce)
 	for i, a := range due {
-		e.fireSchedule(ctx, a, at[i])
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			e.fireSchedule(ctx, a, at[i])
+		})
 	}
+	wg.Wait()
 	return earliest
 }
 

@@ -83,7 +83,7 @@ func (c *clock) Set(t time.Time) {
 	c.mu.Unlock()
 }
 
-func boltStore(t *testing.T) *boltstore.Store {
+func boltStore(t testing.TB) *boltstore.Store {
 	t.Helper()
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
