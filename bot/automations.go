@@ -2,6 +2,9 @@ package bot
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -124,7 +127,20 @@ func (s automationSide) StartSession(ctx context.Context, r automation.StartRequ
 		b.reg.deliver(threadKey{channel: r.Channel, ts: r.Thread}, d.create(""))
 		return automation.Started{Channel: r.Channel, Thread: r.Thread, Link: b.api.Permalink(ctx, log, r.Channel, r.Thread)}, nil
 	}
-	st, err := b.recordStart(r.Channel, d)
+	id := automationStartID(r)
+	if r.Retry {
+		// A stopped process may have posted the root message already.
+		ts, err := b.api.FindInChannel(ctx, log, r.Channel, time.Now().Add(-24*time.Hour), func(m slack.Message) bool {
+			return render.RootStart(m) == id
+		})
+		if err == nil && ts != "" {
+			if _, err := b.store.FindThread(ctx, r.Channel, ts); errors.Is(err, store.ErrNotFound) {
+				b.reg.deliver(threadKey{channel: r.Channel, ts: ts}, d.create(id))
+			}
+			return automation.Started{Channel: r.Channel, Thread: ts, Link: b.api.Permalink(ctx, log, r.Channel, ts)}, nil
+		}
+	}
+	st, err := b.recordStartID(id, r.Channel, d)
 	if err != nil {
 		return automation.Started{}, errors.New(cannotSaveText)
 	}
@@ -280,4 +296,22 @@ func blockText(blk slack.Block) string {
 		return strings.Join(parts, "")
 	}
 	return ""
+}
+
+// automationStartID is an occurrence's start ID: the same for every try
+// of one occurrence, so that a retry finds the root message a stopped
+// process posted.
+func automationStartID(r automation.StartRequest) string {
+	sum := sha256.Sum256([]byte(r.Automation + "\x00" + r.Key))
+	return "a" + hex.EncodeToString(sum[:8])
+}
+
+// recordStartID is recordStart with the start's ID given.
+func (b *Bot) recordStartID(id, channel string, d startData) (store.Start, error) {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return store.Start{}, err
+	}
+	st := store.Start{ID: id, Channel: channel, At: time.Now(), Data: data}
+	return st, b.store.PutStart(b.bg, st)
 }

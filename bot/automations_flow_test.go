@@ -2,6 +2,8 @@ package bot
 
 import (
 	"bytes"
+	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +17,8 @@ import (
 	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/bot/automation"
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/bot/slackapi"
 	"github.com/h9-app/h9/workspace/testenv"
 )
 
@@ -351,4 +355,69 @@ func sourceOf(m fakeslack.Message) string {
 		rest = rest[:j]
 	}
 	return rest
+}
+
+// A process stopped between recording an occurrence and posting its root
+// message, or between posting it and recording the start: the sweep of
+// another process starts the first once, and finds the second's root
+// message instead of posting another.
+func TestAutomationSweepFinishesWhatAStoppedProcessLeft(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the bot")
+	src := `automations:
+  - name: tidy
+    channel: ` + autoChannel + `
+    owner: U1
+    mode: run
+    task: Tidy up
+    on:
+      schedule: "0 9 * * 1"
+  - name: tidy2
+    channel: ` + autoChannel + `
+    owner: U1
+    mode: run
+    task: Tidy up
+    on:
+      schedule: "0 9 * * 1"
+`
+	long := time.Now().Add(-10 * time.Minute)
+	req := func(name, key string) automation.StartRequest {
+		return automation.StartRequest{Automation: name, Key: key, Owner: "U1", Channel: autoChannel, Mode: automation.ModeRun,
+			Task: "Tidy up", Request: "Tidy up", Source: "schedule", Trigger: automation.KindSchedule}
+	}
+	var posted string
+	e, _ := automationsEnv(t, src, func(e *env) {
+		st := openStore(t, e.db)
+		for _, name := range []string{"tidy", "tidy2"} {
+			key := "schedule:2026-01-12T09:00:00Z"
+			data, _ := json.Marshal(req(name, key))
+			if _, _, err := st.RecordOccurrence(t.Context(), store.Occurrence{Automation: name, Key: key, State: store.OccurrenceRecorded,
+				Data: data, Recorded: long, Owner: "dead/1", Claimed: long}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The second one's root message made it to Slack before the stop.
+		r := req("tidy2", "schedule:2026-01-12T09:00:00Z")
+		d := startData{Owner: "U1", Task: r.Request, Automation: &automationRoot{Name: "tidy2", Task: r.Task, Source: r.Source}}
+		m := render.WithStart(rootMessage(d), automationStartID(r))
+		ts, err := slackapi.New(e.slack.Options().BotToken, e.slack.Options().AppToken, e.slack.APIURL(), slog.New(slog.DiscardHandler), nil).
+			PostMessage(t.Context(), slog.New(slog.DiscardHandler), autoChannel, "", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		posted = ts
+	})
+	e.model.Enqueue(fakemodel.Text("tidied"), fakemodel.Text("tidied"))
+	e.bot.autos.Sweep(t.Context())
+	e.waitFor("both occurrences' sessions", func() bool {
+		if len(rootsIn(e, autoChannel)) < 2 {
+			return false
+		}
+		_, err := e.store.FindThread(t.Context(), autoChannel, posted)
+		return err == nil
+	})
+	e.bot.autos.Sweep(t.Context()) // nothing is left
+	time.Sleep(200 * time.Millisecond)
+	if n := len(rootsIn(e, autoChannel)); n != 2 {
+		t.Errorf("%d root messages, want 2 (one posted by the sweep, one found)", n)
+	}
 }

@@ -56,6 +56,9 @@ type StartRequest struct {
 	Budget      int64  `json:"budget,omitempty"`
 	Trigger     Kind   `json:"trigger"`
 	DedupeShown string `json:"dedupe_shown,omitempty"`
+	// Retry: an earlier start of this occurrence may have posted its root
+	// message before its process stopped (the sweep's second try).
+	Retry bool `json:"-"`
 }
 
 // Started is a started session's thread.
@@ -285,6 +288,7 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 	if err := json.Unmarshal(occ.Data, &req); err != nil {
 		return e.failed(ctx, a, occ, "its occurrence's record cannot be read")
 	}
+	req.Retry = occ.Owner != "" && occ.Recorded.Before(occ.Claimed.Add(-time.Second))
 	st, err := e.state(ctx, a.Name)
 	if err != nil {
 		return e.leave(a, occ, err)
