@@ -122,7 +122,7 @@ func (s automationSide) StartSession(ctx context.Context, r automation.StartRequ
 		// A matched message: its thread is the session's, and the root
 		// message is the thread's first reply.
 		if _, err := b.api.PostMessage(ctx, log, r.Channel, r.Thread, root); err != nil {
-			return automation.Started{}, errors.New(postFailureHint(err))
+			return automation.Started{}, startFailure(postFailureHint(err))
 		}
 		b.reg.deliver(threadKey{channel: r.Channel, ts: r.Thread}, d.create(""))
 		return automation.Started{Channel: r.Channel, Thread: r.Thread, Link: b.api.Permalink(ctx, log, r.Channel, r.Thread)}, nil
@@ -142,12 +142,12 @@ func (s automationSide) StartSession(ctx context.Context, r automation.StartRequ
 	}
 	st, err := b.recordStartID(id, r.Channel, d)
 	if err != nil {
-		return automation.Started{}, errors.New(cannotSaveText)
+		return automation.Started{}, startFailure(cannotSaveText)
 	}
 	ts, err := b.api.PostMessage(ctx, log, r.Channel, "", render.WithStart(root, st.ID))
 	if err != nil {
 		b.forgetStart(log, st.ID)
-		return automation.Started{}, errors.New(postFailureHint(err))
+		return automation.Started{}, startFailure(postFailureHint(err))
 	}
 	b.reg.deliver(threadKey{channel: r.Channel, ts: ts}, d.create(st.ID))
 	return automation.Started{Channel: r.Channel, Thread: ts, Link: b.api.Permalink(ctx, log, r.Channel, ts)}, nil
@@ -315,3 +315,7 @@ func (b *Bot) recordStartID(id, channel string, d startData) (store.Start, error
 	st := store.Start{ID: id, Channel: channel, At: time.Now(), Data: data}
 	return st, b.store.PutStart(b.bg, st)
 }
+
+// startFailure is why a start failed, as the engine says it after
+// "h9 could not start *<name>*: ".
+func startFailure(why string) error { return errors.New(strings.TrimRight(why, ". ")) }
