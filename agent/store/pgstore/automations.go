@@ -75,6 +75,17 @@ func (s *Store) RecordOccurrence(ctx context.Context, o store.Occurrence) (store
 			}
 			return r, err
 		})
+		if errors.Is(err, pgx.ErrNoRows) {
+			// The key was taken by a transaction that committed after this
+			// statement's snapshot: its insert waited for it and did
+			// nothing, and its select could not see it. A new statement can.
+			rows, err = q.Query(ctx, `SELECT `+occurrenceColumns+` FROM h9_automation_occurrences WHERE automation = $1 AND key = $2`, o.Automation, o.Key)
+			if err != nil {
+				return err
+			}
+			got, err = pgx.CollectExactlyOneRow(rows, scanOccurrence)
+			inserted = false
+		}
 		if err == nil && !inserted && a.again {
 			// The lost attempt's own insert: the row as this call wrote it.
 			inserted = got.Version == 1 && got.Owner == o.Owner && got.Claimed.Equal(o.Claimed) && got.Recorded.Equal(o.Recorded)
