@@ -319,3 +319,18 @@ func (b *Bot) recordStartID(id, channel string, d startData) (store.Start, error
 // startFailure is why a start failed, as the engine says it after
 // "h9 could not start *<name>*: ".
 func startFailure(why string) error { return errors.New(strings.TrimRight(why, ". ")) }
+
+// automationSpent adds a run's tokens to its automation's day, if an
+// automation started the session (daily_budget), off the actor.
+func (b *Bot) automationSpent(key threadKey, tokens int) {
+	if b.autos == nil || tokens <= 0 {
+		return
+	}
+	b.tasks.spawn(func() {
+		ctx, cancel := context.WithTimeout(b.bg, storeTimeout)
+		defer cancel()
+		if err := b.autos.SpentIn(ctx, key.channel, key.ts, int64(tokens)); err != nil {
+			b.log.Warn("counting an automation's spend failed", "channel", key.channel, "thread", key.ts, "err", err)
+		}
+	})
+}

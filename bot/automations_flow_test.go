@@ -421,3 +421,36 @@ func TestAutomationSweepFinishesWhatAStoppedProcessLeft(t *testing.T) {
 		t.Errorf("%d root messages, want 2 (one posted by the sweep, one found)", n)
 	}
 }
+
+// What an automation's sessions spend counts against its daily_budget:
+// once spent, its next occurrence fails saying so.
+func TestAutomationDailyBudget(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the bot")
+	src := `automations:
+  - name: tidy
+    channel: ` + autoChannel + `
+    owner: U1
+    mode: run
+    task: Tidy up
+    daily_budget: 10
+    on:
+      schedule: "0 9 * * 1"
+`
+	e, _ := automationsEnv(t, src)
+	e.model.Enqueue(fakemodel.Text("tidied"))
+	e.slash("U1", autoChannel, "automations run tidy")
+	e.fakes.WaitCalls(1)
+	e.waitFor("the run's spend counted", func() bool {
+		st, err := e.store.AutomationState(t.Context(), "tidy")
+		return err == nil && st.Spent > 10
+	})
+	e.slash("U1", autoChannel, "automations run tidy")
+	e.waitFor("the budget said", func() bool {
+		for _, m := range rootsIn(e, autoChannel) {
+			if strings.HasPrefix(m.Text, "h9 could not start *tidy*: its daily budget of 10 tokens is spent") {
+				return true
+			}
+		}
+		return false
+	})
+}

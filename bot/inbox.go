@@ -130,7 +130,9 @@ func (m msgRunDone) handle(a *actor) {
 	if a.lost {
 		return // the new holder resumes the run as a restart does
 	}
+	before := a.rec.Tokens.TotalTokens
 	a.apply(a.runDone(h, m.res, m.err))
+	a.b.automationSpent(a.key, a.rec.Tokens.TotalTokens-before) // automations.go: daily_budget
 }
 
 // msgApprovalAsk: the run wants a step approved (confirm each step).

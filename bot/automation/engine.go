@@ -23,6 +23,7 @@ type Store interface {
 	ClaimOccurrences(ctx context.Context, state store.OccurrenceState, before time.Time, owner string, now time.Time, limit int) ([]store.Occurrence, error)
 	Occurrences(ctx context.Context, automation string, state store.OccurrenceState, limit int) ([]store.Occurrence, error)
 	AutomationState(ctx context.Context, name string) (store.AutomationState, error)
+	AutomationStates(ctx context.Context) ([]store.AutomationState, error)
 	PutAutomationState(ctx context.Context, st store.AutomationState) (store.AutomationState, error)
 	AddAutomationSpend(ctx context.Context, name, day string, tokens int64) (int64, error)
 }
@@ -94,6 +95,9 @@ type Engine struct {
 	byName map[string]*Automation
 	next   map[string]time.Time // schedule automations' next occurrence
 	wake   chan struct{}
+	// threads names the automation of each session thread it started
+	// (channel/thread → name), for daily_budget's spend.
+	threads map[string]string
 }
 
 // Thresholds of the engine.
@@ -127,7 +131,7 @@ func NewEngine(o Options) *Engine {
 		o.Count = func(string, Kind, string) {}
 	}
 	return &Engine{o: o, bySrc: map[string][]*Automation{}, byName: map[string]*Automation{},
-		next: map[string]time.Time{}, wake: make(chan struct{}, 1)}
+		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}}
 }
 
 // Set replaces the automations of one source (the operator's file, or a
@@ -328,6 +332,9 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 		st.Failures, st.LastCause = 0, ""
 		st.LastKey, st.LastChannel, st.LastThread = occ.Key, s.Channel, s.Thread
 	})
+	e.mu.Lock()
+	e.threads[s.Channel+"/"+s.Thread] = a.Name
+	e.mu.Unlock()
 	e.o.Count(a.Name, a.Trigger.Kind, ResultStarted)
 	return Outcome{Result: ResultStarted, Link: s.Link}
 }

@@ -14,6 +14,7 @@ import (
 // until ctx ends. One timer serves every schedule: it is set to the
 // earliest next occurrence and reset when the automations change.
 func (e *Engine) Run(ctx context.Context) error {
+	e.learnThreads(ctx)
 	e.catchUp(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -393,4 +394,35 @@ func firstLine(s string) string {
 // slackEscape keeps data from mentioning or linking in what h9 posts.
 func slackEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// learnThreads remembers each automation's last session thread, for the
+// spend of sessions an earlier process started.
+func (e *Engine) learnThreads(ctx context.Context) {
+	cctx, cancel := e.ctx(ctx)
+	states, err := e.o.Store.AutomationStates(cctx)
+	cancel()
+	if err != nil {
+		e.o.Log.Warn("reading the automations' states failed", "err", err)
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, st := range states {
+		if st.LastThread != "" {
+			e.threads[st.LastChannel+"/"+st.LastThread] = st.Name
+		}
+	}
+}
+
+// SpentIn adds tokens a session spent to the day of the automation that
+// started it, if one did (daily_budget).
+func (e *Engine) SpentIn(ctx context.Context, channel, thread string, tokens int64) error {
+	e.mu.Lock()
+	name, ok := e.threads[channel+"/"+thread]
+	e.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return e.Spent(ctx, name, tokens)
 }
