@@ -115,7 +115,7 @@ func (s automationSide) StartSession(ctx context.Context, r automation.StartRequ
 	if r.Mode == automation.ModeRun {
 		mode = planning.PlanModeDefault
 	}
-	d := startData{Team: b.sessionTeam(), Owner: r.Owner, Task: r.Request, Mode: mode, Repo: repo,
+	d := startData{Team: b.sessionTeam(), Owner: r.Owner, Task: r.Request, Mode: mode, Repo: repo, Budget: int(min(r.Budget, 1<<31-1)),
 		Automation: &automationRoot{Name: r.Automation, Task: r.Task, Source: r.Source}}
 	root := rootMessage(d)
 	if r.Thread != "" {

@@ -454,3 +454,30 @@ func TestAutomationDailyBudget(t *testing.T) {
 		return false
 	})
 }
+
+// An automation's budget: is its sessions' token budget, in place of
+// H9_SESSION_TOKEN_BUDGET.
+func TestAutomationSessionBudget(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the bot")
+	src := `automations:
+  - name: tidy
+    channel: ` + autoChannel + `
+    owner: U1
+    mode: run
+    task: Tidy up
+    budget: 5
+    on:
+      schedule: "0 9 * * 1"
+`
+	e, _ := automationsEnv(t, src)
+	e.model.Enqueue(worked("1:in_progress"), worked("1:completed"), fakemodel.Text("done"))
+	e.slash("U1", autoChannel, "automations run tidy")
+	e.waitFor("the budget stop", func() bool {
+		for _, m := range e.slack.Messages(autoChannel) {
+			if m.ThreadTS != "" && strings.Contains(string(m.Blocks)+m.Text, "Raise budget") {
+				return true
+			}
+		}
+		return false
+	})
+}

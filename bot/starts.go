@@ -50,10 +50,11 @@ type startData struct {
 	Repo  *SessionRepo      `json:"repo,omitempty"`
 	// Automation names the automation that started it (automations.go).
 	Automation *automationRoot `json:"automation,omitempty"`
+	Budget     int             `json:"budget,omitempty"` // the automation's budget:
 }
 
 func (d startData) create(id string) msgCreate {
-	return msgCreate{team: d.Team, owner: d.Owner, task: d.Task, mode: d.Mode, repo: d.Repo, start: id}
+	return msgCreate{team: d.Team, owner: d.Owner, task: d.Task, mode: d.Mode, repo: d.Repo, start: id, budget: d.Budget}
 }
 
 // recordStart stores a new session's command before its root message.
