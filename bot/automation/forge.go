@@ -84,6 +84,7 @@ func (e *Engine) pollOne(ctx context.Context, a *Automation) error {
 		for _, ev := range events {
 			e.fireIssue(ctx, a, c, ev)
 		}
+		e.sayIssueClosed(ctx, a, c)
 	} else {
 		var head string
 		var failed []forge.Check
@@ -194,3 +195,42 @@ func shortSHA(s string) string {
 // SetForges gives the engine the forges of the issue and check triggers;
 // call it before Run.
 func (e *Engine) SetForges(f Forges) { e.o.Forges = f }
+
+// sayIssueClosed tells the open session of the automation's last issue,
+// once, that the issue was closed meanwhile; the session goes on unless
+// someone cancels it.
+func (e *Engine) sayIssueClosed(ctx context.Context, a *Automation, c forge.Issues) {
+	st, err := e.state(ctx, a.Name)
+	if err != nil || st.LastThread == "" || !strings.HasPrefix(st.LastKey, "issue:") {
+		return
+	}
+	n, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(st.LastKey, "issue:"), ":", 2)[0])
+	if err != nil {
+		return
+	}
+	cctx, cancel := e.ctx(ctx)
+	open, err := e.o.Bot.SessionOpen(cctx, st.LastChannel, st.LastThread)
+	cancel()
+	if err != nil || !open {
+		return
+	}
+	cctx, cancel = e.ctx(ctx)
+	is, err := c.Issue(cctx, n)
+	cancel()
+	if err != nil || is.State != forge.StateClosed {
+		return
+	}
+	rec := store.Occurrence{Automation: a.Name, Key: "closed:" + strconv.Itoa(n), State: store.OccurrenceSkipped,
+		Channel: st.LastChannel, Thread: st.LastThread, Recorded: e.o.Now(), Owner: e.o.Replica, Cause: "the issue was closed"}
+	cctx, cancel = e.ctx(ctx)
+	_, inserted, err := e.o.Store.RecordOccurrence(cctx, rec)
+	cancel()
+	if err != nil || !inserted {
+		return
+	}
+	cctx, cancel = e.ctx(ctx)
+	defer cancel()
+	if err := e.o.Bot.Post(cctx, st.LastChannel, st.LastThread, fmt.Sprintf("Issue #%d was closed meanwhile. This session goes on unless someone cancels it.", n), ""); err != nil {
+		e.o.Log.Warn("saying an issue was closed failed", "automation", a.Name, "issue", n, "err", err)
+	}
+}

@@ -90,6 +90,20 @@ func TestIssueAndCheckTriggersOnGitHub(t *testing.T) {
 	if left != 1 {
 		t.Errorf("the non-writer's label was said %d times, want once: %q", left, posts)
 	}
+	// The issue is closed while its session is open: said once in its thread.
+	gh.CloseIssue("acme/api", n1, "bob")
+	e.pollForges(ctx)
+	e.pollForges(ctx)
+	_, posts = bot.counts()
+	closed := 0
+	for _, p := range posts {
+		if strings.Contains(p, "was closed meanwhile") && strings.HasPrefix(p, "C0123ABCD/1700000000.") {
+			closed++
+		}
+	}
+	if closed != 1 {
+		t.Errorf("the closed issue was said %d times, want once: %q", closed, posts)
+	}
 	if c.get("triage/issue/started") != 1 || c.get("red/check/started") != 1 || c.get("triage/issue/skipped") != 1 {
 		t.Errorf("counts %v", c.m)
 	}
