@@ -151,3 +151,21 @@ func pausedBy(who string) string {
 	}
 	return "<@" + who + ">"
 }
+
+// homeAutomations is the Home tab's list of every automation; none when
+// there is none.
+func (b *Bot) homeAutomations(ctx context.Context, log *slog.Logger) []slack.Block {
+	if b.autos == nil {
+		return nil
+	}
+	entries, err := b.autos.List(ctx, "")
+	if err != nil || len(entries) == 0 {
+		if err != nil {
+			log.Warn("home tab: listing automations", "err", err)
+		}
+		return nil
+	}
+	list := render.Truncate("*Automations*\n"+b.renderAutomations(ctx, log, entries), 2900)
+	return []slack.Block{slack.NewDividerBlock(),
+		slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, list, false, false), nil, nil, slack.SectionBlockOptionBlockID("h9_home_automations"))}
+}

@@ -277,6 +277,12 @@ func TestAutomationFailuresPauseWithResume(t *testing.T) {
 		}
 		return false
 	})
+	if err := e.slack.OpenHome(e.ctx, "U1"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("the Home tab's automations", func() bool {
+		return strings.Contains(string(e.slack.HomeView("U1")), "*tidy* — schedule")
+	})
 	e.slash("U1", autoChannel, "automations")
 	e.waitFor("the listing", func() bool {
 		for _, m := range e.slack.Ephemerals(autoChannel, "U1") {
