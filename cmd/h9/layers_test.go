@@ -45,6 +45,7 @@ var layers = []struct {
 	{"bot/render", 1},
 	{"bot/slackapi", 2},
 	{"bot/automation", 2},
+	{"bot/follow", 3},
 	{"bot", 4},
 	// Test support, imported only by tests (checked below): it starts the
 	// fakes for bot's tests, so it stands beside bot, never above it.
