@@ -4,6 +4,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/h9-app/h9/bot"
 	"github.com/h9-app/h9/bot/automation"
 )
@@ -52,4 +54,19 @@ func unwrapAutomation(err error) string {
 // automate fills the bot's automation settings.
 func (c AutomationConfig) automate(bc *bot.Config) {
 	bc.AutomationsFile, bc.AutomationMinInterval, bc.AutomationRefresh = c.AutomationsFile, c.AutomationMinInterval, c.AutomationRefresh
+}
+
+// registerAutomations adds h9_automation_fires_total{automation,trigger,
+// outcome} (ARCHITECTURE.md, "Automations"). Automation names come from
+// the operator's and the repositories' files: bounded by what is defined.
+func (m *promMetrics) registerAutomations(f factory) {
+	m.automationFires = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "automation_fires_total", Help: "Automation occurrences, by automation, trigger and outcome (started, deduplicated, skipped, failed).",
+	}, []string{"automation", "trigger", "outcome"})
+	f.reg.MustRegister(m.automationFires)
+}
+
+// AutomationFired counts one occurrence (bot.AutomationMetrics).
+func (m *promMetrics) AutomationFired(name, trigger, outcome string) {
+	m.automationFires.WithLabelValues(name, trigger, outcome).Inc()
 }
