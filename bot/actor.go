@@ -268,6 +268,12 @@ func (a *actor) load() error {
 
 // create makes the thread's session and starts it.
 func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *SessionRepo, files []agent.Attachment) {
+	a.createWithBudget(team, owner, task, mode, repo, files, 0)
+}
+
+// createWithBudget is create with the session's own token budget (0: the
+// configured one).
+func (a *actor) createWithBudget(team, owner, task string, mode planning.PlanMode, repo *SessionRepo, files []agent.Attachment, budget int) {
 	now := time.Now()
 	a.rec = &Session{ID: newSessionID(team, a.key.channel, a.key.ts), Team: team, Channel: a.key.channel, ThreadTS: a.key.ts, Updated: now,
 		rules: a.b.cfg.tokenRules()}
@@ -277,7 +283,7 @@ func (a *actor) create(team, owner, task string, mode planning.PlanMode, repo *S
 	a.mu.Unlock()
 	a.b.known.add(a.key)
 	a.b.metrics.SessionCreated()
-	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo, files: files})
+	a.apply(evCreate{owner: owner, task: task, mode: mode, at: now, repo: repo, files: files, budget: budget})
 }
 
 // save persists the session; a failure is logged (the session goes on in

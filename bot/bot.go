@@ -17,6 +17,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/h9-app/h9/bot/automation"
 	"github.com/h9-app/h9/bot/follow"
 	"github.com/h9-app/h9/bot/slackapi"
 )
@@ -59,7 +60,8 @@ type Bot struct {
 	started    atomic.Bool
 	connected  atomic.Bool // Socket Mode is connected (Connected)
 	metrics    Metrics
-	fleetDone  sync.WaitGroup // adoptLoop
+	autos      *automation.Engine // nil: no automations (automations.go)
+	fleetDone  sync.WaitGroup     // adoptLoop
 }
 
 // New checks cfg and builds the bot; it does not connect (Run does).
@@ -108,6 +110,9 @@ func New(cfg Config) (*Bot, error) {
 	b.runCtx, b.cancelRuns = context.WithCancel(context.Background())
 	b.bg, b.hardStop = context.WithCancel(context.Background())
 	b.grace = shutdownGrace
+	if err := b.newAutomations(); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -160,6 +165,9 @@ func (b *Bot) Run(ctx context.Context) error {
 		b.fleetDone.Go(func() { b.follows.Run(sockCtx) })
 	}
 	b.fleetDone.Go(func() { b.startsLoop(sockCtx, began) })
+	if b.autos != nil {
+		b.fleetDone.Go(func() { _ = b.autos.Run(sockCtx) })
+	}
 
 	select {
 	case <-ctx.Done():

@@ -45,7 +45,7 @@ func (b *Bot) commandAck(cmd slack.SlashCommand) (payload any, work bool) {
 	switch {
 	case verb == verbHelp:
 		return ephemeralAck(render.RenderHelp()), false
-	case verb == verbStatus:
+	case verb == verbStatus, verb == verbAutomations:
 		return nil, true
 	case verb == verbRepos && arg != "":
 		if why := b.forgetAck(cmd.UserID, arg); why != "" {
@@ -126,6 +126,8 @@ func (b *Bot) runCommand(cmd slack.SlashCommand) {
 		b.runInstructionsCommand(cmd, arg, log)
 	case verbRepos:
 		b.runForget(cmd, arg, log)
+	case verbAutomations:
+		b.runAutomationsCommand(cmd, arg, log) // automations_commands.go
 	case verbPlan, verbRun:
 		mode := planning.PlanModePlan
 		if verb == verbRun {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/bot/automation"
 	"github.com/h9-app/h9/planning"
 )
 
@@ -77,6 +78,14 @@ type Config struct {
 	// PriceInput and PriceOutput are US dollars per million prompt and
 	// completion tokens; with either set, token counts come with a cost.
 	PriceInput, PriceOutput float64
+
+	// AutomationsFile is H9_AUTOMATIONS_FILE, the operator's automations
+	// ("" = none); AutomationMinInterval (H9_AUTOMATION_MIN_INTERVAL, 0 =
+	// 1h) refuses schedules that fire more often; AutomationRefresh
+	// (H9_AUTOMATION_REFRESH, 0 = 10m) is how often a repository's own file
+	// is read again (ARCHITECTURE.md, "Automations").
+	AutomationsFile                          string
+	AutomationMinInterval, AutomationRefresh time.Duration
 }
 
 const (
@@ -121,6 +130,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.ForgePoll <= 0 {
 		cfg.ForgePoll = DefaultForgePoll
+	}
+	if err := (automation.Config{MinInterval: cfg.AutomationMinInterval, Refresh: cfg.AutomationRefresh}).WithDefaults().Check(); err != nil {
+		return cfg, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	if cfg.ForgeFollowFor <= 0 {
 		cfg.ForgeFollowFor = DefaultForgeFollowFor

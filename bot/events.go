@@ -28,6 +28,9 @@ func (b *Bot) onEventsAPI(ev slackevents.EventsAPIEvent, req *socketmode.Request
 	if cb != nil {
 		b.learnBotUser(cb)
 	}
+	if e, ok := ev.InnerEvent.Data.(*slackevents.MessageEvent); ok {
+		b.onAutomationMessage(e) // automations.go: other apps' messages included
+	}
 	if ignored(ev.InnerEvent.Data) {
 		return // nothing to do, so nothing to remember for dedup
 	}
@@ -186,6 +189,10 @@ func (b *Bot) onInteraction(cb slack.InteractionCallback) {
 	}
 	log := b.log.With("channel", channel, "user", user)
 	for _, a := range cb.ActionCallback.BlockActions {
+		if a.ActionID == automationResumeAction {
+			b.onAutomationResume(user, channel, a.Value) // automations_commands.go
+			continue
+		}
 		v, err := render.DecodeButtonValue(a.Value)
 		thread, ok := threadOf(v.SessionID)
 		if err != nil || !ok || !knownAction(a.ActionID) {

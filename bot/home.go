@@ -41,6 +41,7 @@ func (b *Bot) publishHome(user string) {
 		rows = append(rows, render.HomeRow{StatusRow: row, Channel: rec.Channel})
 	}
 	home := render.WithInstructions(render.RenderHome(rows, b.cfg.tokenRules().spend(total)), b.homeInstructions(log, rows))
+	home = append(home, b.homeAutomations(links, log)...) // automations_commands.go
 	view := slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: home}}
 	_ = b.api.Call(b.bg, log, "views.publish", func(ctx context.Context) error {
 		_, err := b.api.Slack().PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view})

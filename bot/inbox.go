@@ -25,6 +25,7 @@ type msgCreate struct {
 	repo              *SessionRepo
 	start             string // its store.Start, forgotten once the record is stored (starts.go)
 	swept             bool   // delivered by the start sweep, not by the command
+	budget            int    // an automation's budget: (automations.go); 0 = the configured one
 }
 
 func (m msgCreate) handle(a *actor) {
@@ -37,7 +38,7 @@ func (m msgCreate) handle(a *actor) {
 	a.mu.Lock()
 	a.start = m.start
 	a.mu.Unlock()
-	a.create(m.team, m.owner, m.task, m.mode, m.repo, nil)
+	a.createWithBudget(m.team, m.owner, m.task, m.mode, m.repo, nil, m.budget)
 }
 
 // msgMention: "@h9 <task>" starts a session in plan mode, or is a reply in
@@ -130,7 +131,9 @@ func (m msgRunDone) handle(a *actor) {
 	if a.lost {
 		return // the new holder resumes the run as a restart does
 	}
+	before := a.rec.Tokens.TotalTokens
 	a.apply(a.runDone(h, m.res, m.err))
+	a.b.automationSpent(a.key, a.rec.Tokens.TotalTokens-before) // automations.go: daily_budget
 }
 
 // msgApprovalAsk: the run wants a step approved (confirm each step).

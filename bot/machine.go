@@ -168,7 +168,7 @@ func (m *move) parkAtBudget(req agent.Request) {
 	s := m.s
 	s.Request, s.State = req, stateOverBudget
 	m.log("token budget reached", "tokens", s.Tokens.TotalTokens, "budget", s.budget())
-	m.post(postBudget, render.RenderBudget(s.ID, s.spend(), s.budget(), s.rules.budget))
+	m.post(postBudget, render.RenderBudget(s.ID, s.spend(), s.budget(), s.baseBudget()))
 }
 
 // runState is the state shown while a run of that mode is in flight.

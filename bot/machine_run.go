@@ -18,11 +18,12 @@ type evCreate struct {
 	at          time.Time
 	repo        *SessionRepo       // nil: an empty workspace
 	files       []agent.Attachment // shared on the message that started it
+	budget      int                // the session's own budget (an automation's); 0 = the configured one
 }
 
 func (e evCreate) apply(m *move) {
 	s := m.s
-	s.Owner, s.Task, s.Mode, s.Created, s.Repo = e.owner, e.task, e.mode, e.at, e.repo
+	s.Owner, s.Task, s.Mode, s.Created, s.Repo, s.Budget = e.owner, e.task, e.mode, e.at, e.repo, e.budget
 	s.AutoRun = e.mode != planning.PlanModePlan
 	s.Request, s.Files = firstRequest(e.task), e.files
 	s.State = runState(e.mode)

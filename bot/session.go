@@ -77,8 +77,11 @@ type Session struct {
 	Tokens agent.Usage `json:"tokens"`
 	// BudgetRaises counts Raise budget presses: each adds the configured
 	// budget once more. BudgetTS is the budget message with the button.
-	BudgetRaises int    `json:"budget_raises,omitempty"`
-	BudgetTS     string `json:"budget_ts,omitempty"`
+	BudgetRaises int `json:"budget_raises,omitempty"`
+	// Budget replaces the configured budget for this session (an
+	// automation's budget:); 0 = the configured one.
+	Budget   int    `json:"budget,omitempty"`
+	BudgetTS string `json:"budget_ts,omitempty"`
 
 	// Follow is the request h9 opened and follows (bot/follow); nil: none.
 	Follow *follow.Follow `json:"follow,omitempty"`

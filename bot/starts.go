@@ -48,10 +48,13 @@ type startData struct {
 	Task  string            `json:"task"`
 	Mode  planning.PlanMode `json:"mode"`
 	Repo  *SessionRepo      `json:"repo,omitempty"`
+	// Automation names the automation that started it (automations.go).
+	Automation *automationRoot `json:"automation,omitempty"`
+	Budget     int             `json:"budget,omitempty"` // the automation's budget:
 }
 
 func (d startData) create(id string) msgCreate {
-	return msgCreate{team: d.Team, owner: d.Owner, task: d.Task, mode: d.Mode, repo: d.Repo, start: id}
+	return msgCreate{team: d.Team, owner: d.Owner, task: d.Task, mode: d.Mode, repo: d.Repo, start: id, budget: d.Budget}
 }
 
 // recordStart stores a new session's command before its root message.
@@ -167,6 +170,9 @@ func (b *Bot) finishStart(ctx context.Context, st store.Start) {
 // rootMessage is the channel message that begins d's session.
 func rootMessage(d startData) render.Message {
 	root := render.RenderRoot(d.Owner, d.Task, d.Mode)
+	if d.Automation != nil {
+		root = automationRootMessage(d)
+	}
 	if d.Repo != nil {
 		root = render.WithRepo(root, d.Repo.line())
 	}

@@ -42,10 +42,16 @@ func latest(a, b agent.Usage) agent.Usage {
 // budget is the session's token budget: the configured one and what each
 // Raise budget added; 0 for none.
 func (s *Session) budget() int {
-	if s.rules.budget <= 0 {
-		return 0
+	return s.baseBudget() * (1 + s.BudgetRaises)
+}
+
+// baseBudget is what the session starts with and each raise adds: its
+// own (an automation's budget:) or the configured one; 0 for none.
+func (s *Session) baseBudget() int {
+	if s.Budget > 0 {
+		return s.Budget
 	}
-	return s.rules.budget * (1 + s.BudgetRaises)
+	return max(s.rules.budget, 0)
 }
 
 // overBudget: the session's total is past its budget, so no run starts.

@@ -79,3 +79,26 @@ func (m SessionMeta) Check() error {
 	}
 	return nil
 }
+
+// Start is a new session's command between the moment h9 took it and its
+// record's first commit: the thread's root message is posted in between,
+// so a process that stops there leaves the start behind for the next one
+// to finish (bot/starts.go). Data is the bot's, opaque to the backend.
+type Start struct {
+	ID      string
+	Channel string
+	At      time.Time
+	Data    json.RawMessage
+}
+
+// EncodeTodos is a todo list as every backend stores it: nil for no
+// change (a nil pointer), "[]" for an empty list, else its JSON.
+func EncodeTodos(items *[]planning.TodoItem) ([]byte, error) {
+	if items == nil {
+		return nil, nil
+	}
+	if *items == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal(*items)
+}

@@ -76,8 +76,9 @@ type Config struct {
 	PriceInput         float64 `split_words:"true" default:"0" desc:"US dollars per million prompt tokens: token counts then show a cost; 0 = none"`
 	PriceOutput        float64 `split_words:"true" default:"0" desc:"US dollars per million completion tokens: token counts then show a cost; 0 = none"`
 
-	FilesConfig  // shared files and images
-	FollowConfig // following the requests h9 opened (repos.go)
+	FilesConfig      // shared files and images
+	FollowConfig     // following the requests h9 opened (repos.go)
+	AutomationConfig // automations (config_automations.go)
 	// MCP servers (mcp.go).
 	MCPFile    string        `split_words:"true" desc:"YAML file of MCP servers: servers: [{name, url | command, headers_env, repos, channels, tools}] (docs/mcp.md); empty = none"`
 	MCPTimeout time.Duration `split_words:"true" default:"60s" desc:"deadline of one MCP tool call; a server slower than that is a tool error"`
@@ -181,6 +182,7 @@ func (c *Config) validate() error {
 		c.checkFiles,
 		c.checkFollow,
 		c.loadRepos,
+		c.checkAutomations,
 		c.checkStartup,
 		c.loadMCP,
 		c.checkNetwork,

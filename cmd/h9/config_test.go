@@ -47,6 +47,7 @@ func TestConfigDefaults(t *testing.T) {
 		LeaseTTL:         15 * time.Second,
 		FilesConfig:      FilesConfig{AttachmentMax: 20 << 20, ModelVision: "auto"},
 		FollowConfig:     FollowConfig{ForgePoll: time.Minute, ForgeFollowFor: 720 * time.Hour},
+		AutomationConfig: AutomationConfig{AutomationMinInterval: time.Hour, AutomationRefresh: 10 * time.Minute},
 		MCPTimeout:       time.Minute,
 		repos:            []gitrepo.Repo{},
 		forgeTokens:      map[string]string{"H9_GITHUB_TOKEN": ""},

@@ -76,8 +76,12 @@ func (r *readiness) logChange(why string, err error) {
 }
 
 // newHTTPHandler serves /healthz (the process runs), /readyz and /metrics.
-func newHTTPHandler(m *promMetrics, ready *readiness) http.Handler {
+// hooks, when set, serves the automations' webhooks at /hooks/.
+func newHTTPHandler(m *promMetrics, ready *readiness, hooks http.Handler) http.Handler {
 	mux := http.NewServeMux()
+	if hooks != nil {
+		mux.Handle("/hooks/", hooks) // every method: the handler answers 405 itself
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
@@ -194,5 +198,5 @@ func serveHTTP(cfg Config, m *promMetrics, b *bot.Bot, st pinger, log *slog.Logg
 	}
 	m.watchSocket(b.Connected)
 	ready := &readiness{socketConnected: b.Connected, store: st, log: log}
-	return listenHTTP(cfg.HTTPAddr, newHTTPHandler(m, ready), log)
+	return listenHTTP(cfg.HTTPAddr, newHTTPHandler(m, ready, b.HookHandler()), log)
 }

@@ -55,7 +55,8 @@ type promMetrics struct {
 
 	leaseChanges *prometheus.CounterVec // by change
 
-	mcpCalls *prometheus.CounterVec // by server_kind, outcome
+	mcpCalls        *prometheus.CounterVec // by server_kind, outcome
+	automationFires *prometheus.CounterVec // by automation, trigger, outcome (config_automations.go)
 }
 
 var (
@@ -97,6 +98,7 @@ func newPromMetrics() *promMetrics {
 
 	m.leaseChanges = f.counters("lease_changes_total", "Changes of this replica's session leases, by change.", "change")
 	m.registerMCP(f)
+	m.registerAutomations(f)
 	m.showAtZero()
 	return m
 }

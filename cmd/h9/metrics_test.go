@@ -17,7 +17,7 @@ func TestLeaseChangesAreCounted(t *testing.T) {
 		t.Fatal("metrics off must give nil hooks")
 	}
 	m := newPromMetrics()
-	srv := httptest.NewServer(newHTTPHandler(m, &readiness{}))
+	srv := httptest.NewServer(newHTTPHandler(m, &readiness{}, nil))
 	defer srv.Close()
 	for _, c := range store.LeaseChanges() {
 		if v := scrapeURL(t, srv.URL+"/metrics").value("h9_lease_changes_total", "change", string(c)); v != 0 {

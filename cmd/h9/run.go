@@ -110,6 +110,7 @@ func botConfig(cfg Config, st storage, engine bot.Agent, repos bot.Repos, ws *wo
 		PriceOutput:        cfg.PriceOutput,
 	}
 	cfg.FollowConfig.follow(&bc, repos)
+	cfg.AutomationConfig.automate(&bc)
 	return bc
 }
 

@@ -22,7 +22,7 @@ func prepare(tx *bolt.Tx) error {
 	}
 	switch {
 	case bytes.Equal(schema, currentSchema):
-		return createBuckets(tx) // a bucket added since the file was made (bot_starts)
+		return createBuckets(tx) // buckets added since the file was made (bot_starts, automation_*)
 	case schema != nil:
 		return fmt.Errorf("%w: schema %q was written by a newer h9", store.ErrCorrupt, schema)
 	}

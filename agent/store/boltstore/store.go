@@ -14,6 +14,8 @@
 //	bot_dedup        8-byte big-endian unix nanos + key → ""   (claim order)
 //	bot_dedup_keys   key → 8-byte big-endian unix nanos        (lookup)
 //	bot_channels     channel NUL setting → value
+//	bot_starts       start ID → Start (JSON)
+//	automation_*     occurrences and automation states (automations.go)
 //
 // Values are copied out of bbolt's memory inside each transaction.
 package boltstore
@@ -30,24 +32,25 @@ import (
 )
 
 var (
-	bucketMeta           = []byte("h9_meta")
-	bucketAgent          = []byte("agent_sessions")
-	bucketMsgs           = []byte("msgs")
-	bucketSessions       = []byte("bot_sessions")
-	bucketThreads        = []byte("bot_threads")
-	bucketOwners         = []byte("bot_owners")
-	bucketActive         = []byte("bot_active")
-	bucketDedup          = []byte("bot_dedup")
-	bucketDedupKeys      = []byte("bot_dedup_keys")
-	bucketChannels       = []byte("bot_channels")
-	bucketStarts         = []byte("bot_starts")
-	keySchema            = []byte("schema")
-	keyDedupCount        = []byte("dedup_count")
-	keyTodos             = []byte("todos")
-	keyState             = []byte("state")
-	allBuckets           = [][]byte{bucketMeta, bucketAgent, bucketSessions, bucketThreads, bucketOwners, bucketActive, bucketDedup, bucketDedupKeys, bucketChannels, bucketStarts}
-	currentSchema        = []byte("2")
-	keySeparator    byte = 0 // between the parts of a composite key
+	bucketMeta      = []byte("h9_meta")
+	bucketAgent     = []byte("agent_sessions")
+	bucketMsgs      = []byte("msgs")
+	bucketSessions  = []byte("bot_sessions")
+	bucketThreads   = []byte("bot_threads")
+	bucketOwners    = []byte("bot_owners")
+	bucketActive    = []byte("bot_active")
+	bucketDedup     = []byte("bot_dedup")
+	bucketDedupKeys = []byte("bot_dedup_keys")
+	bucketChannels  = []byte("bot_channels")
+	bucketStarts    = []byte("bot_starts")
+	keySchema       = []byte("schema")
+	keyDedupCount   = []byte("dedup_count")
+	keyTodos        = []byte("todos")
+	keyState        = []byte("state")
+	allBuckets      = [][]byte{bucketMeta, bucketAgent, bucketSessions, bucketThreads, bucketOwners, bucketActive, bucketDedup, bucketDedupKeys, bucketChannels, bucketStarts,
+		bucketOccurrences, bucketPending, bucketOccByTime, bucketAutoStates}
+	currentSchema      = []byte("2")
+	keySeparator  byte = 0 // between the parts of a composite key
 )
 
 // Store is the bbolt backend. It is safe for concurrent use. It does not

@@ -13,6 +13,11 @@
 //	                      active, updated (indexed) and data
 //	h9_dedup              key → claimed
 //	h9_channel_settings   (channel, key) → value
+//	h9_leases             (channel, thread) → owner, token, expires (lease.go)
+//	h9_inbox              items for a thread another replica holds (inbox.go)
+//	h9_starts             new sessions' commands before their first commit
+//	h9_automation_occurrences  (automation, key) → an occurrence and its state
+//	h9_automation_states  name → version, the day's spend, the rest as JSON
 //
 // Everything the agent and the bot encode is stored as bytea, byte for
 // byte: the backend never interprets it, and jsonb would refuse a tool

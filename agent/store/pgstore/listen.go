@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/h9-app/h9/agent/store"
+	"github.com/h9-app/h9/workspace/netx"
 )
 
 // listenSuffix marks the listening connection's application_name.
@@ -52,19 +53,17 @@ func (l *listener) notify(key store.LeaseKey) {
 
 // run listens until ctx ends, reconnecting with backoff.
 func (l *listener) run(ctx context.Context) {
-	wait := listenRetryFirst
-	for ctx.Err() == nil {
+	backoff := netx.Backoff{Base: listenRetryFirst, Max: listenRetryMax}
+	for n := 1; ctx.Err() == nil; n++ {
 		err := l.session(ctx)
 		if ctx.Err() != nil {
 			return
 		}
+		wait := backoff.Step(n)
 		l.log.Warn("listening for inbox items; reconnecting", "err", err, "in", wait)
-		select {
-		case <-ctx.Done():
+		if netx.Sleep(ctx, wait) != nil {
 			return
-		case <-time.After(wait):
 		}
-		wait = min(2*wait, listenRetryMax)
 	}
 }
 

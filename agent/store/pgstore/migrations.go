@@ -9,6 +9,7 @@ var migrations = []string{
 	schemaV3,
 	schemaV4,
 	schemaV5,
+	schemaV6,
 }
 
 // CurrentSchema is the schema version this h9 writes.
@@ -153,6 +154,35 @@ CREATE TABLE h9_starts (
 	id      text COLLATE "C" PRIMARY KEY,
 	channel text COLLATE "C" NOT NULL,
 	at      timestamptz NOT NULL,
+	data    bytea NOT NULL
+);
+`
+
+// schemaV6: automations' occurrences and states (automations.go).
+const schemaV6 = `
+CREATE TABLE h9_automation_occurrences (
+	automation text COLLATE "C" NOT NULL,
+	key        text COLLATE "C" NOT NULL,
+	state      text COLLATE "C" NOT NULL,
+	dedupe     text NOT NULL,
+	channel    text NOT NULL,
+	thread     text NOT NULL,
+	cause      text NOT NULL,
+	data       bytea,
+	recorded   timestamptz NOT NULL,
+	owner      text NOT NULL,
+	claimed    timestamptz NOT NULL,
+	version    bigint NOT NULL,
+	PRIMARY KEY (automation, key)
+);
+CREATE INDEX h9_automation_occurrences_pending ON h9_automation_occurrences (state, claimed)
+	WHERE state IN ('recorded', 'queued');
+CREATE INDEX h9_automation_occurrences_by_recorded ON h9_automation_occurrences (recorded);
+CREATE TABLE h9_automation_states (
+	name    text COLLATE "C" PRIMARY KEY,
+	version bigint NOT NULL,
+	day     text NOT NULL,
+	spent   bigint NOT NULL,
 	data    bytea NOT NULL
 );
 `

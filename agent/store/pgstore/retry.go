@@ -15,6 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/h9-app/h9/workspace/netx"
 )
 
 // The database going away (ARCHITECTURE.md, "Lifetimes and deadlines"): a
@@ -76,8 +78,8 @@ type pooled interface {
 // it committed (a socket closed after the statement was sent): reads and
 // idempotent writes may.
 func (s *Store) retry(ctx context.Context, ambiguous bool, op func(context.Context, pooled, attempt) error) error {
-	pause := retryFirstPause
-	for a := (attempt{}); ; a.again = true {
+	backoff := netx.Backoff{Base: retryFirstPause, Max: retryMaxPause}
+	for n, a := 1, (attempt{}); ; n, a.again = n+1, true {
 		err := s.onConn(ctx, a, op)
 		if err == nil || ctx.Err() != nil {
 			return err
@@ -87,13 +89,11 @@ func (s *Store) retry(ctx context.Context, ambiguous bool, op func(context.Conte
 			return err
 		}
 		s.suspect()
+		pause := backoff.Step(n)
 		s.log.Warn("the database connection was lost; trying again on a fresh one", "pause", pause, "err", err)
-		select {
-		case <-ctx.Done():
+		if netx.Sleep(ctx, pause) != nil {
 			return err
-		case <-time.After(pause):
 		}
-		pause = min(2*pause, retryMaxPause)
 	}
 }
 

@@ -50,6 +50,18 @@ type Backend interface {
 	Claim(ctx context.Context, keys []string, at time.Time) ([]bool, error)
 	Claimed(ctx context.Context, since time.Time) ([]string, error)
 
+	// Automations: occurrences and each automation's state.
+	RecordOccurrence(ctx context.Context, o store.Occurrence) (store.Occurrence, bool, error)
+	Occurrence(ctx context.Context, automation, key string) (store.Occurrence, error)
+	UpdateOccurrence(ctx context.Context, o store.Occurrence) (store.Occurrence, error)
+	ClaimOccurrences(ctx context.Context, state store.OccurrenceState, before time.Time, owner string, now time.Time, limit int) ([]store.Occurrence, error)
+	Occurrences(ctx context.Context, automation string, state store.OccurrenceState, limit int) ([]store.Occurrence, error)
+	PruneOccurrences(ctx context.Context, before time.Time) (int, error)
+	AutomationState(ctx context.Context, name string) (store.AutomationState, error)
+	AutomationStates(ctx context.Context) ([]store.AutomationState, error)
+	PutAutomationState(ctx context.Context, st store.AutomationState) (store.AutomationState, error)
+	AddAutomationSpend(ctx context.Context, name, day string, tokens int64) (int64, error)
+
 	// Health: whether the backend answers (h9's /readyz).
 	Ping(ctx context.Context) error
 }
@@ -74,7 +86,7 @@ type testCase struct {
 }
 
 // cases lists the suite, grouped by what relies on it.
-var cases = concat(agentCases, sessionCases, settingCases, startCases, dedupCases, concurrencyCases, healthCases)
+var cases = concat(agentCases, sessionCases, settingCases, startCases, automationCases, dedupCases, concurrencyCases, healthCases)
 
 func concat(groups ...[]testCase) []testCase {
 	var out []testCase

@@ -1,0 +1,186 @@
+package automation
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/h9-app/h9/workspace/testenv"
+)
+
+// timedSide is the Slack side, timing each start against the occurrence
+// it was due at.
+type timedSide struct {
+	slackSide
+	due   time.Time
+	mu    sync.Mutex
+	lates []time.Duration
+}
+
+func (s *timedSide) StartSession(ctx context.Context, r StartRequest) (Started, error) {
+	s.mu.Lock()
+	s.lates = append(s.lates, time.Since(s.due))
+	s.mu.Unlock()
+	return s.slackSide.StartSession(ctx, r)
+}
+
+func manySchedules(n, minutes int) string {
+	var sb strings.Builder
+	sb.WriteString("automations:\n")
+	for i := range n {
+		fmt.Fprintf(&sb, "  - name: s%d\n    channel: C0123ABCD\n    owner: U0123ABCD\n    task: Chore %d\n    on: {schedule: \"%d * * * *\"}\n", i, i, i%minutes)
+	}
+	return sb.String()
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	return d[min(len(d)-1, int(float64(len(d))*p))]
+}
+
+// BenchmarkSchedules1000: 1,000 schedule automations on one replica (bbolt),
+// a sixtieth of them due in each minute (or all in the same minute); the fire lateness is from the
+// minute to the session's start, the heap is what the engine holds per
+// automation once loaded. Baseline: the same minute's fires with the
+// store writes only (no engine), to show the engine's own share.
+func BenchmarkSchedules1000(b *testing.B) {
+	for _, spread := range []int{60, 1} {
+		b.Run(fmt.Sprintf("due-over-%d-minutes", spread), func(b *testing.B) { benchSchedules(b, spread) })
+	}
+}
+
+func benchSchedules(b *testing.B, spread int) {
+	testenv.Full(b, "a thousand automations' set-up")
+	src := manySchedules(1000, spread)
+	env := testEnv()
+	env.MinInterval = time.Minute
+	base := time.Date(2026, 1, 5, 9, 59, 30, 0, time.UTC)
+	env.Now = base
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	list, err := Parse(Source{File: "f.yaml"}, []byte(src), env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	clk := &clock{t: base}
+	side := &timedSide{slackSide: slackSide{open: map[string]bool{}}}
+	e := NewEngine(Options{Store: boltStore(b), Bot: side, Replica: "r1", Now: clk.Now})
+	if err := e.Set("f.yaml", list); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	heapPer := float64(after.HeapAlloc-before.HeapAlloc) / 1000
+	e.catchUp(b.Context())
+
+	b.ResetTimer()
+	minute := 0
+	for b.Loop() {
+		due := base.Add(30*time.Second + time.Duration(minute)*time.Minute)
+		minute++
+		clk.Set(due)
+		side.due = time.Now()
+		e.fireDue(b.Context())
+		side.closeAll()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(percentile(side.lates, 0.99).Microseconds())/1000, "lateness-p99-ms")
+	b.ReportMetric(heapPer, "heap-B/automation")
+	b.ReportMetric(float64(len(side.lates))/float64(minute), "fires/op")
+}
+
+// BenchmarkWebhooks200: signed webhooks at 200 requests a second through
+// the real handler, engine and bbolt store, each delivered twice (the
+// replay must be a duplicate); the answer's p99. Baseline: a handler
+// that only reads the body, on the same server and client.
+func BenchmarkWebhooks200(b *testing.B) {
+	testenv.Full(b, "an HTTP server and a store")
+	src := "automations:\n  - name: deploy\n    channel: C0123ABCD\n    task: 'Deploy {{.n}}'\n    on: {webhook: {secret_env: HOOK_SECRET}}\n"
+	list, err := Parse(Source{File: "f.yaml"}, []byte(src), testEnv())
+	if err != nil {
+		b.Fatal(err)
+	}
+	side := &slackSide{open: map[string]bool{}}
+	e := NewEngine(Options{Store: boltStore(b), Bot: side, Replica: "r1"})
+	if err := e.Set("f.yaml", list); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		h    http.Handler
+	}{
+		{"baseline-read-body", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.WriteHeader(http.StatusAccepted)
+		})},
+		{"signed", &HookHandler{Firer: e}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			srv := httptest.NewServer(c.h)
+			defer srv.Close()
+			var mu sync.Mutex
+			var lat []time.Duration
+			dups, started := 0, 0
+			send := func(body []byte, ts string) int {
+				req, _ := http.NewRequest(http.MethodPost, srv.URL+"/hooks/deploy", bytes.NewReader(body))
+				req.Header.Set(HeaderTimestamp, ts)
+				req.Header.Set(HeaderSignature, Sign([]byte("s3cret"), ts, body))
+				t0 := time.Now()
+				resp, err := srv.Client().Do(req)
+				if err != nil {
+					b.Error(err)
+					return 0
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				lat = append(lat, time.Since(t0))
+				mu.Unlock()
+				return resp.StatusCode
+			}
+			tick := time.NewTicker(5 * time.Millisecond) // 200 a second
+			defer tick.Stop()
+			var wg sync.WaitGroup
+			i := 0
+			for b.Loop() {
+				<-tick.C
+				i++
+				body := []byte(`{"n":` + strconv.Itoa(i) + `,"run":"` + b.Name() + `"}`)
+				ts := strconv.FormatInt(time.Now().Unix(), 10)
+				wg.Go(func() {
+					first := send(body, ts)
+					again := send(body, ts) // a replay
+					mu.Lock()
+					defer mu.Unlock()
+					if first == http.StatusAccepted {
+						started++
+					}
+					if c.name == "signed" && again != http.StatusOK {
+						dups++
+					}
+				})
+			}
+			wg.Wait()
+			b.ReportMetric(float64(percentile(lat, 0.99).Microseconds())/1000, "answer-p99-ms")
+			b.ReportMetric(float64(dups), "replays-not-refused")
+		})
+	}
+	if n, _ := side.counts(); n == 0 {
+		b.Error("no session started")
+	}
+}

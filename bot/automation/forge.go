@@ -1,0 +1,236 @@
+package automation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/h9-app/h9/agent/store"
+	"github.com/h9-app/h9/workspace/forge"
+)
+
+// Issue and check triggers (ARCHITECTURE.md, "Automations"): polled every
+// H9_FORGE_POLL with the forge's conditional requests; the poll's cursor
+// is kept in the automation's state, so a restart or another replica goes
+// on from it. Every event is an occurrence: in a fleet, each replica may
+// poll, and exactly one records it.
+
+// Forges gives a repository's forge API (nil: issue and check triggers
+// do nothing).
+type Forges interface {
+	Forge(repo string) (forge.Client, error)
+}
+
+// DefaultPoll is how often the forge triggers poll when Options.Poll is 0.
+const DefaultPoll = 60 * time.Second
+
+// forgeCursor is what the state's Cursor holds for a forge trigger.
+type forgeCursor struct {
+	Cursor forge.Cursor `json:"cursor"`
+}
+
+// pollForges polls every issue and check trigger once.
+func (e *Engine) pollForges(ctx context.Context) {
+	if e.o.Forges == nil {
+		return
+	}
+	for _, a := range e.All() {
+		if a.Trigger.Kind != KindIssue && a.Trigger.Kind != KindCheck {
+			continue
+		}
+		if err := e.pollOne(ctx, a); err != nil {
+			e.o.Log.Warn("polling an automation's forge failed", "automation", a.Name, "err", err)
+		}
+	}
+}
+
+func (e *Engine) pollOne(ctx context.Context, a *Automation) error {
+	st, err := e.state(ctx, a.Name)
+	if err != nil {
+		return err
+	}
+	if st.FirstLoaded.IsZero() {
+		// First load: nothing that happened before counts (no backfill).
+		_, err := e.editState(ctx, a.Name, func(s *store.AutomationState) {
+			if s.FirstLoaded.IsZero() {
+				s.FirstLoaded = e.o.Now()
+			}
+		})
+		return err
+	}
+	c, err := e.o.Forges.Forge(a.Repo)
+	if err != nil {
+		return err
+	}
+	var cur forgeCursor
+	if len(st.Cursor) > 0 {
+		_ = json.Unmarshal(st.Cursor, &cur)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	var next forge.Cursor
+	if a.Trigger.Kind == KindIssue {
+		trig := forge.IssueTrigger{Label: a.Trigger.Label}
+		if a.Trigger.Assigned {
+			trig = forge.IssueTrigger{Assigned: forge.AssignedToMe}
+		}
+		var events []forge.IssueEvent
+		if events, next, err = c.IssueEvents(cctx, trig, st.FirstLoaded, cur.Cursor); err != nil {
+			return err
+		}
+		for _, ev := range events {
+			e.fireIssue(ctx, a, c, ev)
+		}
+		e.sayIssueClosed(ctx, a, c)
+	} else {
+		var head string
+		var failed []forge.Check
+		if head, failed, next, err = c.BranchChecks(cctx, a.Trigger.Branch, cur.Cursor); err != nil {
+			return err
+		}
+		if len(failed) > 0 {
+			e.fireChecks(ctx, a, head, failed)
+		}
+	}
+	data, err := json.Marshal(forgeCursor{Cursor: next})
+	if err != nil {
+		return err
+	}
+	_, err = e.editState(ctx, a.Name, func(s *store.AutomationState) { s.Cursor = data })
+	return err
+}
+
+// fireIssue starts a session for an issue event from a writer; one from
+// anybody else is left out, said once in the channel.
+func (e *Engine) fireIssue(ctx context.Context, a *Automation, c forge.Issues, ev forge.IssueEvent) {
+	if !ev.ActorCanPush {
+		rec := store.Occurrence{Automation: a.Name, Key: boundKey(ev.Key), State: store.OccurrenceSkipped, Recorded: e.o.Now(), Owner: e.o.Replica,
+			Cause: ev.Actor + " cannot write to " + a.Repo}
+		cctx, cancel := e.ctx(ctx)
+		_, inserted, err := e.o.Store.RecordOccurrence(cctx, rec)
+		cancel()
+		if err == nil && inserted {
+			e.o.Count(a.Name, KindIssue, ResultSkipped)
+			e.post(ctx, a, fmt.Sprintf("*%s* left out issue #%d: %s, who %s it, cannot write to %s.", a.Name, ev.Number,
+				slackEscape(ev.Actor), map[bool]string{true: "assigned", false: "labelled"}[a.Trigger.Assigned], a.Repo), "")
+		}
+		return
+	}
+	key := boundKey(ev.Key)
+	req := e.newRequest(a, key)
+	req.Source = "issue #" + strconv.Itoa(ev.Number) + " " + ev.URL
+	req.Request = Request(a.Task+"\n\nThe pull/merge request you may open must say `Closes #"+strconv.Itoa(ev.Number)+"` in its description.",
+		DataIssue, fmt.Sprintf("issue #%d: %s\nopened at %s\n\n%s\n", ev.Number, ev.Title, ev.URL, ev.Body))
+	out, err := e.fire(ctx, occurrence{a: a, key: key, req: req})
+	if err != nil {
+		e.o.Log.Warn("recording an issue's occurrence failed", "automation", a.Name, "issue", ev.Number, "err", err)
+		return
+	}
+	if out.Result == ResultStarted && out.Link != "" {
+		cctx, cancel := e.ctx(ctx)
+		defer cancel()
+		if err := c.CommentOnIssue(cctx, ev.Number, "h9 is working on this in Slack: "+out.Link); err != nil {
+			e.o.Log.Warn("commenting on an issue failed", "automation", a.Name, "issue", ev.Number, "err", err)
+		}
+	}
+}
+
+// fireChecks starts one session per failing head; a failure while the
+// automation's session is open goes to that thread instead.
+func (e *Engine) fireChecks(ctx context.Context, a *Automation, head string, failed []forge.Check) {
+	var names []string
+	var data strings.Builder
+	for i, c := range failed {
+		names = append(names, c.Name)
+		fmt.Fprintf(&data, "[check %d] %s: %s\n", i+1, c.Name, c.State)
+		if c.URL != "" {
+			data.WriteString("link: " + c.URL + "\n")
+		}
+		if c.Log != "" {
+			data.WriteString("log (last lines):\n" + c.Log + "\n")
+		}
+		data.WriteString("\n")
+	}
+	key := "check:" + head
+	req := e.newRequest(a, key)
+	req.Source = "failing checks on " + cmpOr(a.Trigger.Branch, "the default branch") + " at " + shortSHA(head)
+	req.Request = Request(a.Task, DataChecks, data.String())
+	again := "more checks failed on " + shortSHA(head) + ": " + slackEscape(strings.Join(names, ", "))
+	st, err := e.state(ctx, a.Name)
+	if err == nil && st.LastThread != "" && st.LastKey != key {
+		cctx, cancel := e.ctx(ctx)
+		open, err := e.o.Bot.SessionOpen(cctx, st.LastChannel, st.LastThread)
+		cancel()
+		if err == nil && open {
+			rec := store.Occurrence{Automation: a.Name, Key: key + ":" + strings.Join(names, ","), State: store.OccurrenceDeduplicated,
+				Channel: st.LastChannel, Thread: st.LastThread, Recorded: e.o.Now(), Owner: e.o.Replica}
+			rec.Key = boundKey(rec.Key)
+			cctx, cancel := e.ctx(ctx)
+			_, inserted, err := e.o.Store.RecordOccurrence(cctx, rec)
+			cancel()
+			if err == nil && inserted {
+				e.o.Count(a.Name, KindCheck, ResultDeduplicated)
+				cctx, cancel := e.ctx(ctx)
+				_ = e.o.Bot.Post(cctx, st.LastChannel, st.LastThread, "Again: "+again, "")
+				cancel()
+			}
+			return
+		}
+	}
+	if _, err := e.fire(ctx, occurrence{a: a, key: key, dedupe: head, req: req, again: again}); err != nil {
+		e.o.Log.Warn("recording a check's occurrence failed", "automation", a.Name, "head", head, "err", err)
+	}
+}
+
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// SetForges gives the engine the forges of the issue and check triggers;
+// call it before Run.
+func (e *Engine) SetForges(f Forges) { e.o.Forges = f }
+
+// sayIssueClosed tells the open session of the automation's last issue,
+// once, that the issue was closed meanwhile; the session goes on unless
+// someone cancels it.
+func (e *Engine) sayIssueClosed(ctx context.Context, a *Automation, c forge.Issues) {
+	st, err := e.state(ctx, a.Name)
+	if err != nil || st.LastThread == "" || !strings.HasPrefix(st.LastKey, "issue:") {
+		return
+	}
+	n, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(st.LastKey, "issue:"), ":", 2)[0])
+	if err != nil {
+		return
+	}
+	cctx, cancel := e.ctx(ctx)
+	open, err := e.o.Bot.SessionOpen(cctx, st.LastChannel, st.LastThread)
+	cancel()
+	if err != nil || !open {
+		return
+	}
+	cctx, cancel = e.ctx(ctx)
+	is, err := c.Issue(cctx, n)
+	cancel()
+	if err != nil || is.State != forge.StateClosed {
+		return
+	}
+	rec := store.Occurrence{Automation: a.Name, Key: "closed:" + strconv.Itoa(n), State: store.OccurrenceSkipped,
+		Channel: st.LastChannel, Thread: st.LastThread, Recorded: e.o.Now(), Owner: e.o.Replica, Cause: "the issue was closed"}
+	cctx, cancel = e.ctx(ctx)
+	_, inserted, err := e.o.Store.RecordOccurrence(cctx, rec)
+	cancel()
+	if err != nil || !inserted {
+		return
+	}
+	cctx, cancel = e.ctx(ctx)
+	defer cancel()
+	if err := e.o.Bot.Post(cctx, st.LastChannel, st.LastThread, fmt.Sprintf("Issue #%d was closed meanwhile. This session goes on unless someone cancels it.", n), ""); err != nil {
+		e.o.Log.Warn("saying an issue was closed failed", "automation", a.Name, "issue", n, "err", err)
+	}
+}
