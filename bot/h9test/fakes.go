@@ -6,13 +6,19 @@
 package h9test
 
 import (
+	"bytes"
 	"context"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
+	bolt "go.etcd.io/bbolt"
 )
 
 // Options choose the fakes' configuration.
@@ -117,4 +123,54 @@ func (f *Fakes) Dump() {
 func (f *Fakes) WaitCalls(n int) {
 	f.TB.Helper()
 	f.WaitFor("model request #"+itoa(n), func() bool { return f.Model.Calls() >= n })
+}
+
+// GitHub starts a fake GitHub accepting token that serves the bare
+// repository remote as repo (owner/name, pushable), closed when the test
+// ends.
+func GitHub(tb testing.TB, token, repo, remote string) *fakegithub.Server {
+	gh := fakegithub.New(token)
+	tb.Cleanup(gh.Close)
+	gh.AddRepo(repo, remote, true)
+	return gh
+}
+
+// OpenBolt opens the data directory dir's h9.db as h9 does; the caller
+// closes it, after the bot on it has stopped.
+func OpenBolt(tb testing.TB, dir string) *bolt.DB {
+	tb.Helper()
+	db, err := bolt.Open(filepath.Join(dir, "h9.db"), 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+// BoltStore builds the store on db, as h9 does at each start.
+func BoltStore(tb testing.TB, db *bolt.DB) *boltstore.Store {
+	tb.Helper()
+	st, err := boltstore.New(db)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
+// LogBuffer collects what several goroutines (a bot's logger, a
+// subprocess's stderr) write, for the test to read while they run.
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *LogBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *LogBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }

@@ -5,15 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/slack-go/slack"
-
 	"github.com/h9-app/h9/bot/render"
+	"github.com/slack-go/slack"
 )
 
 // chatResponse is what h9 reads from a chat.postMessage or chat.update
@@ -106,4 +106,26 @@ func checkLimits(m render.Message) error {
 		return fmt.Errorf("%w: %w", errMessageLimits, err)
 	}
 	return nil
+}
+
+// React adds an emoji reaction; "already_reacted" is success.
+func (s *Client) React(ctx context.Context, log *slog.Logger, channel, ts, name string) {
+	_ = s.Call(ctx, log, "reactions.add", func(ctx context.Context) error {
+		err := s.c.AddReactionContext(ctx, name, slack.NewRefToMessage(channel, ts))
+		if errorIs(err, "already_reacted") {
+			return nil
+		}
+		return err
+	})
+}
+
+// Unreact removes an emoji reaction; "no_reaction" is success.
+func (s *Client) Unreact(ctx context.Context, log *slog.Logger, channel, ts, name string) {
+	_ = s.Call(ctx, log, "reactions.remove", func(ctx context.Context) error {
+		err := s.c.RemoveReactionContext(ctx, name, slack.NewRefToMessage(channel, ts))
+		if errorIs(err, "no_reaction") {
+			return nil
+		}
+		return err
+	})
 }

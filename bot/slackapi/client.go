@@ -7,15 +7,14 @@ package slackapi
 import (
 	"context"
 	"errors"
-	"github.com/h9-app/h9/workspace/netx"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
 	"time"
 
-	"github.com/slack-go/slack"
-
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/netx"
+	"github.com/slack-go/slack"
 )
 
 const (
@@ -254,4 +253,57 @@ func ErrorCode(err error) string {
 // errorIs reports whether err is Slack's ok:false answer with code.
 func errorIs(err error, code string) bool {
 	return err != nil && ErrorCode(err) == code
+}
+
+var (
+	// errMessageLimits: a message h9 was about to send breaks Slack's
+	// limits (render.CheckLimits), so it was not sent.
+	errMessageLimits = errors.New("message breaks Slack's limits")
+	// errLeaseLost: a Slack call for a session whose lease this replica no
+	// longer holds was not sent.
+	errLeaseLost = errors.New("the session's lease is no longer this replica's")
+)
+
+// Metrics hears the Web API calls. Its methods must be cheap, must not
+// block and must be safe for concurrent use; method is one of the Web API
+// methods named in this package.
+type Metrics interface {
+	// SlackRequest: one request of a call ("chat.postMessage",
+	// "response_url", …) was answered or failed after d; each retry is a
+	// request of its own. rateLimited: Slack answered 429.
+	SlackRequest(method string, d time.Duration, rateLimited bool)
+	// SlackFailed: a call failed for good, after its retries (or was
+	// refused before sending, as too large for Slack).
+	SlackFailed(method string)
+}
+
+// noMetrics counts nothing: New's default.
+type noMetrics struct{}
+
+func (noMetrics) SlackRequest(string, time.Duration, bool) {}
+func (noMetrics) SlackFailed(string)                       {}
+
+// leaseCheck rides on the context of a session's Slack calls: whether the
+// lease they are made under still holds.
+type leaseCheck struct{ valid func() bool }
+
+type leaseKey struct{}
+
+// WithLease marks ctx's Slack calls as made under a lease that valid
+// reports still held; once it does not, they are refused unsent.
+func WithLease(ctx context.Context, valid func() bool) context.Context {
+	return context.WithValue(ctx, leaseKey{}, leaseCheck{valid: valid})
+}
+
+// leaseGate refuses a Web API request made under a lease this replica no
+// longer holds, at the last moment before it leaves the process: a
+// replica paused past its lease posts nothing once it resumes, whatever
+// its goroutines were about to send.
+type leaseGate struct{ next http.RoundTripper }
+
+func (g leaseGate) RoundTrip(r *http.Request) (*http.Response, error) {
+	if c, ok := r.Context().Value(leaseKey{}).(leaseCheck); ok && !c.valid() {
+		return nil, errLeaseLost
+	}
+	return g.next.RoundTrip(r)
 }

@@ -24,11 +24,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/h9-app/h9/agent/store"
+	bolt "go.etcd.io/bbolt"
 )
 
 var (
@@ -126,4 +126,59 @@ func compositeKey(parts ...string) []byte {
 		k = append(k, p...)
 	}
 	return k
+}
+
+// Ping reports whether the store answers: a read transaction that finds
+// the schema. It fails once the database is closed (h9's readiness check).
+func (s *Store) Ping(ctx context.Context) error {
+	return s.view(ctx, "ping", func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketMeta).Get(keySchema) == nil {
+			return fmt.Errorf("%w: no schema version", store.ErrCorrupt)
+		}
+		return nil
+	})
+}
+
+// localOwner names the holder of every lease of a bbolt Store.
+const localOwner = "local"
+
+// AcquireLease always succeeds: one process owns a bbolt file (its file
+// lock keeps a second h9 out), so it owns every session. Leases exist
+// here so that the bot runs one way on either backend.
+func (s *Store) AcquireLease(_ context.Context, key store.LeaseKey) (store.Lease, error) {
+	return store.Lease{Key: key, Owner: localOwner, Token: s.tokens.Add(1)}, nil
+}
+
+// ReleaseLease has nothing to release.
+func (s *Store) ReleaseLease(context.Context, store.Lease) error { return nil }
+
+// LeaseValid: a lease of the only process never lapses.
+func (s *Store) LeaseValid(store.Lease) bool { return true }
+
+// OnLeaseLost: no lease is ever lost, so f is never called.
+func (s *Store) OnLeaseLost(func(store.Lease)) {}
+
+// ChannelSetting returns one setting of a channel ("" when unset).
+func (s *Store) ChannelSetting(ctx context.Context, channel, key string) (string, error) {
+	var value string
+	err := s.view(ctx, "reading setting "+key+" of channel "+channel, func(tx *bolt.Tx) error {
+		value = string(tx.Bucket(bucketChannels).Get(compositeKey(channel, key)))
+		return nil
+	})
+	return value, err
+}
+
+// SetChannelSetting sets one setting of a channel; "" removes it.
+func (s *Store) SetChannelSetting(ctx context.Context, channel, key, value string) error {
+	what := "saving setting " + key + " of channel " + channel
+	if channel == "" || key == "" || strings.IndexByte(channel, keySeparator) >= 0 {
+		return fmt.Errorf("%w: %s: empty or malformed channel or key", store.ErrInvalid, what)
+	}
+	return s.update(ctx, what, func(tx *bolt.Tx) error {
+		b, k := tx.Bucket(bucketChannels), compositeKey(channel, key)
+		if value == "" {
+			return b.Delete(k)
+		}
+		return b.Put(k, []byte(value))
+	})
 }

@@ -12,6 +12,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -166,5 +167,28 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// healthCases: what h9's readiness check relies on.
+var healthCases = []testCase{
+	{"PingAnswers", testPingAnswers},
+}
+
+// A backend that works answers Ping, before and after writes and after a
+// reopen; a Ping whose context is done fails as a backend failure, so a
+// readiness check with a deadline never reports a store that did not answer.
+func testPingAnswers(t *testing.T, fresh Fresh) {
+	b, reopen := fresh(t)
+	ctx := t.Context()
+	must(t, b.Ping(ctx))
+	must(t, b.SetChannelSetting(ctx, "C1", "repo", "backend"))
+	must(t, b.Ping(ctx))
+	b = reopen(t)
+	must(t, b.Ping(ctx))
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := b.Ping(done); !errors.Is(err, store.ErrBackend) {
+		t.Fatalf("Ping with a cancelled context = %v, want an error wrapping store.ErrBackend", err)
 	}
 }
