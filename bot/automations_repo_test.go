@@ -1,10 +1,13 @@
 package bot
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
@@ -79,6 +82,22 @@ func TestRepositoryAutomationsFile(t *testing.T) {
 		}
 	}
 	e.waitFor("the repository's automations listed", listed("*backend/nightly* — schedule `0 3 * * *` (UTC) · next ", "*backend/deploy* — webhook"))
+
+	// Its webhook answers at /hooks/<repo>/<name>.
+	srv := httptest.NewServer(e.bot.HookHandler())
+	t.Cleanup(srv.Close)
+	e.model.Enqueue(planReplies("Plan.", "a:pending")...)
+	if code, answer := signedPost(t, srv.URL+"/hooks/backend/deploy", []byte(`{"x":1}`), time.Now(), "s3cret"); code != http.StatusAccepted {
+		t.Fatalf("the repository's webhook: %d %s", code, answer)
+	}
+	e.waitFor("the webhook's session", func() bool {
+		for _, m := range rootsIn(e, testChannel) {
+			if strings.Contains(m.Text, "Automation *backend/deploy*") {
+				return true
+			}
+		}
+		return false
+	})
 
 	invalid := func() []fakeslack.Message {
 		var out []fakeslack.Message
