@@ -38,11 +38,12 @@ const automationResumeAction = "h9_automation_resume"
 // verbAutomations is /h9 automations [pause|resume|run <name>].
 const verbAutomations = "automations"
 
-// newAutomations reads H9_AUTOMATIONS_FILE and makes the engine; nil
-// when there is no file. The store must keep automations' records.
+// newAutomations reads H9_AUTOMATIONS_FILE and makes the engine, and the
+// refresher of the repositories' own .h9/automations.yaml; nil when there
+// is no file and no repository. The store must keep automations' records.
 func (b *Bot) newAutomations() error {
 	cfg := b.cfg
-	if cfg.AutomationsFile == "" {
+	if cfg.AutomationsFile == "" && !b.hasRepos() {
 		return nil
 	}
 	raw := cfg.Store
@@ -50,12 +51,19 @@ func (b *Bot) newAutomations() error {
 		raw = t.s // the engine bounds each of its calls itself
 	}
 	st, ok := raw.(automation.Store)
-	if !ok {
+	switch {
+	case !ok && cfg.AutomationsFile != "":
 		return fmt.Errorf("%w: H9_AUTOMATIONS_FILE: this store keeps no automations", ErrInvalidConfig)
+	case !ok:
+		b.log.Warn("this store keeps no automations: the repositories' .h9/automations.yaml are not read")
+		return nil
 	}
-	list, err := automation.LoadFile(cfg.AutomationsFile, b.automationEnv())
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	var list []*automation.Automation
+	if cfg.AutomationsFile != "" {
+		var err error
+		if list, err = automation.LoadFile(cfg.AutomationsFile, b.automationEnv()); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
 	}
 	host, _ := os.Hostname()
 	count := func(string, automation.Kind, string) {}
@@ -74,7 +82,25 @@ func (b *Bot) newAutomations() error {
 	if cfg.Forges != nil {
 		b.autos.SetForges(cfg.Forges)
 	}
+	if reader, ok := cfg.Repos.(automation.RepoReader); ok && b.hasRepos() {
+		var files []automation.RepoFile
+		for _, r := range cfg.Repos.List() {
+			files = append(files, automation.RepoFile{Repo: r.Name, Channels: r.Channels})
+		}
+		b.repoAutos = automation.NewRepoFiles(b.autos, reader, files, b.automationEnv(), cfg.AutomationRefresh)
+	}
+	if cfg.AutomationsFile == "" {
+		return nil
+	}
 	return b.autos.Set(cfg.AutomationsFile, list)
+}
+
+// repoFetched tells the refresher of the repositories' automations files
+// that h9 fetched a repository (ARCHITECTURE.md, "Automations").
+func (b *Bot) repoFetched(name string) {
+	if b.repoAutos != nil {
+		b.repoAutos.Fetched(name)
+	}
 }
 
 // automationEnv is what checking an automations file needs of the bot.

@@ -21,7 +21,7 @@ import (
 func (b *Bot) runAutomationsCommand(cmd slack.SlashCommand, arg string, log *slog.Logger) {
 	say := func(s string) { b.api.Respond(b.bg, log, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, text(s)) }
 	if b.autos == nil {
-		say("h9 has no automations (H9_AUTOMATIONS_FILE).")
+		say("h9 has no automations (H9_AUTOMATIONS_FILE, or a repository's .h9/automations.yaml).")
 		return
 	}
 	ctx, cancel := context.WithTimeout(b.bg, time.Minute)

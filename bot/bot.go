@@ -60,8 +60,9 @@ type Bot struct {
 	started    atomic.Bool
 	connected  atomic.Bool // Socket Mode is connected (Connected)
 	metrics    Metrics
-	autos      *automation.Engine // nil: no automations (automations.go)
-	fleetDone  sync.WaitGroup     // adoptLoop
+	autos      *automation.Engine    // nil: no automations (automations.go)
+	repoAutos  *automation.RepoFiles // nil: no repository's file is read
+	fleetDone  sync.WaitGroup        // adoptLoop
 }
 
 // New checks cfg and builds the bot; it does not connect (Run does).
@@ -167,6 +168,9 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.fleetDone.Go(func() { b.startsLoop(sockCtx, began) })
 	if b.autos != nil {
 		b.fleetDone.Go(func() { _ = b.autos.Run(sockCtx) })
+	}
+	if b.repoAutos != nil {
+		b.fleetDone.Go(func() { b.repoAutos.Run(sockCtx) })
 	}
 
 	select {

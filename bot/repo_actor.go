@@ -49,6 +49,7 @@ func (b *Bot) prepareRepo(ctx context.Context, id string, r SessionRepo) evPrepa
 	gs := r.git(id)
 	p, err := b.cfg.Repos.Prepare(ctx, gs)
 	if err == nil {
+		b.repoFetched(r.Name)
 		gs.Base = p.Base
 		var res workspace.BashResult
 		var ran bool

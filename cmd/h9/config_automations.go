@@ -30,14 +30,20 @@ func (c *Config) checkAutomations() error {
 	if c.AutomationsFile == "" {
 		return nil
 	}
+	if _, err := automation.LoadFile(c.AutomationsFile, c.automationEnv()); err != nil {
+		return invalid("%s", unwrapAutomation(err))
+	}
+	return nil
+}
+
+// automationEnv is what checking an automations file needs of the
+// configuration.
+func (c *Config) automationEnv() automation.Env {
 	env := automation.Env{Getenv: os.LookupEnv, Admins: len(cleanList(c.Admins)) > 0, MinInterval: c.AutomationMinInterval, Repos: []string{}}
 	for _, r := range c.repos {
 		env.Repos = append(env.Repos, r.Name)
 	}
-	if _, err := automation.LoadFile(c.AutomationsFile, env); err != nil {
-		return invalid("%s", unwrapAutomation(err))
-	}
-	return nil
+	return env
 }
 
 // unwrapAutomation drops the "invalid automation: " prefix: the line

@@ -68,6 +68,7 @@ var doctorChecks = []doctorCheck{
 	{"health and metrics", checkHTTP},
 	{"database", checkDatabase},
 	{"repositories", checkRepos},
+	{"automations", doctorAutomations}, // doctor_automations.go
 	{"MCP servers", checkMCP},
 }
 
