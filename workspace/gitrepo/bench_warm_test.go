@@ -123,7 +123,7 @@ func runTimed(b *testing.B, f *fixture, s Session, command string) time.Duration
 	res, err := ws.Bash(f.ctx, command, workspace.BashOptions{Timeout: workspace.MaxBashTimeout})
 	d := time.Since(start)
 	if err != nil || res.ExitCode != 0 {
-		b.Fatalf("%s: %v %s", command, err, res.Output)
+		b.Fatalf("%s: err %v, exit %d: %s", command, err, res.ExitCode, res.Output)
 	}
 	return d
 }
