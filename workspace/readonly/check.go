@@ -1,6 +1,7 @@
 package readonly
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -218,3 +219,7 @@ func (c *checker) call(x *syntax.CallExpr) error {
 		return nil
 	})
 }
+
+// ErrReadOnly: the command could change something, or the checker cannot
+// prove that it does not. workspace.ErrReadOnly is this same value.
+var ErrReadOnly = errors.New("plan mode is read-only")
