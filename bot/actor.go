@@ -263,6 +263,7 @@ func (a *actor) load() error {
 	}
 	a.apply(evLoaded{tokens: snap.Total})
 	a.check = a.newChecklist(s.ChecklistTS, a.view(snap.Todos, snap.Evidence))
+	a.stopLeftStream() // stream.go: before anything else is posted
 	a.finishEdit()
 	return nil
 }

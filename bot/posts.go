@@ -82,7 +82,6 @@ func (a *actor) postPending(key string) {
 // finishPosts finishes what a previous holder left pending: each post found
 // in the thread is adopted, the others are posted.
 func (a *actor) finishPosts() {
-	a.stopLeftStream()
 	for _, p := range slices.Clone(a.rec.Posts) {
 		if !a.holding() {
 			return

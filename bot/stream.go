@@ -230,7 +230,9 @@ func (a *actor) settleStream() {
 }
 
 // stopLeftStream stops a stream a previous holder (or this process before
-// a restart) left open, before anything else is posted in the thread.
+// a restart) left open, before anything else is posted in the thread: on
+// load, under the lease just taken. Its text is deleted unless a post of
+// the run's words is pending to become it.
 func (a *actor) stopLeftStream() {
 	if a.rec == nil || a.rec.StreamTS == "" || a.run != nil || !a.b.api.SurfaceOn(slackapi.SurfaceStream) {
 		return

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack"
+
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/workspace/testenv"
@@ -112,5 +114,38 @@ func TestStreamRefusedPostsAsToday(t *testing.T) {
 	e.waitMessage(thread, "second answer", 1)
 	if starts, appends, stops := streamCalls(e); len(starts) != 1 || len(appends) != 0 || len(stops) != 0 {
 		t.Errorf("stream calls after Slack refused: %d starts, %d appends, %d stops", len(starts), len(appends), len(stops))
+	}
+}
+
+// A stream a stopped process left open is stopped by the next holder when
+// it takes the session up, before it posts, and its voided text deleted.
+func TestStreamLeftOpenIsStoppedOnLoad(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t)
+	e.model.Enqueue(fakemodel.Text("All done."))
+	thread := e.startSession("run", "leave a stream")
+	e.waitMessage(thread, "All done.", 1)
+	e.waitFor("the session at rest", func() bool { return !e.record(thread).active() })
+	e.stop()
+
+	api := slack.New(e.slack.Options().BotToken, slack.OptionAPIURL(e.slack.APIURL()))
+	_, left, err := api.StartStreamContext(e.ctx, testChannel, slack.MsgOptionTS(thread),
+		slack.MsgOptionRecipientUserID(testUser), slack.MsgOptionRecipientTeamID(testTeam), slack.MsgOptionMarkdownText("half of an answ"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.restartPending(thread, func(s *Session) { s.StreamTS = left })
+	if _, err := e.slack.Mention(e.ctx, testUser, testChannel, thread, "status"); err != nil { // loads the session
+		t.Fatal(err)
+	}
+	e.waitEphemeral(testChannel, testUser, "")
+	e.waitFor("the left stream stopped and gone", func() bool {
+		return len(e.slack.OpenStreams(testChannel, thread)) == 0 && len(withText(e, thread, "half of an answ")) == 0
+	})
+	if ts := e.record(thread).StreamTS; ts != "" {
+		t.Errorf("the record still holds the stream %s", ts)
+	}
+	if stops := e.slack.Calls("chat.stopStream"); len(stops) == 0 || stops[len(stops)-1].Params["ts"] != left {
+		t.Errorf("the left stream %s was not stopped by chat.stopStream", left)
 	}
 }
