@@ -28,6 +28,7 @@ import (
 // runStream is one run's streamer.
 type runStream struct {
 	a                            *actor
+	check                        *checklist      // the stream comes after its first post
 	ctx                          context.Context // the actor's, under the lease
 	channel, thread, owner, team string
 	interval                     time.Duration
@@ -52,7 +53,7 @@ func (a *actor) startStream() *runStream {
 	if a.rec == nil || !a.b.api.SurfaceOn(slackapi.SurfaceStream) {
 		return nil
 	}
-	st := &runStream{a: a, ctx: a.ctx, channel: a.rec.Channel, thread: a.rec.ThreadTS, owner: a.rec.Owner,
+	st := &runStream{a: a, check: a.check, ctx: a.ctx, channel: a.rec.Channel, thread: a.rec.ThreadTS, owner: a.rec.Owner,
 		team: a.rec.Team, interval: a.b.cfg.CoalesceInterval, wake: make(chan struct{}, 1), stop: make(chan struct{}), exited: make(chan struct{})}
 	if !a.b.tasks.spawn(st.loop) {
 		return nil
@@ -117,6 +118,8 @@ func (st *runStream) loop() {
 }
 
 // send brings the stream up to text; restart: the stream's text is void.
+// The model's text is escaped as every post of it is: it never mentions
+// anyone or @channel (escaping piece by piece escapes the whole).
 func (st *runStream) send(text string, restart bool) {
 	api, log := st.a.b.api, st.a.log
 	if restart && st.ts != "" {
@@ -129,7 +132,10 @@ func (st *runStream) send(text string, restart bool) {
 	case len(text) <= st.sent:
 		return
 	case st.ts == "":
-		ts, err := api.StartStream(st.ctx, log, st.channel, st.thread, st.owner, st.team, text)
+		if st.check != nil {
+			st.check.waitFirstPost() // the checklist stays the thread's first reply; bounded by its call's deadline
+		}
+		ts, err := api.StartStream(st.ctx, log, st.channel, st.thread, st.owner, st.team, render.Escape(text))
 		if err != nil {
 			st.failed = true
 			return
@@ -137,7 +143,7 @@ func (st *runStream) send(text string, restart bool) {
 		st.ts, st.sent = ts, len(text)
 		st.a.push(msgStreamStarted{stream: st, ts: ts})
 	default:
-		if err := api.AppendStream(st.ctx, log, st.channel, st.ts, text[st.sent:]); err != nil {
+		if err := api.AppendStream(st.ctx, log, st.channel, st.ts, render.Escape(text[st.sent:])); err != nil {
 			st.failed = true
 			return
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/testenv"
 )
 
@@ -54,7 +55,7 @@ func TestStreamRunTextIntoThread(t *testing.T) {
 	testenv.Full(t, "a whole Slack flow")
 	const interval = 200 * time.Millisecond
 	e := newEnv(t, func(c *Config) { c.CoalesceInterval = interval })
-	words := manyWords("streamword", 80)
+	words := manyWords("streamword", 80) + " <!channel> & <@U2>"
 	e.model.Enqueue(streamedAnswer(words))
 	thread := e.startSession("run", "say a lot")
 	done := e.waitMessage(thread, "Done", 1)
@@ -68,8 +69,8 @@ func TestStreamRunTextIntoThread(t *testing.T) {
 	for _, c := range appends {
 		streamed += c.Params["markdown_text"]
 	}
-	if streamed != words {
-		t.Errorf("streamed text %q, want the model's %q", streamed, words)
+	if streamed != render.Escape(words) {
+		t.Errorf("streamed text %q, want the model's %q, escaped", streamed, words)
 	}
 	if !done.Streamed || done.TS != stops[0].Params["ts"] {
 		t.Errorf("the Done message (%s, streamed %v) is not the stream %s edited", done.TS, done.Streamed, stops[0].Params["ts"])
