@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot/render"
@@ -24,6 +25,11 @@ import (
 // of that message into exactly today's message, so nothing shows twice.
 // A stream Slack refused or that failed is deleted, and the words are
 // posted as they always were.
+
+// maxStreamText is the most a stream shows (characters, escaped): Slack's
+// limit on one markdown_text, well under a message's. Past it the stream
+// waits for the run's end, when the post of its words brings the rest.
+const maxStreamText = 12000
 
 // runStream is one run's streamer.
 type runStream struct {
@@ -45,6 +51,8 @@ type runStream struct {
 	// The goroutine's own, read by end once it exited.
 	ts     string // the open stream, "" before the first text
 	sent   int    // bytes of text in the stream
+	shown  int    // characters the stream holds, escaped
+	full   bool   // the stream reached maxStreamText
 	failed bool   // a call failed: the words are posted as always
 }
 
@@ -128,26 +136,33 @@ func (st *runStream) send(text string, restart bool) {
 			return
 		}
 	}
-	switch {
-	case len(text) <= st.sent:
+	if len(text) <= st.sent || st.full {
 		return
+	}
+	piece := render.Escape(text[st.sent:])
+	n := utf8.RuneCountInString(piece)
+	if st.shown+n > maxStreamText {
+		st.full = true
+		return
+	}
+	switch {
 	case st.ts == "":
 		if st.check != nil {
 			st.check.waitFirstPost() // the checklist stays the thread's first reply; bounded by its call's deadline
 		}
-		ts, err := api.StartStream(st.ctx, log, st.channel, st.thread, st.owner, st.team, render.Escape(text))
+		ts, err := api.StartStream(st.ctx, log, st.channel, st.thread, st.owner, st.team, piece)
 		if err != nil {
 			st.failed = true
 			return
 		}
-		st.ts, st.sent = ts, len(text)
+		st.ts, st.sent, st.shown = ts, len(text), n
 		st.a.push(msgStreamStarted{stream: st, ts: ts})
 	default:
-		if err := api.AppendStream(st.ctx, log, st.channel, st.ts, render.Escape(text[st.sent:])); err != nil {
+		if err := api.AppendStream(st.ctx, log, st.channel, st.ts, piece); err != nil {
 			st.failed = true
 			return
 		}
-		st.sent = len(text)
+		st.sent, st.shown = len(text), st.shown+n
 	}
 }
 
@@ -158,7 +173,7 @@ func (st *runStream) void() {
 	if derr := api.Delete(st.ctx, log, st.channel, st.ts); err == nil {
 		err = derr
 	}
-	st.ts, st.sent = "", 0
+	st.ts, st.sent, st.shown, st.full = "", 0, 0, false
 	if err != nil {
 		st.failed = true
 	}
