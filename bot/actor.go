@@ -110,6 +110,7 @@ type actor struct {
 	durable   map[string]bool // pending posts known stored (posts.go)
 	check     *checklist
 	run       *runHandle  // the run in flight, nil when none
+	stream    *runStream  // the run's stream (stream.go), nil when none
 	prep      *prepHandle // the checkout and setup in flight, nil when none
 	side      int         // pushes and uploads in flight (sideOp)
 	forging   bool        // a forge call of following is in flight (following.go)
@@ -262,6 +263,7 @@ func (a *actor) load() error {
 	}
 	a.apply(evLoaded{tokens: snap.Total})
 	a.check = a.newChecklist(s.ChecklistTS, a.view(snap.Todos, snap.Evidence))
+	a.stopLeftStream() // stream.go: before anything else is posted
 	a.finishEdit()
 	return nil
 }

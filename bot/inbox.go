@@ -124,6 +124,7 @@ func (m msgRunDone) handle(a *actor) {
 		return // a run this actor no longer waits for
 	}
 	a.run = nil
+	a.endStream() // before the run's context ends: the stream is stopped under the lease
 	h.cancel()
 	if errors.Is(m.err, store.ErrFenced) {
 		a.drop("the run's write was fenced")
@@ -133,6 +134,7 @@ func (m msgRunDone) handle(a *actor) {
 	}
 	before := a.rec.Tokens.TotalTokens
 	a.apply(a.runDone(h, m.res, m.err))
+	a.settleStream()
 	a.b.automationSpent(a.key, a.rec.Tokens.TotalTokens-before) // automations.go: daily_budget
 }
 

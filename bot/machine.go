@@ -258,7 +258,7 @@ func (m *move) afterPlan(finalText string) {
 		if finalText != "" {
 			msg = render.Escape(render.Truncate(finalText, 3000)) + "\n\n" + msg
 		}
-		m.postNotice(text(msg + " Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning."))
+		m.postWords(text(msg + " Reply in this thread with more detail and I will plan again, or start over with `/h9 run &lt;task&gt;` to skip planning."))
 		return
 	}
 	s.Revision++
@@ -266,7 +266,7 @@ func (m *move) afterPlan(finalText string) {
 	// The summary is its own message so it stays when the decision replaces
 	// the buttons; without one, the checklist is the plan.
 	if strings.TrimSpace(finalText) != "" {
-		m.postNotice(render.RenderPlanSummary(finalText))
+		m.postWords(render.RenderPlanSummary(finalText))
 	}
 	m.post(postReview, render.RenderReviewAsk(s.ID, s.Revision))
 }
@@ -307,6 +307,6 @@ func (m *move) afterFollowUp(finalText string) {
 	}
 	s.State = stateIdle
 	if finalText != "" {
-		m.postNotice(render.RenderAgentText(finalText))
+		m.postWords(render.RenderAgentText(finalText))
 	}
 }

@@ -63,7 +63,7 @@ func (e evPrepared) apply(m *move) {
 func (m *move) done(finalText string) {
 	s := m.s
 	if s.Repo == nil || !s.Repo.Ready {
-		m.postNotice(render.WithSpend(render.RenderDone(finalText, s.Progress), s.spend()))
+		m.postWords(render.WithSpend(render.RenderDone(finalText, s.Progress), s.spend()))
 		return
 	}
 	s.Outcome = &RepoOutcome{Text: finalText}

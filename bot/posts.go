@@ -35,6 +35,9 @@ type PendingPost struct {
 	Kind   string          `json:"kind"`
 	Text   string          `json:"text"`
 	Blocks json.RawMessage `json:"blocks,omitempty"`
+	// Words: a notice carrying a run's words, which edits the run's
+	// streamed message when there is one (stream.go).
+	Words bool `json:"words,omitempty"`
 }
 
 // message decodes a pending post back into what is sent.
@@ -70,7 +73,10 @@ func (a *actor) postPending(key string) {
 		a.uploadDiff(p)
 		return
 	}
-	a.apply(evPosted{key: key, ts: a.post(render.WithKey(p.message(), key))})
+	if a.postWordsInStream(p) {
+		return
+	}
+	a.apply(evPosted{key: key, ts: a.post(withKey(p))})
 }
 
 // finishPosts finishes what a previous holder left pending: each post found
@@ -121,6 +127,12 @@ func (m *move) post(kind string, msg render.Message) {
 	}
 	s.Posts = append(s.Posts, PendingPost{Key: key, Kind: kind, Text: msg.Text, Blocks: blocks})
 	m.do(effPost{key: key, kind: kind, msg: msg})
+}
+
+// postWords posts msg, a notice carrying the run's words (PendingPost.Words).
+func (m *move) postWords(msg render.Message) {
+	m.post(postNotice, msg)
+	m.s.Posts[len(m.s.Posts)-1].Words = true
 }
 
 // evPosted: a pending post was posted (ts; "" when Slack refused it, which

@@ -25,6 +25,7 @@ type runHandle struct {
 	// channel is the session's channel, for its instructions; channel and
 	// repo scope the run's MCP tools (agent.RunOptions).
 	channel, repo string
+	stream        *runStream // the run's text into the thread; nil: off
 }
 
 // launch starts the run e asks for, unless one is in flight (the Planning module's
@@ -48,6 +49,8 @@ func (a *actor) launch(e effStartRun) {
 	if e.req == a.rec.Request {
 		a.run.files = slices.Clone(a.rec.Files)
 	}
+	a.stream = a.startStream()
+	a.run.stream = a.stream
 	a.run.share, a.run.channel = a.sharer(a.rec.Channel, a.rec.ThreadTS), a.rec.Channel
 	if r := a.rec.Repo; r != nil {
 		a.run.repo = r.Name
@@ -76,11 +79,25 @@ func (a *actor) execute(ctx context.Context, id string, h *runHandle, req agent.
 	}
 	var files []agent.Attachment
 	req, files = a.withAttachments(ctx, id, req, h.files)
-	opts := agent.RunOptions{Files: files, Share: h.share, ChannelInstructions: a.b.channelInstructions(ctx, a.log, h.channel), Mode: h.mode, Gate: h.gate, Events: a.onEvent, TokenBudget: h.budget, Checkpoint: h.checkpoint, Channel: h.channel, Repo: h.repo, Durable: a.b.bg}
+	opts := agent.RunOptions{Files: files, Share: h.share, ChannelInstructions: a.b.channelInstructions(ctx, a.log, h.channel), Mode: h.mode, Gate: h.gate, Events: a.eventsOf(h), TokenBudget: h.budget, Checkpoint: h.checkpoint, Channel: h.channel, Repo: h.repo, Durable: a.b.bg}
 	if h.mode == planning.PlanModeAutoEdit {
 		opts.Approve = a.approver(h)
 	}
 	done.res, done.err = a.b.cfg.Agent.Run(ctx, id, req, opts)
+}
+
+// eventsOf is the run's event handler: its text goes to its stream.
+func (a *actor) eventsOf(h *runHandle) func(agent.Event) {
+	return func(ev agent.Event) {
+		switch ev.Kind {
+		case agent.EventTextDelta, agent.EventTextRetracted:
+			if h.stream != nil {
+				h.stream.feed(ev)
+			}
+		default:
+			a.onEvent(ev)
+		}
+	}
 }
 
 // onEvent runs on the run's goroutine: it only feeds the checklist. The

@@ -36,6 +36,9 @@ type Session struct {
 	StoppedBy string        `json:"stopped_by,omitempty"` // Stop was pressed; the run is ending
 	// AgentStatus is the agent session status last told to Slack (surfaces.go).
 	AgentStatus string `json:"agent_status,omitempty"`
+	// StreamTS is the run's streamed message (stream.go): open while the
+	// run is in flight, then the one its words' post edits.
+	StreamTS string `json:"stream_ts,omitempty"`
 
 	// The Planning module's auto-run loop.
 	AutoRun  bool `json:"auto_run"`

@@ -150,6 +150,9 @@ func TestTheLastEditOfADeadHolderIsMadeByTheNext(t *testing.T) {
 	f.slack.Prefer("a")
 	release := f.slack.Hang("chat.update")
 	defer release()
+	// The run's words post as a message, not as the edit of a stream
+	// that Slack holds like every edit here (stream.go).
+	f.slack.Refuse("chat.startStream", "not_authorized")
 	f.model.Enqueue(worked("a:completed"), fakemodel.Text("All done here."))
 	thread := f.startSession("run", "finish before the edit")
 	f.waitMessage(thread, "All done here.", 1)

@@ -52,6 +52,9 @@ func (f *Fakes) Roots() []fakeslack.Message {
 func (f *Fakes) BotMessages(thread, marker string) []fakeslack.Message {
 	var out []fakeslack.Message
 	for _, m := range f.Slack.Thread(f.Channel, thread) {
+		if m.Streamed && m.Updates == 0 {
+			continue // a run's text streaming, not yet the post it becomes
+		}
 		if m.BotID != "" && m.TS != thread && (strings.Contains(string(m.Blocks), marker) || strings.Contains(m.Text, marker)) {
 			out = append(out, m)
 		}

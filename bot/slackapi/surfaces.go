@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/slack-go/slack"
@@ -155,14 +157,27 @@ func (s *Client) AppendStream(ctx context.Context, log *slog.Logger, channel, ts
 	})
 }
 
-// StopStream ends the stream at ts, adding text when there is any.
-func (s *Client) StopStream(ctx context.Context, log *slog.Logger, channel, ts, text string) error {
+// StopStream ends the stream at ts; status, when set, is the session's
+// status at that moment, which Slack otherwise resets to active. slack-go
+// has no option for session_status, so the form is sent as its own.
+func (s *Client) StopStream(ctx context.Context, log *slog.Logger, channel, ts, status string) error {
 	return s.surfaceCall(ctx, log, SurfaceStream, "chat.stopStream", func(ctx context.Context) error {
-		var opts []slack.MsgOption
-		if text != "" {
-			opts = append(opts, slack.MsgOptionMarkdownText(text))
+		form := url.Values{"token": {s.token}, "channel": {channel}, "ts": {ts}}
+		if status != "" {
+			form.Set("session_status", status)
 		}
-		_, _, err := s.c.StopStreamContext(ctx, channel, ts, opts...)
+		resp, err := s.postForm(ctx, s.apiURL+"chat.stopStream", form)
+		if err == nil && !resp.OK && strings.TrimSpace(resp.Error) != "" {
+			err = slack.SlackErrorResponse{Err: resp.Error, ResponseMetadata: resp.ResponseMetadata}
+		}
+		return err
+	})
+}
+
+// Delete removes a message of the bot's (a stream whose text was voided).
+func (s *Client) Delete(ctx context.Context, log *slog.Logger, channel, ts string) error {
+	return s.Call(ctx, log, "chat.delete", func(ctx context.Context) error {
+		_, _, err := s.c.DeleteMessageContext(ctx, channel, ts)
 		return err
 	})
 }

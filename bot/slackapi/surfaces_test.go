@@ -65,15 +65,18 @@ func TestSurfacesOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := api.AppendStream(ctx, log, "C1", ts, "lo, "); err != nil {
+	if err := api.AppendStream(ctx, log, "C1", ts, "lo, world"); err != nil {
 		t.Fatal(err)
 	}
-	if err := api.StopStream(ctx, log, "C1", ts, "world"); err != nil {
+	if err := api.StopStream(ctx, log, "C1", ts, slack.AgentSessionStatusSuspended); err != nil {
 		t.Fatal(err)
 	}
 	m, _ := fs.Message("C1", ts)
 	if m.Text != "Hello, world" || m.Streaming || m.RecipientUser != "U1" || m.RecipientTeam != "T1" || m.ThreadTS != root {
 		t.Errorf("streamed message = %+v", m)
+	}
+	if a, _ := fs.AgentSession("C1", root); a.Status != fakeslack.StatusSuspended {
+		t.Errorf("status after stopStream with suspended: %s", a.Status)
 	}
 	if !api.SurfaceOn(SurfaceStatus) || !api.SurfaceOn(SurfaceStream) {
 		t.Error("a surface Slack answered is off")

@@ -1,0 +1,290 @@
+package bot
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/bot/slackapi"
+)
+
+// A run's text streams into its thread as the model writes it
+// (ARCHITECTURE.md, "Slack's agent surfaces"). The run's goroutine only
+// hands the text to the run's streamer (feed); the streamer's goroutine,
+// owned by the actor and waited for when the run ends, starts the stream
+// at the first text and appends at most once per H9_COALESCE_INTERVAL. A
+// retraction, or the model's next answer, voids the text streamed so far:
+// that stream is stopped and deleted and a fresh one starts. At the run's
+// end the actor stops the stream and records its ts (Session.StreamTS);
+// the post that carries the run's words (PendingPost.Words) then becomes an edit
+// of that message into exactly today's message, so nothing shows twice.
+// A stream Slack refused or that failed is deleted, and the words are
+// posted as they always were.
+
+// maxStreamText is the most a stream shows (characters, escaped): Slack's
+// limit on one markdown_text, well under a message's. Past it the stream
+// waits for the run's end, when the post of its words brings the rest.
+const maxStreamText = 12000
+
+// runStream is one run's streamer.
+type runStream struct {
+	a                            *actor
+	check                        *checklist      // the stream comes after its first post
+	ctx                          context.Context // the actor's, under the lease
+	channel, thread, owner, team string
+	interval                     time.Duration
+	wake                         chan struct{} // cap 1: there is text, or the run ended
+	stop                         chan struct{} // closed when the run ended: no more waiting
+	exited                       chan struct{}
+
+	mu      sync.Mutex
+	answer  int             // the answer being streamed
+	text    strings.Builder // its text since its last retraction
+	restart bool            // text was voided: the stream starts again
+	ended   bool
+
+	// The goroutine's own, read by end once it exited.
+	ts     string // the open stream, "" before the first text
+	sent   int    // bytes of text in the stream
+	shown  int    // characters the stream holds, escaped
+	full   bool   // the stream reached maxStreamText
+	failed bool   // a call failed: the words are posted as always
+}
+
+// startStream starts the run's streamer, unless streaming is off.
+func (a *actor) startStream() *runStream {
+	if a.rec == nil || !a.b.api.SurfaceOn(slackapi.SurfaceStream) {
+		return nil
+	}
+	st := &runStream{a: a, check: a.check, ctx: a.ctx, channel: a.rec.Channel, thread: a.rec.ThreadTS, owner: a.rec.Owner,
+		team: a.rec.Team, interval: a.b.cfg.CoalesceInterval, wake: make(chan struct{}, 1), stop: make(chan struct{}), exited: make(chan struct{})}
+	if !a.b.tasks.spawn(st.loop) {
+		return nil
+	}
+	return st
+}
+
+// feed takes a text event of the run; it runs on the run's goroutine.
+func (st *runStream) feed(ev agent.Event) {
+	st.mu.Lock()
+	switch {
+	case ev.Kind == agent.EventTextRetracted && ev.Answer == st.answer:
+		st.text.Reset()
+		st.restart = true
+	case ev.Kind == agent.EventTextDelta:
+		if ev.Answer != st.answer {
+			st.answer = ev.Answer
+			st.text.Reset()
+			st.restart = true
+		}
+		st.text.WriteString(ev.Text)
+	}
+	st.mu.Unlock()
+	st.signal()
+}
+
+func (st *runStream) signal() {
+	select {
+	case st.wake <- struct{}{}:
+	default:
+	}
+}
+
+// loop sends the text as it comes, one call per interval at most.
+func (st *runStream) loop() {
+	defer close(st.exited)
+	for {
+		select {
+		case <-st.wake:
+		case <-st.ctx.Done():
+			st.failed = true
+			return
+		}
+		st.mu.Lock()
+		text, restart, ended := st.text.String(), st.restart, st.ended
+		st.restart = false
+		st.mu.Unlock()
+		if !st.failed {
+			st.send(text, restart)
+		}
+		if ended {
+			return
+		}
+		t := time.NewTimer(st.interval)
+		select {
+		case <-t.C:
+		case <-st.stop:
+		case <-st.ctx.Done():
+		}
+		t.Stop()
+	}
+}
+
+// send brings the stream up to text; restart: the stream's text is void.
+// The model's text is escaped as every post of it is: it never mentions
+// anyone or @channel (escaping piece by piece escapes the whole).
+func (st *runStream) send(text string, restart bool) {
+	api, log := st.a.b.api, st.a.log
+	if restart && st.ts != "" {
+		st.void()
+		if st.failed {
+			return
+		}
+	}
+	if len(text) <= st.sent || st.full {
+		return
+	}
+	piece := render.Escape(text[st.sent:])
+	n := utf8.RuneCountInString(piece)
+	if st.shown+n > maxStreamText {
+		st.full = true
+		return
+	}
+	switch {
+	case st.ts == "":
+		if st.check != nil {
+			st.check.waitFirstPost() // the checklist stays the thread's first reply; bounded by its call's deadline
+		}
+		ts, err := api.StartStream(st.ctx, log, st.channel, st.thread, st.owner, st.team, piece)
+		if err != nil {
+			st.failed = true
+			return
+		}
+		st.ts, st.sent, st.shown = ts, len(text), n
+		st.a.push(msgStreamStarted{stream: st, ts: ts})
+	default:
+		if err := api.AppendStream(st.ctx, log, st.channel, st.ts, piece); err != nil {
+			st.failed = true
+			return
+		}
+		st.sent, st.shown = len(text), st.shown+n
+	}
+}
+
+// void stops and deletes the open stream, whose text no longer stands.
+func (st *runStream) void() {
+	api, log := st.a.b.api, st.a.log
+	err := api.StopStream(st.ctx, log, st.channel, st.ts, "")
+	if derr := api.Delete(st.ctx, log, st.channel, st.ts); err == nil {
+		err = derr
+	}
+	st.ts, st.sent, st.shown, st.full = "", 0, 0, false
+	if err != nil {
+		st.failed = true
+	}
+}
+
+// end sends the rest of the text, waits for the streamer and stops the
+// stream with the session's status; it returns the stream's ts when the
+// stream holds the run's text, "" when there is none or it failed (then
+// the stream is deleted). On the actor.
+func (st *runStream) end(status string) string {
+	st.mu.Lock()
+	st.ended = true
+	st.mu.Unlock()
+	st.signal()
+	close(st.stop)
+	<-st.exited
+	if st.ts == "" {
+		return ""
+	}
+	if !st.failed && st.a.b.api.StopStream(st.ctx, st.a.log, st.channel, st.ts, status) == nil {
+		return st.ts
+	}
+	st.deleteLeft(st.ts)
+	return ""
+}
+
+// deleteLeft deletes a stream message that will not carry the run's words.
+func (st *runStream) deleteLeft(ts string) {
+	_ = st.a.b.api.Delete(st.a.ctx, st.a.log, st.channel, ts)
+}
+
+// msgStreamStarted: the run's stream started at ts; it is recorded at
+// once, so that a later holder finds a stream left open.
+type msgStreamStarted struct {
+	stream *runStream
+	ts     string
+}
+
+func (m msgStreamStarted) handle(a *actor) {
+	if a.rec == nil || a.lost || a.stream != m.stream || a.rec.StreamTS == m.ts {
+		return
+	}
+	a.rec.StreamTS = m.ts
+	a.save()
+}
+
+// endStream ends the run's stream when the run returned: its ts stays
+// recorded for the post of the run's words (postPending), or it is none.
+func (a *actor) endStream() {
+	st := a.stream
+	a.stream = nil
+	if st == nil {
+		return
+	}
+	ts := st.end(a.rec.AgentStatus)
+	if a.lost {
+		return
+	}
+	if a.rec.StreamTS != ts {
+		a.rec.StreamTS = ts
+		a.save()
+	}
+}
+
+// settleStream runs after the run's outcome was applied: a stream no post
+// of words will edit is deleted, so the thread shows what it always did.
+func (a *actor) settleStream() {
+	if a.rec == nil || a.rec.StreamTS == "" || a.wordsPending() {
+		return
+	}
+	ts := a.rec.StreamTS
+	a.rec.StreamTS = ""
+	a.save()
+	_ = a.b.api.Delete(a.ctx, a.log, a.rec.Channel, ts)
+}
+
+// stopLeftStream stops a stream a previous holder (or this process before
+// a restart) left open, before anything else is posted in the thread: on
+// load, under the lease just taken. Its text is deleted unless a post of
+// the run's words is pending to become it.
+func (a *actor) stopLeftStream() {
+	if a.rec == nil || a.rec.StreamTS == "" || a.run != nil || !a.b.api.SurfaceOn(slackapi.SurfaceStream) {
+		return
+	}
+	err := a.b.api.StopStream(a.ctx, a.log, a.rec.Channel, a.rec.StreamTS, a.rec.AgentStatus)
+	if err != nil && slackapi.ErrorCode(err) != "message_not_in_streaming_state" {
+		a.log.Warn("stopping a stream a previous holder left open", "ts", a.rec.StreamTS, "err", err)
+	}
+	a.settleStream()
+}
+
+// withKey is a pending post's message as it is sent, key included.
+func withKey(p PendingPost) render.Message { return render.WithKey(p.message(), p.Key) }
+
+// wordsPending reports whether a post of a run's words is still to go out.
+func (a *actor) wordsPending() bool {
+	return slices.ContainsFunc(a.rec.Posts, func(p PendingPost) bool { return p.Words })
+}
+
+// postWordsInStream makes the pending post p of the run's words an edit of
+// the run's stream into exactly that message; it reports whether it did.
+func (a *actor) postWordsInStream(p PendingPost) bool {
+	ts := a.rec.StreamTS
+	if !p.Words || ts == "" {
+		return false
+	}
+	a.rec.StreamTS = ""
+	if err := a.b.api.Update(a.ctx, a.log, a.rec.Channel, ts, withKey(p)); err != nil {
+		_ = a.b.api.Delete(a.ctx, a.log, a.rec.Channel, ts)
+		return false
+	}
+	a.apply(evPosted{key: p.Key, ts: ts})
+	return true
+}

@@ -1,0 +1,152 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/testenv"
+)
+
+// streamedAnswer is a model answer long enough to come in many pieces,
+// slowly, so that it spans several coalescing intervals.
+func streamedAnswer(words string) fakemodel.Reply {
+	r := fakemodel.Text(words)
+	r.ChunkGap = 15 * time.Millisecond
+	return r
+}
+
+// manyWords is n words of text, unique to this answer.
+func manyWords(tag string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(tag)
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteByte(' ')
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// streamCalls are the stream calls made, by method.
+func streamCalls(e *env) (starts, appends, stops []fakeslack.Call) {
+	return e.slack.Calls("chat.startStream"), e.slack.Calls("chat.appendStream"), e.slack.Calls("chat.stopStream")
+}
+
+// withText is every message in thread holding s, streams included.
+func withText(e *env, thread, s string) []fakeslack.Message {
+	var out []fakeslack.Message
+	for _, m := range e.slack.Thread(testChannel, thread) {
+		if strings.Contains(m.Text, s) || strings.Contains(string(m.Blocks), s) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// A run's text streams into the thread as the model writes it, coalesced,
+// and ends as the one Done message carrying it: the streamed message
+// becomes today's message, never a second copy.
+func TestStreamRunTextIntoThread(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	const interval = 200 * time.Millisecond
+	e := newEnv(t, func(c *Config) { c.CoalesceInterval = interval })
+	words := manyWords("streamword", 80) + " <!channel> & <@U2>"
+	e.model.Enqueue(streamedAnswer(words))
+	thread := e.startSession("run", "say a lot")
+	done := e.waitMessage(thread, "Done", 1)
+	e.waitFor("the stream stopped", func() bool { return len(e.slack.OpenStreams(testChannel, thread)) == 0 })
+
+	starts, appends, stops := streamCalls(e)
+	if len(starts) != 1 || len(stops) != 1 {
+		t.Fatalf("%d startStream and %d stopStream calls, want 1 and 1", len(starts), len(stops))
+	}
+	streamed := starts[0].Params["markdown_text"]
+	for _, c := range appends {
+		streamed += c.Params["markdown_text"]
+	}
+	if streamed != render.Escape(words) {
+		t.Errorf("streamed text %q, want the model's %q, escaped", streamed, words)
+	}
+	if !done.Streamed || done.TS != stops[0].Params["ts"] {
+		t.Errorf("the Done message (%s, streamed %v) is not the stream %s edited", done.TS, done.Streamed, stops[0].Params["ts"])
+	}
+	if n := len(withText(e, thread, "streamwordx")); n != 1 {
+		t.Errorf("the run's words are in %d messages, want 1", n)
+	}
+	if stops[0].Params["session_status"] != "processing" {
+		t.Errorf("stopStream carried session_status %q, want the session's processing", stops[0].Params["session_status"])
+	}
+	// At most one append per coalescing interval while the model wrote,
+	// and some: the text came as it was written, not all at the end.
+	if len(appends) == 0 {
+		t.Error("no appendStream call: the text did not stream")
+	}
+	span := stops[0].At.Sub(starts[0].At)
+	if most := int(span/interval) + 1; len(appends) > most {
+		t.Errorf("%d appendStream calls in %v, more than one per %v (%d)", len(appends), span, interval, most)
+	}
+	e.waitStatuses(thread, "processing", "active")
+}
+
+// Slack refuses chat.startStream: the run's words are posted as they
+// always were, once, and streaming is not tried again.
+func TestStreamRefusedPostsAsToday(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := prepareEnv(t, t.TempDir(), func(c *Config) { c.CoalesceInterval = 50 * time.Millisecond })
+	e.slack.Refuse("chat.startStream", "not_authorized")
+	e.start()
+	e.model.Enqueue(streamedAnswer(manyWords("firstrun", 20)))
+	thread := e.startSession("run", "say a lot")
+	done := e.waitMessage(thread, "Done", 1)
+	if done.Streamed || !strings.Contains(blocksText(done), "firstrun") {
+		t.Errorf("the Done message %+v is not today's", done)
+	}
+	if n := len(withText(e, thread, "firstrun")); n != 1 {
+		t.Errorf("the run's words are in %d messages, want 1", n)
+	}
+
+	e.model.Enqueue(fakemodel.Text("second answer"))
+	e.reply(testUser, thread, "and again")
+	e.waitMessage(thread, "second answer", 1)
+	if starts, appends, stops := streamCalls(e); len(starts) != 1 || len(appends) != 0 || len(stops) != 0 {
+		t.Errorf("stream calls after Slack refused: %d starts, %d appends, %d stops", len(starts), len(appends), len(stops))
+	}
+}
+
+// A stream a stopped process left open is stopped by the next holder when
+// it takes the session up, before it posts, and its voided text deleted.
+func TestStreamLeftOpenIsStoppedOnLoad(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t)
+	e.model.Enqueue(fakemodel.Text("All done."))
+	thread := e.startSession("run", "leave a stream")
+	e.waitMessage(thread, "All done.", 1)
+	e.waitFor("the session at rest", func() bool { return !e.record(thread).active() })
+	e.stop()
+
+	api := slack.New(e.slack.Options().BotToken, slack.OptionAPIURL(e.slack.APIURL()))
+	_, left, err := api.StartStreamContext(e.ctx, testChannel, slack.MsgOptionTS(thread),
+		slack.MsgOptionRecipientUserID(testUser), slack.MsgOptionRecipientTeamID(testTeam), slack.MsgOptionMarkdownText("half of an answ"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.restartPending(thread, func(s *Session) { s.StreamTS = left })
+	if _, err := e.slack.Mention(e.ctx, testUser, testChannel, thread, "status"); err != nil { // loads the session
+		t.Fatal(err)
+	}
+	e.waitEphemeral(testChannel, testUser, "")
+	e.waitFor("the left stream stopped and gone", func() bool {
+		return len(e.slack.OpenStreams(testChannel, thread)) == 0 && len(withText(e, thread, "half of an answ")) == 0
+	})
+	if ts := e.record(thread).StreamTS; ts != "" {
+		t.Errorf("the record still holds the stream %s", ts)
+	}
+	if stops := e.slack.Calls("chat.stopStream"); len(stops) == 0 || stops[len(stops)-1].Params["ts"] != left {
+		t.Errorf("the left stream %s was not stopped by chat.stopStream", left)
+	}
+}
