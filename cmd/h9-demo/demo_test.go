@@ -6,12 +6,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // The demo plays a whole session on the real h9 and prints what a person
 // would see in the thread, from the root to the pull request's URL and the
 // review comment h9 addresses after it.
 func TestDemoPrintsASession(t *testing.T) {
+	testenv.Full(t, "builds and runs the real h9 against the fakes")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out bytes.Buffer

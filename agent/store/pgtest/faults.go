@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/h9-app/h9/workspace/testenv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,6 +24,7 @@ import (
 // production one does (without synchronous_commit the last ones are lost).
 func Own(t testing.TB) *Server {
 	t.Helper()
+	testenv.Need(t, "postgres") // the full run's: skipped under -short
 	s, err := Start(context.Background(), Options{Durable: true})
 	switch {
 	case errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/h9-app/h9/workspace/testenv"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -81,6 +82,7 @@ func SharedServer(t testing.TB) *Server {
 
 func (l *lazyServer) get(t testing.TB, opts Options) *Server {
 	t.Helper()
+	testenv.Need(t, "postgres") // the full run's: skipped under -short
 	l.once.Do(func() { l.srv, l.err = Start(context.Background(), opts) })
 	switch {
 	case errors.Is(l.err, ErrNotInstalled) && os.Getenv("CI") == "":
