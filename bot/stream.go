@@ -21,8 +21,8 @@ import (
 // retraction, or the model's next answer, voids the text streamed so far:
 // that stream is stopped and deleted and a fresh one starts. At the run's
 // end the actor stops the stream and records its ts (Session.StreamTS);
-// the post that carries the run's words (PendingPost.Words) then becomes an edit
-// of that message into exactly today's message, so nothing shows twice.
+// the post that carries the run's words (PendingPost.Words) then deletes
+// that message and goes out exactly as today's, so nothing shows twice.
 // A stream Slack refused or that failed is deleted, and the words are
 // posted as they always were.
 
@@ -238,8 +238,9 @@ func (a *actor) endStream() {
 	}
 }
 
-// settleStream runs after the run's outcome was applied: a stream no post
-// of words will edit is deleted, so the thread shows what it always did.
+// settleStream runs after the run's outcome was applied: a stream with no
+// post of words pending is deleted now (a pending one deletes it as it
+// goes out), so the thread shows what it always did.
 func (a *actor) settleStream() {
 	if a.rec == nil || a.rec.StreamTS == "" || a.wordsPending() {
 		return
@@ -252,8 +253,8 @@ func (a *actor) settleStream() {
 
 // stopLeftStream stops a stream a previous holder (or this process before
 // a restart) left open, before anything else is posted in the thread: on
-// load, under the lease just taken. Its text is deleted unless a post of
-// the run's words is pending to become it.
+// load, under the lease just taken. Its text is deleted, now or as the
+// pending post of the run's words goes out.
 func (a *actor) stopLeftStream() {
 	if a.rec == nil || a.rec.StreamTS == "" || a.run != nil || !a.b.api.SurfaceOn(slackapi.SurfaceStream) {
 		return
@@ -273,18 +274,18 @@ func (a *actor) wordsPending() bool {
 	return slices.ContainsFunc(a.rec.Posts, func(p PendingPost) bool { return p.Words })
 }
 
-// postWordsInStream makes the pending post p of the run's words an edit of
-// the run's stream into exactly that message; it reports whether it did.
+// postWordsInStream retires the run's stream before the post p of the
+// run's words goes out as it always has (a chat.postMessage with today's
+// words, header and spend): the thread shows the words once, and every
+// reader of the thread — people, search, other tools — finds them in the
+// message they found before streaming existed. It reports false so the
+// caller posts p.
 func (a *actor) postWordsInStream(p PendingPost) bool {
 	ts := a.rec.StreamTS
 	if !p.Words || ts == "" {
 		return false
 	}
 	a.rec.StreamTS = ""
-	if err := a.b.api.Update(a.ctx, a.log, a.rec.Channel, ts, withKey(p)); err != nil {
-		_ = a.b.api.Delete(a.ctx, a.log, a.rec.Channel, ts)
-		return false
-	}
-	a.apply(evPosted{key: p.Key, ts: ts})
-	return true
+	_ = a.b.api.Delete(a.ctx, a.log, a.rec.Channel, ts)
+	return false
 }

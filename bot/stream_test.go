@@ -48,9 +48,9 @@ func withText(e *env, thread, s string) []fakeslack.Message {
 	return out
 }
 
-// A run's text streams into the thread as the model writes it, coalesced,
-// and ends as the one Done message carrying it: the streamed message
-// becomes today's message, never a second copy.
+// A run's text streams into the thread as the model writes it, coalesced;
+// when the run ends the streamed message goes and today's Done message is
+// posted as before, so the words are in the thread once.
 func TestStreamRunTextIntoThread(t *testing.T) {
 	testenv.Full(t, "a whole Slack flow")
 	const interval = 200 * time.Millisecond
@@ -72,8 +72,15 @@ func TestStreamRunTextIntoThread(t *testing.T) {
 	if streamed != render.Escape(words) {
 		t.Errorf("streamed text %q, want the model's %q, escaped", streamed, words)
 	}
-	if !done.Streamed || done.TS != stops[0].Params["ts"] {
-		t.Errorf("the Done message (%s, streamed %v) is not the stream %s edited", done.TS, done.Streamed, stops[0].Params["ts"])
+	if done.Streamed || done.TS == stops[0].Params["ts"] {
+		t.Errorf("the Done message (%s, streamed %v) is the stream %s, want today's post", done.TS, done.Streamed, stops[0].Params["ts"])
+	}
+	deleted := false
+	for _, c := range e.slack.Calls("chat.delete") {
+		deleted = deleted || c.Params["ts"] == stops[0].Params["ts"]
+	}
+	if !deleted {
+		t.Error("the streamed message was not deleted once the words were posted")
 	}
 	if n := len(withText(e, thread, "streamwordx")); n != 1 {
 		t.Errorf("the run's words are in %d messages, want 1", n)
