@@ -73,9 +73,7 @@ func (a *actor) postPending(key string) {
 		a.uploadDiff(p)
 		return
 	}
-	if a.postWordsInStream(p) {
-		return
-	}
+	a.retireStreamFor(p)
 	a.apply(evPosted{key: key, ts: a.post(withKey(p))})
 }
 

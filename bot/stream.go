@@ -274,18 +274,15 @@ func (a *actor) wordsPending() bool {
 	return slices.ContainsFunc(a.rec.Posts, func(p PendingPost) bool { return p.Words })
 }
 
-// postWordsInStream retires the run's stream before the post p of the
-// run's words goes out as it always has (a chat.postMessage with today's
-// words, header and spend): the thread shows the words once, and every
-// reader of the thread — people, search, other tools — finds them in the
-// message they found before streaming existed. It reports false so the
-// caller posts p.
-func (a *actor) postWordsInStream(p PendingPost) bool {
+// retireStreamFor deletes the run's stream before the post p of the run's
+// words goes out as it always has (a chat.postMessage with today's words,
+// header and spend): the thread shows the words once, in the message every
+// reader found before streaming existed.
+func (a *actor) retireStreamFor(p PendingPost) {
 	ts := a.rec.StreamTS
 	if !p.Words || ts == "" {
-		return false
+		return
 	}
 	a.rec.StreamTS = ""
 	_ = a.b.api.Delete(a.ctx, a.log, a.rec.Channel, ts)
-	return false
 }
