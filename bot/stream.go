@@ -135,11 +135,11 @@ func (st *runStream) loop() {
 		st.mu.Lock()
 		text, ended := st.runText(), st.ended
 		st.mu.Unlock()
+		if ended { // the rest goes with chat.stopStream (end)
+			return
+		}
 		if !st.failed {
 			st.send(text)
-		}
-		if ended {
-			return
 		}
 		t := time.NewTimer(st.interval)
 		select {
@@ -167,13 +167,8 @@ func (st *runStream) send(text string) {
 			return
 		}
 	}
-	if len(text) <= len(st.sent) || st.full {
-		return
-	}
-	piece := render.Escape(text[len(st.sent):])
-	n := utf8.RuneCountInString(piece)
-	if st.shown+n > maxStreamText {
-		st.full = true
+	piece, n := st.rest(text)
+	if piece == "" {
 		return
 	}
 	switch {
@@ -197,10 +192,26 @@ func (st *runStream) send(text string) {
 	}
 }
 
+// rest is the piece (escaped, and its length in characters) that brings
+// the stream up to text, which extends what it holds; "" when there is
+// none or it would not fit (then the stream is full).
+func (st *runStream) rest(text string) (string, int) {
+	if len(text) <= len(st.sent) || st.full || !strings.HasPrefix(text, st.sent) {
+		return "", 0
+	}
+	piece := render.Escape(text[len(st.sent):])
+	n := utf8.RuneCountInString(piece)
+	if st.shown+n > maxStreamText {
+		st.full = true
+		return "", 0
+	}
+	return piece, n
+}
+
 // void stops and deletes the open stream, whose text no longer stands.
 func (st *runStream) void() {
 	api, log := st.a.b.api, st.a.log
-	err := api.StopStream(st.ctx, log, st.channel, st.ts, "")
+	err := api.StopStream(st.ctx, log, st.channel, st.ts, "", "")
 	if derr := api.Delete(st.ctx, log, st.channel, st.ts); err == nil {
 		err = derr
 	}
@@ -213,10 +224,12 @@ func (st *runStream) void() {
 	}
 }
 
-// end sends the rest of the text, waits for the streamer and stops the
-// stream with the session's status; it returns the stream's ts when the
-// stream holds the run's text, "" when there is none or it failed (then
-// the stream is deleted). On the actor.
+// end waits for the streamer and stops the stream with the session's
+// status and the rest of the text (so the run's last words cost no
+// appendStream of their own); it returns the stream's ts when the stream
+// holds the run's text, "" when there is none or it failed (then the
+// stream is deleted). A run whose text came only at its end starts no
+// stream: its words are posted at once. On the actor.
 func (st *runStream) end(status string) string {
 	st.mu.Lock()
 	st.ended = true
@@ -227,7 +240,11 @@ func (st *runStream) end(status string) string {
 	if st.ts == "" {
 		return ""
 	}
-	if !st.failed && st.a.b.api.StopStream(st.ctx, st.a.log, st.channel, st.ts, status) == nil {
+	st.mu.Lock()
+	text := st.runText()
+	st.mu.Unlock()
+	piece, _ := st.rest(text)
+	if !st.failed && st.a.b.api.StopStream(st.ctx, st.a.log, st.channel, st.ts, status, piece) == nil {
 		return st.ts
 	}
 	st.deleteLeft(st.ts)
@@ -302,7 +319,7 @@ func (a *actor) stopLeftStream() {
 	if a.rec == nil || a.rec.StreamTS == "" || a.run != nil || !a.b.api.SurfaceOn(slackapi.SurfaceStream) {
 		return
 	}
-	err := a.b.api.StopStream(a.ctx, a.log, a.rec.Channel, a.rec.StreamTS, a.rec.AgentStatus)
+	err := a.b.api.StopStream(a.ctx, a.log, a.rec.Channel, a.rec.StreamTS, a.rec.AgentStatus, "")
 	if err != nil && slackapi.ErrorCode(err) != "message_not_in_streaming_state" {
 		a.log.Warn("stopping a stream a previous holder left open", "ts", a.rec.StreamTS, "err", err)
 	}

@@ -69,6 +69,7 @@ func TestStreamRunTextIntoThread(t *testing.T) {
 	for _, c := range appends {
 		streamed += c.Params["markdown_text"]
 	}
+	streamed += stops[0].Params["markdown_text"] // the last piece rides on the stop
 	if streamed != render.Escape(words) {
 		t.Errorf("streamed text %q, want the model's %q, escaped", streamed, words)
 	}
@@ -185,6 +186,7 @@ func TestStreamOneStreamPerRun(t *testing.T) {
 	for _, c := range appends {
 		streamed += c.Params["markdown_text"]
 	}
+	streamed += stops[0].Params["markdown_text"] // the last piece rides on the stop
 	if want := render.Escape(first + answerBreak + second + answerBreak + last); streamed != want {
 		t.Errorf("streamed text %q, want the run's answers joined %q", streamed, want)
 	}

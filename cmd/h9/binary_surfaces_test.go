@@ -69,8 +69,9 @@ func (e *binEnv) waitStatuses(thread string, want ...string) {
 }
 
 // streamedTexts are the texts the streams carried, in the order they
-// started: each chat.startStream's markdown_text and the appends to its ts
-// (a test streams in one thread at a time).
+// started: each chat.startStream's markdown_text, the appends to its ts and
+// the last piece its chat.stopStream carried (a test streams in one thread
+// at a time).
 func streamedTexts(s *fakeslack.Server) (texts []string, stops []string) {
 	byTS := map[string]int{}
 	for _, c := range s.Calls("") {
@@ -79,15 +80,19 @@ func streamedTexts(s *fakeslack.Server) (texts []string, stops []string) {
 			if c.SlackError == "" {
 				texts = append(texts, c.Params["markdown_text"])
 			}
-		case methodAppend:
+		case methodAppend, methodStopStream:
 			i, seen := byTS[c.Params["ts"]]
+			if !seen && len(texts) == 0 {
+				continue
+			}
 			if !seen {
 				i = len(texts) - 1
 				byTS[c.Params["ts"]] = i
 			}
 			texts[i] += c.Params["markdown_text"]
-		case methodStopStream:
-			stops = append(stops, c.Params["ts"])
+			if c.Method == methodStopStream {
+				stops = append(stops, c.Params["ts"])
+			}
 		}
 	}
 	return texts, stops
