@@ -236,3 +236,49 @@ func TestStreamNativeStopDuringStream(t *testing.T) {
 		t.Errorf("the record still names the stream %s", ts)
 	}
 }
+
+// The model's stream breaks mid-answer and the request is tried again:
+// the answer's text is retracted and comes again. The same text extends
+// what the stream holds, so the stream goes on (one start); different
+// text voids it (stopped, deleted, and a fresh one starts).
+func TestStreamRetractedText(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := prepareEnv(t, t.TempDir(), func(c *Config) { c.CoalesceInterval = 20 * time.Millisecond })
+	e.modelTries = 2
+	e.start()
+	cut := func(words string) fakemodel.Reply {
+		r := streamedAnswer(words)
+		r.CutAfter = 4
+		return r
+	}
+	same := manyWords("samewords", 80)
+	e.model.Enqueue(cut(same), streamedAnswer(same))
+	one := e.startSession("run", "try twice")
+	e.waitMessage(one, "samewordsx", 1)
+	e.waitFor("the stream stopped", func() bool { return len(e.slack.OpenStreams(testChannel, one)) == 0 })
+	starts, appends, stops := streamCalls(e)
+	if len(starts) != 1 || len(stops) != 1 {
+		t.Fatalf("%d starts and %d stops for a retried answer whose text came again, want 1 and 1", len(starts), len(stops))
+	}
+	streamed := starts[0].Params["markdown_text"]
+	for _, c := range appends {
+		streamed += c.Params["markdown_text"]
+	}
+	if streamed += stops[0].Params["markdown_text"]; streamed != render.Escape(same) {
+		t.Errorf("streamed %q, want the answer once %q", streamed, same)
+	}
+
+	before := len(starts)
+	e.model.Enqueue(cut(manyWords("firsttry", 80)), streamedAnswer(manyWords("secondtry", 40)))
+	e.reply(testUser, one, "once more")
+	e.waitMessage(one, "secondtryx", 1)
+	e.waitFor("the streams stopped and deleted", func() bool {
+		return len(e.slack.OpenStreams(testChannel, one)) == 0 && len(withText(e, one, "firsttryx")) == 0
+	})
+	if starts, _, _ := streamCalls(e); len(starts)-before != 2 {
+		t.Errorf("%d starts for a retried answer whose text changed, want 2 (the first voided)", len(starts)-before)
+	}
+	if n := len(withText(e, one, "secondtryx")); n != 1 {
+		t.Errorf("the words are in %d messages, want 1", n)
+	}
+}

@@ -138,7 +138,10 @@ func TestBinarySurfacesPlannedApprovedSession(t *testing.T) {
 		finalReply,
 	)
 	e.click(review.TS, render.ActionApproveAuto)
-	e.waitMsg(thread, "finalwordx", 1)
+	done := e.waitMsg(thread, "finalwordx", 1)
+	if done.Streamed || !strings.Contains(done.Text+string(done.Blocks), final) {
+		t.Errorf("the Done message %q is not today's post of the model's words %q", done.Text, final)
+	}
 	e.waitChecklist(thread, "2/2 tasks", "done")
 	e.waitStatuses(thread, "processing", "suspended", "processing", "active")
 	e.noStreamLeft(thread)
