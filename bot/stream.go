@@ -228,8 +228,8 @@ func (st *runStream) void() {
 // status and the rest of the text (so the run's last words cost no
 // appendStream of their own); it returns the stream's ts when the stream
 // holds the run's text, "" when there is none or it failed (then the
-// stream is deleted). A run whose text came only at its end starts no
-// stream: its words are posted at once. On the actor.
+// stream is deleted). Text the streamer first hears once the run
+// returned starts no stream: its words are posted at once. On the actor.
 func (st *runStream) end(status string) string {
 	st.mu.Lock()
 	st.ended = true
