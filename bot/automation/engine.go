@@ -98,6 +98,8 @@ type Engine struct {
 	// threads names the automation of each session thread it started
 	// (channel/thread → name), for daily_budget's spend.
 	threads map[string]string
+	// edits coalesces the edits of each automation's state (stateedits.go).
+	edits stateEdits
 }
 
 // Thresholds of the engine.
@@ -404,28 +406,4 @@ func (e *Engine) state(ctx context.Context, name string) (store.AutomationState,
 		return store.AutomationState{Name: name}, nil
 	}
 	return st, err
-}
-
-// editState applies edit to the stored state, again on a conflict with
-// another writer.
-func (e *Engine) editState(ctx context.Context, name string, edit func(*store.AutomationState)) (store.AutomationState, error) {
-	var err error
-	for range 5 {
-		var st store.AutomationState
-		if st, err = e.state(ctx, name); err != nil {
-			break
-		}
-		edit(&st)
-		cctx, cancel := e.ctx(ctx)
-		st, err = e.o.Store.PutAutomationState(cctx, st)
-		cancel()
-		if err == nil {
-			return st, nil
-		}
-		if !errors.Is(err, store.ErrConflict) {
-			break
-		}
-	}
-	e.o.Log.Warn("saving an automation's state failed", "automation", name, "err", err)
-	return store.AutomationState{}, err
 }
