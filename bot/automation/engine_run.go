@@ -14,6 +14,7 @@ import (
 // until ctx ends. One timer serves every schedule: it is set to the
 // earliest next occurrence and reset when the automations change.
 func (e *Engine) Run(ctx context.Context) error {
+	defer e.after.Wait()
 	e.learnThreads(ctx)
 	e.catchUp(ctx)
 	timer := time.NewTimer(0)
@@ -181,7 +182,7 @@ func (e *Engine) Sweep(ctx context.Context) {
 	}
 	for _, occ := range left {
 		if a := e.Get(occ.Automation); a != nil {
-			e.start(ctx, a, occ, false)
+			e.start(ctx, a, occ, false, false)
 		}
 	}
 	for _, a := range e.All() {
@@ -213,7 +214,7 @@ func (e *Engine) Sweep(ctx context.Context) {
 		taken, err := e.o.Store.UpdateOccurrence(cctx, occ)
 		cancel()
 		if err == nil {
-			e.start(ctx, a, taken, false)
+			e.start(ctx, a, taken, false, false)
 		}
 	}
 }
@@ -241,7 +242,7 @@ func (e *Engine) FireWebhook(ctx context.Context, a *Automation, d Delivery) (Ou
 	if dedupe != "" {
 		again = "the webhook was delivered again for " + slackEscape(dedupe)
 	}
-	return e.fire(ctx, occurrence{a: a, key: key, dedupe: dedupe, req: req, again: again})
+	return e.fire(ctx, occurrence{a: a, key: key, dedupe: dedupe, req: req, again: again, answer: true})
 }
 
 // failNow records an occurrence that cannot even be put together (a
