@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,15 +55,18 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // BenchmarkSchedules1000: 1,000 schedule automations on one replica (bbolt),
 // a sixtieth of them due in each minute (or all in the same minute); the fire lateness is from the
 // minute to the session's start, the heap is what the engine holds per
-// automation once loaded. Baseline: the same minute's fires with the
-// store writes only (no engine), to show the engine's own share.
+// automation once loaded.
 func BenchmarkSchedules1000(b *testing.B) {
 	for _, spread := range []int{60, 1} {
-		b.Run(fmt.Sprintf("due-over-%d-minutes", spread), func(b *testing.B) { benchSchedules(b, spread) })
+		for _, atOnce := range []int{16, fireAtOnce} {
+			// 16 at once is the baseline: the engine before it fired as
+			// many as a group commit takes.
+			b.Run(fmt.Sprintf("due-over-%d-minutes/fired-%d-at-once", spread, atOnce), func(b *testing.B) { benchSchedules(b, spread, atOnce) })
+		}
 	}
 }
 
-func benchSchedules(b *testing.B, spread int) {
+func benchSchedules(b *testing.B, spread, atOnce int) {
 	testenv.Full(b, "a thousand automations' set-up")
 	src := manySchedules(1000, spread)
 	env := testEnv()
@@ -80,6 +84,7 @@ func benchSchedules(b *testing.B, spread int) {
 	clk := &clock{t: base}
 	side := &timedSide{slackSide: slackSide{open: map[string]bool{}}}
 	e := NewEngine(Options{Store: boltStore(b), Bot: side, Replica: "r1", Now: clk.Now})
+	e.fireAtOnce = atOnce
 	if err := e.Set("f.yaml", list); err != nil {
 		b.Fatal(err)
 	}
@@ -198,4 +203,77 @@ func BenchmarkWebhooks200(b *testing.B) {
 	if n, _ := side.counts(); n == 0 {
 		b.Error("no session started")
 	}
+}
+
+// BenchmarkAtRest1000: the CPU an engine holding 1,000 daily schedules
+// (none due within the window) spends at rest on one replica, from
+// getrusage (the process's user and system time over the wall time),
+// beside an engine holding none. Each iteration is one second of rest of
+// the engine's real Run loop (its timer, its sweep every 30 s, its forge
+// poll); -benchtime 60x takes in two sweeps.
+func BenchmarkAtRest1000(b *testing.B) {
+	for _, n := range []int{0, 1000} {
+		b.Run(fmt.Sprintf("automations-%d", n), func(b *testing.B) { benchAtRest(b, n) })
+	}
+}
+
+func benchAtRest(b *testing.B, n int) {
+	testenv.Full(b, "an engine at rest for seconds")
+	now := time.Now().UTC()
+	hour := (now.Hour() + 12) % 24 // half a day away: nothing fires in the window
+	var sb strings.Builder
+	sb.WriteString("automations:\n")
+	for i := range n {
+		fmt.Fprintf(&sb, "  - name: s%d\n    channel: C0123ABCD\n    owner: U0123ABCD\n    task: Chore %d\n    on: {schedule: \"%d %d * * *\"}\n", i, i, i%60, hour)
+	}
+	env := testEnv()
+	env.Now = now
+	var list []*Automation
+	if n > 0 {
+		var err error
+		if list, err = Parse(Source{File: "f.yaml"}, []byte(sb.String()), env); err != nil {
+			b.Fatal(err)
+		}
+	}
+	side := &slackSide{open: map[string]bool{}}
+	e := NewEngine(Options{Store: boltStore(b), Bot: side, Replica: "r1"})
+	if err := e.Set("f.yaml", list); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(b.Context())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = e.Run(ctx) })
+	defer func() { cancel(); wg.Wait() }()
+	// Loaded: every schedule has its next occurrence (its first-load
+	// watermark written).
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		e.mu.Lock()
+		known := len(e.next)
+		e.mu.Unlock()
+		if known == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d schedules loaded after a minute", known, n)
+		}
+	}
+	runtime.GC()
+	cpu0, wall0 := processCPU(b), time.Now()
+	for b.Loop() {
+		time.Sleep(time.Second)
+	}
+	cpu, wall := processCPU(b)-cpu0, time.Since(wall0)
+	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%-of-a-core")
+	if got, _ := side.counts(); got != 0 {
+		b.Errorf("%d sessions started at rest", got)
+	}
+}
+
+// processCPU is the process's user and system time so far.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -104,6 +104,8 @@ type Engine struct {
 	// is on its way (start); after owns the goroutines recording them.
 	recent map[string]lastStart
 	after  sync.WaitGroup
+	// fireAtOnce is the due schedules fired at once (0: fireAtOnce).
+	fireAtOnce int
 }
 
 // Thresholds of the engine.

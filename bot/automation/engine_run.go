@@ -1,6 +1,7 @@
 package automation
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -110,8 +111,10 @@ func (e *Engine) saySkipped(ctx context.Context, a *Automation, m Missed) {
 	e.post(ctx, a, fmt.Sprintf("*%s* missed %s occurrences while h9 was down; they are skipped.", a.Name, n), "")
 }
 
-// fireAtOnce bounds the schedules fired at once.
-const fireAtOnce = 16
+// fireAtOnce bounds the schedules fired at once: as many as the bbolt
+// store's group commit takes in one transaction, so that a thousand due
+// in the same minute are recorded in a few commits, not a few hundred.
+const fireAtOnce = 128
 
 // fireDue fires the schedules due now and returns the earliest next one.
 func (e *Engine) fireDue(ctx context.Context) time.Time {
@@ -136,10 +139,10 @@ func (e *Engine) fireDue(ctx context.Context) time.Time {
 		}
 	}
 	e.mu.Unlock()
-	// Fired side by side (a bounded few at once): the store's group
+	// Fired side by side (a bounded number at once): the store's group
 	// commit serves them together, and one slow start delays no other.
 	var wg sync.WaitGroup
-	slots := make(chan struct{}, fireAtOnce)
+	slots := make(chan struct{}, cmp.Or(e.fireAtOnce, fireAtOnce))
 	for i, a := range due {
 		slots <- struct{}{}
 		wg.Go(func() {
