@@ -252,13 +252,33 @@ type repeatOutcome struct {
 // key whose session closed, which fires anew.
 func (e *Engine) repeat(ctx context.Context, oc occurrence, old, rec store.Occurrence) (repeatOutcome, bool, error) {
 	e.mu.Lock()
-	if r, ok := e.recent[oc.a.Name]; ok && r.key == old.Key && old.State == store.OccurrenceRecorded {
-		// Started here; its record is on its way (start).
-		old.State, old.Channel, old.Thread = store.OccurrenceStarted, r.channel, r.thread
-	}
+	r, onItsWay := e.recent[oc.a.Name]
 	e.mu.Unlock()
+	onItsWay = onItsWay && r.key == old.Key && old.State == store.OccurrenceRecorded
 	dup := repeatOutcome{Outcome: Outcome{Result: ResultDeduplicated, Link: e.link(old)}}
-	if oc.dedupe == "" || old.State.Pending() {
+	if onItsWay {
+		// Started here, its record on its way (start).
+		dup.Link = e.link(store.Occurrence{Channel: r.channel, Thread: r.thread})
+	}
+	if oc.dedupe == "" {
+		return dup, false, nil
+	}
+	if onItsWay {
+		// What comes next rests on the record: wait for it.
+		select {
+		case <-r.recorded:
+		case <-ctx.Done():
+			return repeatOutcome{}, false, ctx.Err()
+		}
+		cctx, cancel := e.ctx(ctx)
+		var err error
+		old, err = e.o.Store.Occurrence(cctx, old.Automation, old.Key)
+		cancel()
+		if err != nil {
+			return repeatOutcome{}, false, err
+		}
+	}
+	if old.State.Pending() {
 		return dup, false, nil
 	}
 	open := false
@@ -352,7 +372,7 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 		return e.failed(ctx, a, occ, oneLine(err.Error()))
 	}
 	occ.State, occ.Channel, occ.Thread, occ.Cause = store.OccurrenceStarted, s.Channel, s.Thread, ""
-	last := lastStart{key: occ.Key, channel: s.Channel, thread: s.Thread}
+	last := lastStart{key: occ.Key, channel: s.Channel, thread: s.Thread, recorded: make(chan struct{})}
 	e.mu.Lock()
 	e.threads[s.Channel+"/"+s.Thread] = a.Name
 	e.recent[a.Name] = last
@@ -369,6 +389,7 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 			delete(e.recent, a.Name) // the store says it now
 		}
 		e.mu.Unlock()
+		close(last.recorded)
 	}
 	if answer {
 		e.after.Go(func() { record(context.WithoutCancel(ctx)) })
@@ -378,14 +399,18 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 	return Outcome{Result: ResultStarted, Link: s.Link}
 }
 
-// lastStart is a session an automation started.
-type lastStart struct{ key, channel, thread string }
+// lastStart is a session an automation started; recorded is closed once
+// the store has it.
+type lastStart struct {
+	key, channel, thread string
+	recorded             chan struct{}
+}
 
 // previousOpen reports whether the automation's previous session (other
 // than key's own) is open: the one its state names, and one this
 // process started whose record is still on its way.
 func (e *Engine) previousOpen(ctx context.Context, name, key string, st store.AutomationState) (bool, error) {
-	prev := []lastStart{{st.LastKey, st.LastChannel, st.LastThread}}
+	prev := []lastStart{{key: st.LastKey, channel: st.LastChannel, thread: st.LastThread}}
 	e.mu.Lock()
 	if r, ok := e.recent[name]; ok {
 		prev = append(prev, r)

@@ -3,6 +3,7 @@ package automation
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -32,19 +33,59 @@ type forgeCursor struct {
 	Cursor forge.Cursor `json:"cursor"`
 }
 
-// pollForges polls every issue and check trigger once.
+// pollForges polls every issue and check trigger once, the repositories
+// this replica claims for this poll (claimTurn): in a fleet, one replica
+// polls each repository each H9_FORGE_POLL.
 func (e *Engine) pollForges(ctx context.Context) {
 	if e.o.Forges == nil {
 		return
 	}
+	claimed := map[string]bool{}
 	for _, a := range e.All() {
 		if a.Trigger.Kind != KindIssue && a.Trigger.Kind != KindCheck {
+			continue
+		}
+		turn, asked := claimed[a.Repo]
+		if !asked {
+			turn = e.claimTurn(ctx, "poll:"+a.Repo, e.o.Poll)
+			claimed[a.Repo] = turn
+		}
+		if !turn {
 			continue
 		}
 		if err := e.pollOne(ctx, a); err != nil {
 			e.o.Log.Warn("polling an automation's forge failed", "automation", a.Name, "err", err)
 		}
 	}
+}
+
+// claimTurn reports whether this replica does the work named name for the
+// current period of length every (the periods are the clock's, the same
+// on every replica): the first replica to write the period into name's
+// record in the store does it, and the others leave it to that one. The
+// work must be safe to do twice (its occurrences are keyed): when the
+// store cannot say, the turn is taken.
+func (e *Engine) claimTurn(ctx context.Context, name string, every time.Duration) bool {
+	period := e.o.Now().Truncate(every)
+	st, err := e.state(ctx, name)
+	if err != nil {
+		e.o.Log.Warn("reading a poll's turn failed; polling anyway", "turn", name, "err", err)
+		return true
+	}
+	if !st.LastFired.Before(period) {
+		return false // another replica's (or this one's) turn already
+	}
+	st.LastFired, st.LastKey = period, e.o.Replica
+	cctx, cancel := e.ctx(ctx)
+	_, err = e.o.Store.PutAutomationState(cctx, st)
+	cancel()
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return false // another replica took it first
+	case err != nil:
+		e.o.Log.Warn("claiming a poll's turn failed; polling anyway", "turn", name, "err", err)
+	}
+	return true
 }
 
 func (e *Engine) pollOne(ctx context.Context, a *Automation) error {
