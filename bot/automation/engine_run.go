@@ -3,6 +3,7 @@ package automation
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -220,6 +221,18 @@ func (e *Engine) Sweep(ctx context.Context) {
 			e.start(ctx, a, taken, false, false)
 		}
 	}
+}
+
+// Pending reports whether the occurrence is still to be started or
+// settled (recorded or queued): the engine's sweep owns its start.
+func (e *Engine) Pending(ctx context.Context, automation, key string) (bool, error) {
+	cctx, cancel := e.ctx(ctx)
+	defer cancel()
+	o, err := e.o.Store.Occurrence(cctx, automation, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil && o.State.Pending(), err
 }
 
 // WebhookAutomation is the webhook automation named name, nil if none.
