@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h9-app/h9/workspace/forge"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
+	"github.com/h9-app/h9/workspace/forge/forgetest"
 	"github.com/h9-app/h9/workspace/testenv"
 )
 
@@ -276,4 +279,109 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkFleetPolling: issue and check triggers on quiet repositories
+// and their automations files, polled for an hour (60 periods at
+// H9_FORGE_POLL=60s and H9_AUTOMATION_REFRESH=1m) by one replica, by two
+// that each poll everything (the baseline: before turns were claimed),
+// and by two that claim each repository's turn in the store. Forge
+// requests are counted by the fake GitHub; fetches by the repository
+// cache.
+func BenchmarkFleetPolling(b *testing.B) {
+	for _, c := range []struct {
+		name      string
+		replicas  int
+		everyTurn bool
+	}{{"replicas-1", 1, false}, {"replicas-2-each-polls", 2, true}, {"replicas-2", 2, false}} {
+		b.Run(c.name, func(b *testing.B) { benchFleetPolling(b, c.replicas, c.everyTurn) })
+	}
+}
+
+func benchFleetPolling(b *testing.B, replicas int, everyTurn bool) {
+	testenv.Need(b, "git")
+	testenv.Full(b, "a fake forge polled for an hour")
+	const repos, periods = 4, 60
+	bare, _ := forgetest.Bare(b)
+	gh := fakegithub.New("ghp_good")
+	b.Cleanup(gh.Close)
+	var sb strings.Builder
+	sb.WriteString("automations:\n")
+	var files []RepoFile
+	for i := range repos {
+		repo := fmt.Sprintf("acme/r%d", i)
+		gh.AddRepo(repo, bare, true)
+		files = append(files, RepoFile{Repo: repo, Channels: []string{"C0123ABCD"}})
+		fmt.Fprintf(&sb, "  - name: triage%d\n    channel: C0123ABCD\n    owner: U0123ABCD\n    repo: %s\n    task: Fix it\n    on: {issue: {label: h9}}\n", i, repo)
+		fmt.Fprintf(&sb, "  - name: red%d\n    channel: C0123ABCD\n    owner: U0123ABCD\n    repo: %s\n    task: Fix it\n    on: {check: {branch: %s}}\n", i, repo, forgetest.Branch)
+	}
+	env := testEnv()
+	for _, f := range files {
+		env.Repos = append(env.Repos, f.Repo)
+	}
+	list, err := Parse(Source{File: "f.yaml"}, []byte(sb.String()), env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := boltStore(b) // one store: the fleet's database
+	side := &slackSide{open: map[string]bool{}}
+	reader := &countingReader{file: repoValid}
+	clk := &clock{t: time.Now().Truncate(time.Minute).Add(-time.Hour)}
+	var engines []*Engine
+	var refreshers []*RepoFiles
+	for r := range replicas {
+		e := NewEngine(Options{Store: st, Bot: side, Replica: fmt.Sprint("r", r), Now: clk.Now, Forges: perRepoForges{gh}})
+		e.everyTurn = everyTurn
+		if err := e.Set("f.yaml", list); err != nil {
+			b.Fatal(err)
+		}
+		engines = append(engines, e)
+		refreshers = append(refreshers, NewRepoFiles(e, reader, files, env, time.Minute))
+	}
+	period := func() {
+		clk.Set(clk.Now().Add(time.Minute))
+		var wg sync.WaitGroup
+		for r, e := range engines {
+			wg.Go(func() {
+				time.Sleep(time.Duration(r) * time.Millisecond) // each replica at its own moment
+				e.pollForges(b.Context())
+				refreshers[r].refreshAll(b.Context())
+			})
+		}
+		wg.Wait()
+	}
+	period() // the first poll only loads (no backfill)
+	before := len(gh.Requests())
+	reader.mu.Lock()
+	fetches0 := reader.fetches
+	reader.mu.Unlock()
+	hours := 0
+	for b.Loop() {
+		for range periods {
+			period()
+		}
+		hours++
+	}
+	reader.mu.Lock()
+	fetches := reader.fetches - fetches0
+	reader.mu.Unlock()
+	all, counted := 0, 0
+	for _, r := range gh.Requests()[before:] {
+		all++
+		if r.Status != http.StatusNotModified {
+			counted++
+		}
+	}
+	perHour := float64(repos * hours)
+	b.ReportMetric(float64(all)/perHour, "forge-requests/repo/hour")
+	b.ReportMetric(float64(counted)/perHour, "not-304/repo/hour")
+	b.ReportMetric(float64(fetches)/perHour, "fetches/repo/hour")
+}
+
+// perRepoForges reads each repository on the fake GitHub through h9's
+// real forge client.
+type perRepoForges struct{ gh *fakegithub.Server }
+
+func (f perRepoForges) Forge(repo string) (forge.Client, error) {
+	return forge.New(forge.Project{Kind: forge.GitHub, Path: repo, API: f.gh.URL(), TokenEnv: "H9_GITHUB_TOKEN"}, "ghp_good", nil)
 }

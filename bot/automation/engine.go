@@ -106,6 +106,9 @@ type Engine struct {
 	after  sync.WaitGroup
 	// fireAtOnce is the due schedules fired at once (0: fireAtOnce).
 	fireAtOnce int
+	// everyTurn: every turn is this replica's (claimTurn), as before
+	// turns were claimed; the benchmarks' baseline.
+	everyTurn bool
 }
 
 // Thresholds of the engine.
