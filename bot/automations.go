@@ -352,8 +352,8 @@ func (b *Bot) recordStartID(id, channel string, d startData) (store.Start, error
 // sweep posting it too could make two. A start whose occurrence is no
 // longer pending (it failed or was settled otherwise) is dropped.
 func (b *Bot) leftToEngine(ctx context.Context, log *slog.Logger, st store.Start, d startData) bool {
-	if d.Automation == nil || d.Automation.Key == "" || b.autos == nil {
-		return false
+	if d.Automation == nil || d.Automation.Key == "" || b.autos == nil || b.autos.Get(d.Automation.Name) == nil {
+		return false // no engine will start it: the sweep finishes it
 	}
 	pending, err := b.autos.Pending(ctx, d.Automation.Name, d.Automation.Key)
 	switch {

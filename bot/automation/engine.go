@@ -433,10 +433,6 @@ func (e *Engine) previousOpen(ctx context.Context, name, key string, st store.Au
 	return false, nil
 }
 
-// Settled waits for what started occurrences still have to record (see
-// start); Run waits for it before it returns.
-func (e *Engine) Settled() { e.after.Wait() }
-
 // leave leaves an occurrence recorded when the store or Slack could not
 // be asked: the sweep tries again.
 func (e *Engine) leave(a *Automation, occ store.Occurrence, err error) Outcome {
