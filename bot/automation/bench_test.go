@@ -301,7 +301,7 @@ func BenchmarkFleetPolling(b *testing.B) {
 func benchFleetPolling(b *testing.B, replicas int, everyTurn bool) {
 	testenv.Need(b, "git")
 	testenv.Full(b, "a fake forge polled for an hour")
-	const repos, periods = 4, 60
+	const repos, periods = 2, 60
 	bare, _ := forgetest.Bare(b)
 	gh := fakegithub.New("ghp_good")
 	b.Cleanup(gh.Close)
