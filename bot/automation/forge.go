@@ -16,8 +16,9 @@ import (
 // Issue and check triggers (ARCHITECTURE.md, "Automations"): polled every
 // H9_FORGE_POLL with the forge's conditional requests; the poll's cursor
 // is kept in the automation's state, so a restart or another replica goes
-// on from it. Every event is an occurrence: in a fleet, each replica may
-// poll, and exactly one records it.
+// on from it. Every event is an occurrence, recorded once; in a fleet one
+// replica polls each repository each period (claimTurn), and should two
+// poll, the occurrences' keys still start each event once.
 
 // Forges gives a repository's forge API (nil: issue and check triggers
 // do nothing).
