@@ -42,8 +42,19 @@ func (s *Store) RecordOccurrence(ctx context.Context, o store.Occurrence) (store
 	o.Version = 1
 	var got store.Occurrence
 	var inserted bool
-	err := s.update(ctx, what, func(tx *bolt.Tx) error {
-		k := compositeKey(o.Automation, o.Key)
+	k := compositeKey(o.Automation, o.Key)
+	// A repeat (a replay, a redelivery) is answered from a read: no
+	// commit waits for it.
+	var found bool
+	err := s.view(ctx, what, func(tx *bolt.Tx) error {
+		var err error
+		got, found, err = getOccurrence(tx, k)
+		return err
+	})
+	if err != nil || found {
+		return got, false, err
+	}
+	err = s.update(ctx, what, func(tx *bolt.Tx) error {
 		old, found, err := getOccurrence(tx, k)
 		if err != nil || found {
 			got, inserted = old, false
@@ -90,9 +101,9 @@ func (s *Store) UpdateOccurrence(ctx context.Context, o store.Occurrence) (store
 		case err != nil:
 			return err
 		case !found:
-			return store.ErrNotFound
+			return refuse(store.ErrNotFound)
 		case old.Version != o.Version:
-			return fmt.Errorf("%w: version %d is stored, the write read %d", store.ErrConflict, old.Version, o.Version)
+			return refuse(fmt.Errorf("%w: version %d is stored, the write read %d", store.ErrConflict, old.Version, o.Version))
 		}
 		got = o
 		got.Version = o.Version + 1
@@ -232,7 +243,7 @@ func (s *Store) PutAutomationState(ctx context.Context, st store.AutomationState
 			return err
 		}
 		if stored := old.Version; (found && stored != st.Version) || (!found && st.Version != 0) {
-			return fmt.Errorf("%w: version %d is stored, the write read %d", store.ErrConflict, stored, st.Version)
+			return refuse(fmt.Errorf("%w: version %d is stored, the write read %d", store.ErrConflict, stored, st.Version))
 		}
 		next := st
 		next.Version = st.Version + 1
