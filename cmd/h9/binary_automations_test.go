@@ -329,14 +329,7 @@ func checkMessageTrigger(t *testing.T, e *autoBin) {
 	if root.ThreadTS != ts {
 		t.Errorf("h9's root message is not in the alert's thread: %+v", root)
 	}
-	e.waitFor("the alert's session planned", func() bool {
-		for _, m := range e.slack.Thread(binAlerts, ts) {
-			if strings.Contains(string(m.Blocks), render.ActionApproveAuto) {
-				return true
-			}
-		}
-		return false
-	})
+	e.waitFor("the alert's session planned", func() bool { return planned(e.slack.Thread(binAlerts, ts)) })
 	checkFenced(t, e.waitPrompt("Look into the alert"), "Look into the alert and propose a fix", "db-1 disk at 97%")
 	if _, err := e.slack.SendEvent(e.ctx, "", e.slack.AppMessageEvent(alert, ts)); err != nil {
 		t.Fatal(err)
