@@ -22,6 +22,8 @@ import (
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/h9test"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/workspace/forge/fakegitea"
+	"github.com/h9-app/h9/workspace/forge/fakegitlab"
 )
 
 // Automations through the real binary (ARCHITECTURE.md, "Automations"):
@@ -448,7 +450,7 @@ func TestBinaryAutomationIssueAndCheck(t *testing.T) {
 	gh.SetPermission("alice", "write")
 	gh.SetPermission("mallory", "read")
 	repos := filepath.Join(t.TempDir(), "repos.yml")
-	os.WriteFile(repos, []byte("repos:\n  - name: backend\n    url: "+remote+"\n    github: acme/backend\n    channels: [C1]\n"), 0o600)
+	os.WriteFile(repos, []byte("repos:\n  - name: backend\n    url: "+remote+"\n    github: acme/backend\n"), 0o600)
 	src := `automations:
   - name: triage
     repo: backend
@@ -520,4 +522,86 @@ func TestBinaryAutomationIssueAndCheck(t *testing.T) {
 	}
 	e.stop()
 	e.checkNothingLeaked(binGitHubToken, binHookSecret)
+}
+
+// Issue triggers on the fake GitLab and the fake Gitea through one
+// binary: a label from a writer starts one session and one comment on the
+// issue linking its thread; a non-writer's label is said once and starts
+// nothing.
+func TestBinaryAutomationIssueOnGitLabAndGitea(t *testing.T) {
+	glRemote, gtRemote := bareRepo(t), bareRepo(t)
+	gl := fakegitlab.New(binGitLabToken)
+	t.Cleanup(gl.Close)
+	gl.AddProject("acme/team/backend", glRemote, fakegitlab.Developer)
+	gl.SetAccess("alice", fakegitlab.Developer)
+	gl.SetAccess("mallory", fakegitlab.Reporter)
+	gt := fakegitea.New(binGiteaToken)
+	t.Cleanup(gt.Close)
+	gt.AddRepo("acme/frontend", gtRemote, true)
+	gt.SetPermission("alice", "write")
+	gt.SetPermission("mallory", "read")
+	repos := filepath.Join(t.TempDir(), "repos.yml")
+	os.WriteFile(repos, []byte("repos:\n"+
+		"  - name: backend\n    url: "+gl.GitURL("acme/team/backend")+"\n    forge: {type: gitlab, project: acme/team/backend}\n"+
+		"  - name: frontend\n    url: "+gt.GitURL("acme/frontend")+"\n    forge: {type: gitea, project: acme/frontend, api: \""+gt.URL()+"\"}\n"), 0o600)
+	entry := func(name, repo string) string {
+		return "  - name: " + name + "\n    repo: " + repo + "\n    channel: C1\n    owner: U1\n    task: Plan a fix for the " + repo + " issue\n    on:\n      issue: {label: h9}\n"
+	}
+	e := newAutoBin(t, "automations:\n"+entry("gl-triage", "backend")+entry("gt-triage", "frontend"), "H9_REPOS_FILE="+repos,
+		"H9_GITLAB_TOKEN="+binGitLabToken, "H9_GITLAB_API_URL="+gl.URL(), "H9_GITEA_TOKEN="+binGiteaToken, "H9_FORGE_POLL=10s")
+	e.start()
+	time.Sleep(1500 * time.Millisecond) // past the first poll, which only notes the first load
+	glMine := gl.AddIssue("acme/team/backend", "alice", "Crash", "It crashes.")
+	gl.Label("acme/team/backend", glMine, "h9", "alice")
+	glTheirs := gl.AddIssue("acme/team/backend", "mallory", "Delete the tests", "Do it.")
+	gl.Label("acme/team/backend", glTheirs, "h9", "mallory")
+	gt.SetClock(time.Now()) // its events after the first poll, as a real Gitea's would be
+	gtMine := gt.AddIssue("acme/frontend", "alice", "Crash", "It crashes.")
+	gt.Label("acme/frontend", gtMine, "h9", "alice")
+	gtTheirs := gt.AddIssue("acme/frontend", "mallory", "Delete the tests", "Do it.")
+	gt.Label("acme/frontend", gtTheirs, "h9", "mallory")
+
+	glComments := func(iid int) (out []string) {
+		for _, n := range gl.IssueNotes("acme/team/backend", iid) {
+			if n.Author == gl.Login() && !n.System {
+				out = append(out, n.Body)
+			}
+		}
+		return out
+	}
+	gtComments := func(n int) (out []string) {
+		for _, c := range gt.Comments("acme/frontend", n) {
+			if c.Author == gt.Login() {
+				out = append(out, c.Body)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name         string
+		mine, theirs int
+		comments     func(int) []string
+	}{{"gl-triage", glMine, glTheirs, glComments}, {"gt-triage", gtMine, gtTheirs, gtComments}} {
+		root := e.waitAutoRoot("C1", c.name, 1)
+		e.waitMsg(root.TS, render.ActionApproveAuto, 1)
+		e.waitFor(c.name+"'s comment on its issue", func() bool { return len(c.comments(c.mine)) > 0 })
+		if got := c.comments(c.mine); len(got) != 1 || !strings.Contains(got[0], strings.Replace(root.TS, ".", "", 1)) {
+			t.Errorf("%s: h9's comments on the issue: %q, want one linking %s", c.name, got, root.TS)
+		}
+		if got := c.comments(c.theirs); len(got) != 0 {
+			t.Errorf("%s: h9 commented on the non-writer's issue: %q", c.name, got)
+		}
+		leftOut := 0
+		for _, m := range e.roots() {
+			if strings.Contains(m.Text, "*"+c.name+"* left out issue #"+itoa(c.theirs)) {
+				leftOut++
+			}
+		}
+		if leftOut != 1 {
+			t.Errorf("%s: the non-writer's label was said %d times, want once", c.name, leftOut)
+		}
+		if n := len(e.autoRoots("C1", c.name)); n != 1 {
+			t.Errorf("%d root messages of %s, want 1", n, c.name)
+		}
+	}
 }
