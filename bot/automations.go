@@ -197,6 +197,11 @@ func (s automationSide) Post(ctx context.Context, channel, thread, msg, resume s
 	return err
 }
 
+// Permalink is the thread's permalink, for a duplicate webhook's answer.
+func (s automationSide) Permalink(ctx context.Context, channel, thread string) string {
+	return s.b.api.Permalink(ctx, s.b.log.With("channel", channel), channel, thread)
+}
+
 // SessionOpen reports whether the thread's session is open: not done,
 // stalled or cancelled. One not stored yet (its first commit is on its
 // way) is open: two sessions must never start for one key.

@@ -240,6 +240,9 @@ func (e *Engine) fire(ctx context.Context, oc occurrence) (Outcome, error) {
 	if !inserted {
 		out, again, err := e.repeat(ctx, oc, got, rec)
 		if err != nil || !again {
+			if out.Result == ResultDeduplicated {
+				e.o.Count(a.Name, a.Trigger.Kind, ResultDeduplicated) // every duplicate, once
+			}
 			return out.Outcome, err
 		}
 		got = out.occ
@@ -261,10 +264,12 @@ func (e *Engine) repeat(ctx context.Context, oc occurrence, old, rec store.Occur
 	r, onItsWay := e.recent[oc.a.Name]
 	e.mu.Unlock()
 	onItsWay = onItsWay && r.key == old.Key && old.State == store.OccurrenceRecorded
-	dup := repeatOutcome{Outcome: Outcome{Result: ResultDeduplicated, Link: e.link(old)}}
+	dup := repeatOutcome{Outcome: Outcome{Result: ResultDeduplicated}}
 	if onItsWay {
 		// Started here, its record on its way (start).
-		dup.Link = e.link(store.Occurrence{Channel: r.channel, Thread: r.thread})
+		dup.Link = e.link(ctx, r.channel, r.thread)
+	} else {
+		dup.Link = e.link(ctx, old.Channel, old.Thread)
 	}
 	if oc.dedupe == "" {
 		return dup, false, nil
@@ -298,7 +303,6 @@ func (e *Engine) repeat(ctx context.Context, oc occurrence, old, rec store.Occur
 		}
 	}
 	if open {
-		e.o.Count(oc.a.Name, oc.a.Trigger.Kind, ResultDeduplicated)
 		cctx, cancel := e.ctx(ctx)
 		err := e.o.Bot.Post(cctx, old.Channel, old.Thread, "Again: "+oc.again, "")
 		cancel()
@@ -321,11 +325,27 @@ func (e *Engine) repeat(ctx context.Context, oc occurrence, old, rec store.Occur
 	return repeatOutcome{occ: taken}, true, nil
 }
 
-func (e *Engine) link(o store.Occurrence) string {
-	if o.Thread == "" {
+// Permalinker is what a Bot may also do: give a thread's permalink, for
+// a duplicate's answer (the 202 answer's link is the one StartSession
+// gave).
+type Permalinker interface {
+	Permalink(ctx context.Context, channel, thread string) string
+}
+
+// link is a thread's permalink, "" when there is no thread; a slack://
+// link when the bot gives none.
+func (e *Engine) link(ctx context.Context, channel, thread string) string {
+	if thread == "" {
 		return ""
 	}
-	return "slack://" + o.Channel + "/" + o.Thread
+	if p, ok := e.o.Bot.(Permalinker); ok {
+		cctx, cancel := e.ctx(ctx)
+		defer cancel()
+		if l := p.Permalink(cctx, channel, thread); l != "" {
+			return l
+		}
+	}
+	return "slack://" + channel + "/" + thread
 }
 
 // start starts a recorded occurrence this replica holds, and records what

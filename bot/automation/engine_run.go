@@ -254,6 +254,7 @@ func (e *Engine) FireWebhook(ctx context.Context, a *Automation, d Delivery) (Ou
 	if req.Request, err = a.WebhookRequest(d); err != nil {
 		return e.failNow(ctx, a, key, err.Error())
 	}
+	req.Task = TaskOf(req.Request) // the root shows the task rendered, values quoted
 	again := "the webhook was delivered again"
 	if dedupe != "" {
 		again = "the webhook was delivered again for " + slackEscape(dedupe)
@@ -272,6 +273,7 @@ func (e *Engine) failNow(ctx context.Context, a *Automation, key, why string) (O
 		return Outcome{}, err
 	}
 	if !inserted {
+		e.o.Count(a.Name, a.Trigger.Kind, ResultDeduplicated)
 		return Outcome{Result: ResultDeduplicated}, nil
 	}
 	return e.failed(ctx, a, got, why), nil
@@ -316,6 +318,9 @@ func (e *Engine) firstTime(ctx context.Context, a *Automation, key string) bool 
 	defer cancel()
 	_, inserted, err := e.o.Store.RecordOccurrence(cctx, store.Occurrence{Automation: a.Name, Key: key,
 		State: store.OccurrenceDeduplicated, Recorded: e.o.Now(), Owner: e.o.Replica})
+	if err == nil && !inserted {
+		e.o.Count(a.Name, a.Trigger.Kind, ResultDeduplicated) // Slack delivered it again
+	}
 	return err == nil && inserted
 }
 
@@ -336,7 +341,7 @@ func (e *Engine) RunNow(ctx context.Context, name, by string) (Outcome, error) {
 		if err != nil {
 			return e.failNow(ctx, a, key, err.Error())
 		}
-		req.Request = t
+		req.Request, req.Task = t, t
 	}
 	return e.fire(ctx, occurrence{a: a, key: key, req: req, manual: true})
 }

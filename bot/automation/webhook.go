@@ -72,8 +72,9 @@ type Delivery struct {
 }
 
 // Key is the delivery's occurrence key: the dedupe template's value, or
-// the hash of the signed timestamp and body (a replay of the same signed
-// request is the same key).
+// the body's hash (ARCHITECTURE.md, "Automations": "the same signed body,
+// again" is a duplicate, however it was re-signed; the signature covers
+// the timestamp, and the 5-minute window still bounds a replay).
 func (a *Automation) deliveryKey(d Delivery) (key, dedupe string, err error) {
 	if a.dedupeTmpl != nil {
 		v, err := render(a.dedupeTmpl, d.Payload)
@@ -84,10 +85,8 @@ func (a *Automation) deliveryKey(d Delivery) (key, dedupe string, err error) {
 			return "webhook:" + boundKey(v), boundKey(v), nil
 		}
 	}
-	sum := sha256.New()
-	sum.Write([]byte(d.Timestamp + "."))
-	sum.Write(d.Body)
-	return "webhook:" + hex.EncodeToString(sum.Sum(nil)), "", nil
+	sum := sha256.Sum256(d.Body)
+	return "webhook:" + hex.EncodeToString(sum[:]), "", nil
 }
 
 // Outcome is what became of an occurrence, as the engine answers a

@@ -161,10 +161,13 @@ func TestWebhookDedupeTemplate(t *testing.T) {
 	if k1 != k2 || dd1 != "INC-7" || dd2 != "INC-7" {
 		t.Errorf("keys %q %q dedupe %q %q", k1, k2, dd1, dd2)
 	}
+	// Without the dedupe field, the key is the body's hash: the same body
+	// re-signed is the same key, another body another.
 	k3, dd3, _ := a.deliveryKey(d(`{"n":1}`, "1"))
 	k4, _, _ := a.deliveryKey(d(`{"n":1}`, "2"))
-	if dd3 != "" || k3 == k4 || !strings.HasPrefix(k3, "webhook:") {
-		t.Errorf("missing field: %q %q %q", k3, k4, dd3)
+	k5, _, _ := a.deliveryKey(d(`{"n":2}`, "1"))
+	if dd3 != "" || k3 != k4 || k3 == k5 || !strings.HasPrefix(k3, "webhook:") {
+		t.Errorf("missing field: %q %q %q %q", k3, k4, k5, dd3)
 	}
 	req, err := a.WebhookRequest(d(`{"n":1}`, "1"))
 	if err != nil || !strings.HasPrefix(req, `Deploy of "" failed: ""`) {

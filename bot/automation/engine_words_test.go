@@ -1,0 +1,119 @@
+package automation
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/h9-app/h9/agent/store"
+)
+
+// linkingSide is slackSide that also gives permalinks, as the bot does.
+type linkingSide struct{ *slackSide }
+
+func (linkingSide) Permalink(_ context.Context, channel, thread string) string {
+	return "https://h9.slack.com/archives/" + channel + "/p" + strings.ReplaceAll(thread, ".", "")
+}
+
+const plainHook = "automations:\n  - name: deploy\n    channel: C0123ABCD\n    task: 'Deploy of {{.service}} failed'\n    on: {webhook: {secret_env: HOOK_SECRET}}\n"
+
+// postSigned posts body to the handler signed at ts, as the contract's
+// client signs.
+func postSigned(t *testing.T, h http.Handler, body string, ts time.Time) *httptest.ResponseRecorder {
+	t.Helper()
+	stamp := strconv.FormatInt(ts.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte("s3cret"))
+	mac.Write([]byte(stamp + "." + body))
+	r := httptest.NewRequest(http.MethodPost, "/hooks/deploy", strings.NewReader(body))
+	r.Header.Set(HeaderTimestamp, stamp)
+	r.Header.Set("X-H9-Signature", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// The same body re-signed with a new timestamp is a duplicate (the key is
+// the body's hash), answered 200 with the session's permalink, counted
+// once as deduplicated; the root message shows the task rendered.
+func TestWebhookSameBodyResignedIsDuplicate(t *testing.T) {
+	t.Parallel()
+	st := boltStore(t)
+	bot := &slackSide{open: map[string]bool{}}
+	now := time.Now()
+	clk := &clock{t: now}
+	e, c := engineFor(t, st, linkingSide{bot}, clk, "r1", plainHook)
+	h := &HookHandler{Firer: e, Now: clk.Now}
+	body := `{"service":"api"}`
+	if w := postSigned(t, h, body, now); w.Code != http.StatusAccepted {
+		t.Fatalf("first: %d %s", w.Code, w.Body)
+	}
+	e.after.Wait()
+	bot.closeAll() // even once its session closed, the same body is the same event
+	w := postSigned(t, h, body, now.Add(time.Minute))
+	if w.Code != http.StatusOK {
+		t.Fatalf("re-signed: %d %s", w.Code, w.Body)
+	}
+	if want := "https://h9.slack.com/archives/C0123ABCD/p1700000000000001"; !strings.Contains(w.Body.String(), want) {
+		t.Errorf("the duplicate's answer %s, want the permalink %s", w.Body, want)
+	}
+	if n, _ := bot.counts(); n != 1 {
+		t.Errorf("%d sessions, want 1", n)
+	}
+	if got := bot.starts[0].Task; got != `Deploy of "api" failed` {
+		t.Errorf("root task %q, want the task rendered", got)
+	}
+	if c.get("deploy/webhook/deduplicated") != 1 || c.get("deploy/webhook/started") != 1 {
+		t.Errorf("counts %v", c.m)
+	}
+}
+
+// Every duplicate counts once as deduplicated: a replay whose occurrence
+// is still pending, and a message Slack delivers again.
+func TestEveryDuplicateCounted(t *testing.T) {
+	t.Parallel()
+	st := boltStore(t)
+	bot := &slackSide{open: map[string]bool{}, failure: context.DeadlineExceeded}
+	clk := &clock{t: time.Date(2026, 1, 5, 9, 30, 0, 0, time.UTC)}
+	e, c := engineFor(t, st, bot, clk, "r1", goodFile)
+	// A message automation with a dedupe key: the redelivered event.
+	m := Message{Channel: "C0ALERTS1", TS: "1700000000.000100", BotID: "B0BOT1234", Texts: []string{"FIRING: alert disk on db-1"}}
+	bot.failure = nil
+	e.OnMessage(t.Context(), m)
+	e.OnMessage(t.Context(), m)
+	if got := c.get("alerts/message/deduplicated"); got != 1 {
+		t.Errorf("a redelivered message counted %d times, want 1 (%v)", got, c.m)
+	}
+	// A webhook occurrence still pending (recorded, not yet started).
+	a := e.WebhookAutomation("deploy")
+	body := `{"id":"d-1","service":{"name":"api"}}`
+	p, _ := decodePayload([]byte(body))
+	d := Delivery{Body: []byte(body), Payload: p, Timestamp: "1"}
+	key, dedupe, err := a.deliveryKey(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.RecordOccurrence(t.Context(), occurrenceRecord(a, key, dedupe, clk.Now())); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.FireWebhook(t.Context(), a, d)
+	if err != nil || out.Result != ResultDeduplicated {
+		t.Fatalf("a replay of a pending occurrence: %+v %v", out, err)
+	}
+	if got := c.get("deploy/webhook/deduplicated"); got != 1 {
+		t.Errorf("a pending replay counted %d times, want 1 (%v)", got, c.m)
+	}
+}
+
+// occurrenceRecord is an occurrence as a stopped process leaves it:
+// recorded, never started.
+func occurrenceRecord(a *Automation, key, dedupe string, at time.Time) store.Occurrence {
+	return store.Occurrence{Automation: a.Name, Key: key, Dedupe: dedupe, State: store.OccurrenceRecorded,
+		Recorded: at, Owner: "a-stopped-process", Claimed: at}
+}
