@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -295,7 +296,10 @@ func (b *Bot) onAutomationMessage(e *slackevents.MessageEvent) {
 	})
 }
 
-// blockText is a block's text as a message trigger matches it.
+// blockText is a block's text as a message trigger matches it: a
+// section's text and fields, a header's, a context's, a markdown block's,
+// and all of a rich text block (sections, lists, quotes, preformatted),
+// mentions and links written as Slack writes them in a message's text.
 func blockText(blk slack.Block) string {
 	switch x := blk.(type) {
 	case *slack.SectionBlock:
@@ -311,6 +315,8 @@ func blockText(blk slack.Block) string {
 		if x.Text != nil {
 			return x.Text.Text
 		}
+	case *slack.MarkdownBlock:
+		return x.Text
 	case *slack.ContextBlock:
 		var parts []string
 		for _, el := range x.ContextElements.Elements {
@@ -320,19 +326,57 @@ func blockText(blk slack.Block) string {
 		}
 		return strings.Join(parts, "\n")
 	case *slack.RichTextBlock:
-		var parts []string
-		for _, el := range x.Elements {
-			if s, ok := el.(*slack.RichTextSection); ok {
-				for _, se := range s.Elements {
-					if t, ok := se.(*slack.RichTextSectionTextElement); ok {
-						parts = append(parts, t.Text)
-					}
-				}
-			}
-		}
-		return strings.Join(parts, "")
+		var sb strings.Builder
+		richText(&sb, x.Elements)
+		return sb.String()
 	}
 	return ""
+}
+
+// richText writes rich text elements' text, one line per section, list
+// item, quote or preformatted block.
+func richText(sb *strings.Builder, els []slack.RichTextElement) {
+	for _, el := range els {
+		switch x := el.(type) {
+		case *slack.RichTextSection:
+			richSection(sb, x.Elements)
+		case *slack.RichTextQuote:
+			richSection(sb, x.Elements)
+		case *slack.RichTextPreformatted:
+			richSection(sb, x.Elements)
+		case *slack.RichTextList:
+			richText(sb, x.Elements)
+			continue
+		default:
+			continue
+		}
+		sb.WriteString("\n")
+	}
+}
+
+func richSection(sb *strings.Builder, els []slack.RichTextSectionElement) {
+	for _, el := range els {
+		switch x := el.(type) {
+		case *slack.RichTextSectionTextElement:
+			sb.WriteString(x.Text)
+		case *slack.RichTextSectionLinkElement:
+			sb.WriteString(cmp.Or(x.Text, x.URL))
+		case *slack.RichTextSectionUserElement:
+			sb.WriteString("<@" + x.UserID + ">")
+		case *slack.RichTextSectionChannelElement:
+			sb.WriteString("<#" + x.ChannelID + ">")
+		case *slack.RichTextSectionUserGroupElement:
+			sb.WriteString("<!subteam^" + x.UsergroupID + ">")
+		case *slack.RichTextSectionBroadcastElement:
+			sb.WriteString("<!" + x.Range + ">")
+		case *slack.RichTextSectionEmojiElement:
+			sb.WriteString(":" + x.Name + ":")
+		case *slack.RichTextSectionDateElement:
+			if x.Fallback != nil {
+				sb.WriteString(*x.Fallback)
+			}
+		}
+	}
 }
 
 // automationStartID is an occurrence's start ID: the same for every try

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/h9-app/h9/agent/store"
 	"github.com/h9-app/h9/bot/automation"
 	"github.com/h9-app/h9/bot/render"
 )
@@ -131,18 +133,37 @@ func (b *Bot) renderAutomations(ctx context.Context, log *slog.Logger, entries [
 		}
 		if e.LastThread != "" {
 			fmt.Fprintf(&sb, " · last session %s", b.api.Permalink(ctx, log, e.LastChannel, e.LastThread))
-			if open, err := (automationSide{b}).SessionOpen(ctx, e.LastChannel, e.LastThread); err == nil && !open {
-				sb.WriteString(" (closed)")
-			} else if err == nil {
-				sb.WriteString(" (open)")
+			if state := b.sessionStateIn(ctx, e.LastChannel, e.LastThread); state != "" {
+				fmt.Fprintf(&sb, " (%s)", state)
 			}
 		}
 		if e.Paused {
 			fmt.Fprintf(&sb, " · *paused* by %s", pausedBy(e.PausedBy))
+		} else {
+			sb.WriteString(" · active")
 		}
 		sb.WriteString("\n")
 	}
 	return sb.String()
+}
+
+// sessionStateIn is the thread's session's state in the words /h9 status
+// uses ("planning", "awaiting review", "running", "done", "stalled",
+// "cancelled"…); "starting" when its record is not stored yet (its first
+// commit is on its way), "" when the store cannot say.
+func (b *Bot) sessionStateIn(ctx context.Context, channel, thread string) string {
+	rec, err := b.store.FindThread(ctx, channel, thread)
+	if errors.Is(err, store.ErrNotFound) {
+		return "starting"
+	}
+	if err != nil {
+		return ""
+	}
+	sess, err := decodeSession(rec)
+	if err != nil {
+		return ""
+	}
+	return sess.stateLabel()
 }
 
 func pausedBy(who string) string {
