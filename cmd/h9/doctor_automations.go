@@ -16,8 +16,9 @@ import (
 )
 
 // doctorAutomations is h9 doctor's line per automation (ARCHITECTURE.md,
-// "Automations"): its channel joined, its repository reachable, a
-// schedule's next occurrence, a webhook's secret present. The operator's
+// "Automations"): its channel joined (and a message trigger's watched
+// channel), its repository reachable, a schedule's next occurrence, a
+// webhook's secret present. The operator's
 // H9_AUTOMATIONS_FILE is read (start-up already refused an invalid one);
 // a repository's .h9/automations.yaml is read from h9's cache of its
 // default branch, as h9 last fetched it.
@@ -103,15 +104,21 @@ func checkAutomation(ctx context.Context, a *automation.Automation, now time.Tim
 			parts = append(parts, a.Trigger.SecretEnv+" is set")
 		}
 	}
-	why, asked := joined[a.Channel]
-	if !asked {
-		why = channelJoined(ctx, api, a.Channel)
-		joined[a.Channel] = why
+	channels := []string{a.Channel}
+	if a.Trigger.Watch != "" && a.Trigger.Watch != a.Channel {
+		channels = append(channels, a.Trigger.Watch) // h9 must be in it to hear the alerts
 	}
-	if why != "" {
-		parts, v = append(parts, why), verdictWarn
-	} else {
-		parts = append(parts, "h9 is in <#"+a.Channel+">")
+	for _, ch := range channels {
+		why, asked := joined[ch]
+		if !asked {
+			why = channelJoined(ctx, api, ch)
+			joined[ch] = why
+		}
+		if why != "" {
+			parts, v = append(parts, why), verdictWarn
+		} else {
+			parts = append(parts, "h9 is in <#"+ch+">")
+		}
 	}
 	if a.Repo != "" && repos != nil {
 		err, asked := reachable[a.Repo]

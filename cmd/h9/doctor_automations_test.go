@@ -13,7 +13,8 @@ import (
 )
 
 // h9 doctor says one line per automation, the operator's and a
-// repository's (from h9's cache of it): a channel h9 is not in, a named
+// repository's (from h9's cache of it): a channel h9 is not in (where its
+// sessions start, or the one a message trigger watches), a named
 // repository that cannot be reached and a webhook secret that is not set
 // are warnings; a schedule names its next occurrence.
 func TestDoctorChecksAutomations(t *testing.T) {
@@ -51,6 +52,11 @@ func TestDoctorChecksAutomations(t *testing.T) {
     owner: U1
     task: Tidy
     on: {schedule: "0 9 * * 1"}
+  - name: alerts
+    channel: C0NOTIN01
+    owner: U1
+    task: Look into the alert
+    on: {message: {channel: C0ALERTS1, from: [B0ALERTS1], match: FIRING}}
   - name: tidy
     channel: C0AUTOS01
     owner: U1
@@ -81,8 +87,10 @@ func TestDoctorChecksAutomations(t *testing.T) {
 	cache.Close()
 
 	slack.FailNext("conversations.history", "not_in_channel") // the first automation's channel
+	slack.FailNext("conversations.history", "not_in_channel") // the channel the second one watches
 	lines, _ := doctorLines(t)
-	wantMark(t, lines, "automations", "⚠", "4 defined")
+	wantMark(t, lines, "automations", "⚠", "5 defined")
+	wantMark(t, lines, "automations/alerts", "⚠", "h9 is not in <#C0NOTIN01>", "h9 is not in <#C0ALERTS1>")
 	wantMark(t, lines, "automations/outside", "⚠", "h9 is not in <#C0NOTIN01>", "next Mon ", "09:00 UTC")
 	wantMark(t, lines, "automations/tidy", "✓", "next Mon ", "09:00 CE", "h9 is in <#C0AUTOS01>", "backend is reachable")
 	wantMark(t, lines, "automations/deploy", "⚠", "H9_TEST_DOCTOR_HOOK is set", "not reachable")
