@@ -75,6 +75,10 @@ type Options struct {
 	Bot     Bot
 	Log     *slog.Logger
 	Replica string // this process's name in claims
+	// Sole: this process is the store's only user (bbolt: its file lock
+	// says so), so what it finds recorded at start its previous life left,
+	// and its start-up sweep claims it at once rather than after claimAge.
+	Sole bool
 	// Count adds one to h9_automation_fires_total (nil: not counted).
 	Count func(automation string, trigger Kind, outcome string)
 	// Now is the clock (time.Now when nil).
@@ -355,11 +359,17 @@ func (e *Engine) link(ctx context.Context, channel, thread string) string {
 // session is known in memory (recent), and a stop before it is the case
 // the sweep's retry covers, as a stop just after the root message is.
 func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence, manual, answer bool) Outcome {
+	return e.startAs(ctx, a, occ, manual, answer, false)
+}
+
+// startAs is start; retry says an earlier try may have posted the root
+// message (an occurrence a stopped process left).
+func (e *Engine) startAs(ctx context.Context, a *Automation, occ store.Occurrence, manual, answer, retry bool) Outcome {
 	var req StartRequest
 	if err := json.Unmarshal(occ.Data, &req); err != nil {
 		return e.failed(ctx, a, occ, "its occurrence's record cannot be read")
 	}
-	req.Retry = occ.Owner != "" && occ.Recorded.Before(occ.Claimed.Add(-time.Second))
+	req.Retry = retry || occ.Owner != "" && occ.Recorded.Before(occ.Claimed.Add(-time.Second))
 	st, err := e.state(ctx, a.Name)
 	if err != nil {
 		return e.leave(a, occ, err)

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -116,4 +117,55 @@ func TestEveryDuplicateCounted(t *testing.T) {
 func occurrenceRecord(a *Automation, key, dedupe string, at time.Time) store.Occurrence {
 	return store.Occurrence{Automation: a.Name, Key: key, Dedupe: dedupe, State: store.OccurrenceRecorded,
 		Recorded: at, Owner: "a-stopped-process", Claimed: at}
+}
+
+// An occurrence recorded but never posted, as kill -9 leaves it: alone on
+// its bbolt file, the next life of the process starts it as soon as it
+// runs (a retry: the root message may have been posted), not a sweep
+// and a claim age later; with others on the store, its start-up sweep
+// still takes what is past the claim age.
+func TestRestartStartsWhatItsPreviousLifeLeft(t *testing.T) {
+	t.Parallel()
+	for _, sole := range []bool{true, false} {
+		st := boltStore(t)
+		bot := &slackSide{open: map[string]bool{}}
+		now := time.Now()
+		env := testEnv()
+		env.Now = now
+		list, err := Parse(Source{File: "f.yaml"}, []byte(hourly), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := NewEngine(Options{Store: st, Bot: bot, Replica: "host/2", Sole: sole})
+		if err := e.Set("f.yaml", list); err != nil {
+			t.Fatal(err)
+		}
+		a := e.Get("tidy")
+		left := now.Add(-2 * time.Second) // killed just after recording it
+		if !sole {
+			left = now.Add(-claimAge - time.Minute) // another replica's, long past
+		}
+		key := ScheduleKey(now.Truncate(time.Hour))
+		rec := occurrenceRecord(a, key, "", left)
+		rec.Data, _ = json.Marshal(e.newRequest(a, key))
+		if _, _, err := st.RecordOccurrence(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- e.Run(ctx) }()
+		deadline := time.Now().Add(5 * time.Second)
+		for n, _ := bot.counts(); n == 0 && time.Now().Before(deadline); n, _ = bot.counts() {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		<-done
+		n, _ := bot.counts()
+		if n != 1 {
+			t.Fatalf("sole=%v: %d sessions within seconds of the start, want 1", sole, n)
+		}
+		if !bot.starts[0].Retry || bot.starts[0].Key != key {
+			t.Errorf("sole=%v: start %+v, want a retry of %s", sole, bot.starts[0], key)
+		}
+	}
 }
