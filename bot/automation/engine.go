@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/h9-app/h9/agent/store"
+	"github.com/h9-app/h9/workspace/forge"
 )
 
 // Store is what the engine keeps in the store (agent/store's automation
@@ -487,6 +489,29 @@ func (e *Engine) settle(ctx context.Context, a *Automation, occ store.Occurrence
 // in a row pauses the automation, said with Resume.
 func (e *Engine) failed(ctx context.Context, a *Automation, occ store.Occurrence, why string) Outcome {
 	out := e.settle(ctx, a, occ, store.OccurrenceFailed, why, ResultFailed)
+	e.sayFailed(ctx, a, why)
+	return out
+}
+
+// pollFailed: a forge refusing a poll (401, 403, 404: the token or the
+// repository, which no retry mends) is a failed start, said once per
+// cause and counted toward the pause; anything else (a 5xx, a rate limit,
+// the network) is tried again at the next poll, quietly.
+func (e *Engine) pollFailed(ctx context.Context, a *Automation, err error) {
+	var refused *forge.Error
+	var limited *forge.RateLimited
+	if errors.As(err, &limited) || !errors.As(err, &refused) ||
+		refused.Status != http.StatusUnauthorized && refused.Status != http.StatusForbidden && refused.Status != http.StatusNotFound {
+		e.o.Log.Warn("polling an automation's forge failed; the next poll tries again", "automation", a.Name, "err", err)
+		return
+	}
+	e.o.Count(a.Name, a.Trigger.Kind, ResultFailed)
+	e.sayFailed(ctx, a, "the forge refused: "+slackEscape(oneLine(refused.Error())))
+}
+
+// sayFailed counts a failed start toward the pause and says its cause
+// once; the third in a row pauses the automation, said with Resume.
+func (e *Engine) sayFailed(ctx context.Context, a *Automation, why string) {
 	var say, pause bool
 	e.editState(ctx, a.Name, func(st *store.AutomationState) {
 		st.Failures++
@@ -503,7 +528,6 @@ func (e *Engine) failed(ctx context.Context, a *Automation, occ store.Occurrence
 	if pause {
 		e.post(ctx, a, fmt.Sprintf("*%s* is paused: its last %d starts failed. Resume it once the cause is fixed.", a.Name, pauseAfter), a.Name)
 	}
-	return out
 }
 
 func (e *Engine) post(ctx context.Context, a *Automation, text, resume string) {

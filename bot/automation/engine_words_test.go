@@ -14,6 +14,10 @@ import (
 	"time"
 
 	"github.com/h9-app/h9/agent/store"
+	"github.com/h9-app/h9/workspace/forge"
+	"github.com/h9-app/h9/workspace/forge/fakegithub"
+	"github.com/h9-app/h9/workspace/forge/forgetest"
+	"github.com/h9-app/h9/workspace/testenv"
 )
 
 // linkingSide is slackSide that also gives permalinks, as the bot does.
@@ -167,5 +171,62 @@ func TestRestartStartsWhatItsPreviousLifeLeft(t *testing.T) {
 		if !bot.starts[0].Retry || bot.starts[0].Key != key {
 			t.Errorf("sole=%v: start %+v, want a retry of %s", sole, bot.starts[0], key)
 		}
+	}
+}
+
+// badTokenForges reads acme/api on the fake GitHub with a token it
+// refuses (401).
+type badTokenForges struct{ gh *fakegithub.Server }
+
+func (f badTokenForges) Forge(string) (forge.Client, error) {
+	return forge.New(forge.Project{Kind: forge.GitHub, Path: "acme/api", API: f.gh.URL(), TokenEnv: "H9_GITHUB_TOKEN"}, "ghp_revoked", nil)
+}
+
+// A forge that refuses the poll (401) is a failed start, said once in
+// the channel, and the third in a row pauses the automation; a rate
+// limit is waited out quietly.
+func TestForgeRefusingIsLoud(t *testing.T) {
+	t.Parallel()
+	testenv.Need(t, "git")
+	bare, _ := forgetest.Bare(t)
+	gh := fakegithub.New("ghp_good")
+	t.Cleanup(gh.Close)
+	gh.AddRepo("acme/api", bare, true)
+	src := "automations:\n  - name: triage\n    channel: C0123ABCD\n    owner: U0123ABCD\n    repo: acme/api\n    task: Fix the issue\n    on: {issue: {label: h9}}\n"
+	st := boltStore(t)
+	bot := &slackSide{open: map[string]bool{}}
+	clk := &clock{t: time.Now().Add(-time.Minute)}
+	e, c := engineFor(t, st, bot, clk, "r1", src)
+	ctx := t.Context()
+	poll := func() {
+		e.pollForges(ctx)
+		clk.Set(clk.Now().Add(DefaultPoll))
+	}
+	e.SetForges(githubForges{gh})
+	poll() // first load
+	gh.RateLimit(time.Now().Add(time.Hour))
+	poll()
+	if _, posts := bot.counts(); len(posts) != 0 {
+		t.Fatalf("a rate limit was said: %q", posts)
+	}
+	e.SetForges(badTokenForges{gh})
+	for range 3 {
+		poll()
+	}
+	_, posts := bot.counts()
+	said, paused := 0, 0
+	for _, p := range posts {
+		if strings.HasPrefix(p, "C0123ABCD/: h9 could not start *triage*: the forge refused: ") && strings.Contains(p, "401") {
+			said++
+		}
+		if strings.Contains(p, "*triage* is paused") && strings.HasSuffix(p, "[Resume triage]") {
+			paused++
+		}
+	}
+	if said != 1 || paused != 1 {
+		t.Errorf("said %d, paused %d, want 1 and 1: %q", said, paused, posts)
+	}
+	if got := c.get("triage/issue/failed"); got != 3 {
+		t.Errorf("%d failed starts counted, want 3", got)
 	}
 }

@@ -55,7 +55,7 @@ func (e *Engine) pollForges(ctx context.Context) {
 			continue
 		}
 		if err := e.pollOne(ctx, a); err != nil {
-			e.o.Log.Warn("polling an automation's forge failed", "automation", a.Name, "err", err)
+			e.pollFailed(ctx, a, err)
 		}
 	}
 }
