@@ -142,6 +142,9 @@ func (s automationSide) StartSession(ctx context.Context, r automation.StartRequ
 	}
 	if repo != nil {
 		repo.Closes = r.Issue
+		if why := b.repoUnreachable(ctx, repo.Name); why != "" {
+			return automation.Started{}, startFailure(why)
+		}
 	}
 	mode := planning.PlanModePlan
 	if r.Mode == automation.ModeRun {
@@ -183,6 +186,30 @@ func (s automationSide) StartSession(ctx context.Context, r automation.StartRequ
 	}
 	b.reg.deliver(threadKey{channel: r.Channel, ts: ts}, d.create(st.ID))
 	return automation.Started{Channel: r.Channel, Thread: ts, Link: b.api.Permalink(ctx, log, r.Channel, ts)}, nil
+}
+
+// remoteChecker asks a repository's remote whether it answers
+// (gitrepo.Repos: git ls-remote with the credentials a fetch uses).
+type remoteChecker interface {
+	CheckRemote(ctx context.Context, name string) (branches int, err error)
+}
+
+// repoUnreachable says why an automation's repository cannot be reached,
+// "" when it can: asked before the root message, so an occurrence that
+// cannot start says so in the channel (ARCHITECTURE.md, "Automations")
+// rather than starting a session that ends in "setup failed". ls-remote
+// is the cheapest honest check: one round trip, no objects; the cache's
+// fetch would clone a new repository under the start's deadline, and
+// reports an unreachable remote as a mere warning once a copy is cached.
+func (b *Bot) repoUnreachable(ctx context.Context, name string) string {
+	c, ok := b.cfg.Repos.(remoteChecker)
+	if !ok {
+		return ""
+	}
+	if _, err := c.CheckRemote(ctx, name); err != nil {
+		return render.Escape(oneLineText(err.Error()))
+	}
+	return ""
 }
 
 // Post says text in a channel or thread; resume adds the Resume button.

@@ -2,11 +2,14 @@ package bot
 
 import (
 	"net/http"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/h9-app/h9/bot/fakeslack"
+	"github.com/h9-app/h9/workspace/gitrepo"
 	"github.com/h9-app/h9/workspace/testenv"
 )
 
@@ -75,4 +78,56 @@ func TestAutomationWordsRootListingAndDuplicate(t *testing.T) {
 		return false
 	})
 	listing("(awaiting review) · *paused* by <@U1>")
+}
+
+// A repository that cannot be reached is a failed start before any root
+// message: said once in the channel, and the third in a row pauses.
+func TestAutomationUnreachableRepositoryFailsTheStart(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the bot")
+	testenv.Need(t, "git")
+	src := `automations:
+  - name: tidy
+    channel: ` + autoChannel + `
+    owner: U1
+    repo: gone
+    task: Tidy up
+    on:
+      schedule: "0 9 * * 1"
+`
+	missing := filepath.Join(t.TempDir(), "missing.git")
+	e, _ := automationsEnv(t, src, func(e *env) {
+		e.repos = reposFor(t, t.TempDir(), gitrepo.Config{Repos: []gitrepo.Repo{{Name: "gone", URL: missing, Channels: []string{autoChannel}}}})
+	})
+	for i := range 3 {
+		e.slash("U1", autoChannel, "automations run tidy")
+		e.waitFor("failure "+strconv.Itoa(i+1), func() bool {
+			n := 0
+			for _, m := range e.slack.Ephemerals(autoChannel, "U1") {
+				if strings.Contains(m.Text, "did not start") {
+					n++
+				}
+			}
+			return n > i
+		})
+	}
+	e.waitFor("the pause", func() bool {
+		for _, m := range rootsIn(e, autoChannel) {
+			if strings.Contains(m.Text, "*tidy* is paused") {
+				return true
+			}
+		}
+		return false
+	})
+	said := 0
+	for _, m := range rootsIn(e, autoChannel) {
+		if strings.HasPrefix(m.Text, "Automation *tidy*") {
+			t.Errorf("a session started on an unreachable repository: %q", m.Text)
+		}
+		if strings.HasPrefix(m.Text, "h9 could not start *tidy*: ") && strings.Contains(m.Text, "not reachable") {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("the cause was said %d times, want once", said)
+	}
 }
