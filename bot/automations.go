@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -145,7 +146,7 @@ func (s automationSide) StartSession(ctx context.Context, r automation.StartRequ
 		mode = planning.PlanModeDefault
 	}
 	d := startData{Team: b.sessionTeam(), Owner: r.Owner, Task: r.Request, Mode: mode, Repo: repo, Budget: int(min(r.Budget, 1<<31-1)),
-		Automation: &automationRoot{Name: r.Automation, Task: r.Task, Source: r.Source}}
+		Automation: &automationRoot{Name: r.Automation, Key: r.Key, Task: r.Task, Source: r.Source}}
 	root := rootMessage(d)
 	if r.Thread != "" {
 		// A matched message: its thread is the session's, and the root
@@ -220,7 +221,9 @@ func (s automationSide) SessionOpen(ctx context.Context, channel, thread string)
 
 // automationRoot is what a root message says of its automation.
 type automationRoot struct {
-	Name   string `json:"name"`
+	Name string `json:"name"`
+	// Key is the occurrence's: its start is the engine's to finish.
+	Key    string `json:"key,omitempty"`
 	Task   string `json:"task"`
 	Source string `json:"source"`
 }
@@ -343,6 +346,26 @@ func (b *Bot) recordStartID(id, channel string, d startData) (store.Start, error
 	}
 	st := store.Start{ID: id, Channel: channel, At: time.Now(), Data: data}
 	return st, b.store.PutStart(b.bg, st)
+}
+
+// leftToEngine reports whether a start left behind whose root message is
+// not in the channel is the automation engine's to finish: an
+// occurrence's start has one owner, the engine, whose sweep claims the
+// occurrence and posts its root message if no earlier try did; the start
+// sweep posting it too could make two. A start whose occurrence is no
+// longer pending (it failed or was settled otherwise) is dropped.
+func (b *Bot) leftToEngine(ctx context.Context, log *slog.Logger, st store.Start, d startData) bool {
+	if d.Automation == nil || d.Automation.Key == "" || b.autos == nil || b.autos.Get(d.Automation.Name) == nil {
+		return false // no engine will start it: the sweep finishes it
+	}
+	pending, err := b.autos.Pending(ctx, d.Automation.Name, d.Automation.Key)
+	switch {
+	case err != nil:
+		log.Warn("reading a start's occurrence failed; trying again later", "err", err)
+	case !pending:
+		b.forgetStart(log, st.ID)
+	}
+	return true
 }
 
 // startFailure is why a start failed, as the engine says it after

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/h9-app/h9/bot/fakeslack"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/bot/slackapi"
+	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace/testenv"
 )
 
@@ -487,4 +489,52 @@ func TestAutomationSessionBudget(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// A process stopped after recording an occurrence and its start, before
+// posting the root message: the bot's start sweep and the engine's sweep
+// both own that occurrence's start; running side by side, one posts its
+// root message and the other finds it.
+func TestAutomationStartSweepsPostOnce(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow through the bot")
+	src := `automations:
+  - name: tidy
+    channel: ` + autoChannel + `
+    owner: U1
+    mode: run
+    task: Tidy up
+    on:
+      schedule: "0 9 * * 1"
+`
+	long := time.Now().Add(-10 * time.Minute)
+	r := automation.StartRequest{Automation: "tidy", Key: "schedule:2026-01-12T09:00:00Z", Owner: "U1", Channel: autoChannel, Mode: automation.ModeRun,
+		Task: "Tidy up", Request: "Tidy up", Source: "schedule", Trigger: automation.KindSchedule}
+	e, _ := automationsEnv(t, src)
+	data, _ := json.Marshal(r)
+	if _, _, err := openStore(t, e.db).RecordOccurrence(t.Context(), store.Occurrence{Automation: r.Automation, Key: r.Key, State: store.OccurrenceRecorded,
+		Data: data, Recorded: long, Owner: "dead/1", Claimed: long}); err != nil {
+		t.Fatal(err)
+	}
+	d := startData{Owner: "U1", Task: r.Request, Mode: planning.PlanModeDefault, Automation: &automationRoot{Name: "tidy", Key: r.Key, Task: r.Task, Source: r.Source}}
+	sd, _ := json.Marshal(d)
+	if err := e.store.PutStart(t.Context(), store.Start{ID: automationStartID(r), Channel: autoChannel, At: long, Data: sd}); err != nil {
+		t.Fatal(err)
+	}
+	e.model.Enqueue(fakemodel.Text("tidied"), fakemodel.Text("tidied"))
+	var wg sync.WaitGroup
+	wg.Go(func() { e.bot.finishStarts(t.Context(), func(store.Start) bool { return true }) })
+	wg.Go(func() { e.bot.autos.Sweep(t.Context()) })
+	wg.Wait()
+	e.waitFor("the occurrence's session", func() bool {
+		roots := rootsIn(e, autoChannel)
+		if len(roots) == 0 {
+			return false
+		}
+		_, err := e.store.FindThread(t.Context(), autoChannel, roots[0].TS)
+		return err == nil
+	})
+	time.Sleep(200 * time.Millisecond)
+	if n := len(rootsIn(e, autoChannel)); n != 1 {
+		t.Errorf("%d root messages for one occurrence, want 1", n)
+	}
 }

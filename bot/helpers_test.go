@@ -49,6 +49,9 @@ type env struct {
 	// workspaces, when set, changes the workspaces' configuration (a
 	// real sandbox, a network).
 	workspaces func(*workspace.Config)
+	// modelTries, when set, is the agent's MaxRetries (tries of a model
+	// request in a row); 1 otherwise.
+	modelTries int
 }
 
 func newEnv(t *testing.T, cfgFn ...func(*Config)) *env {
@@ -106,7 +109,7 @@ func (e *env) newBot() *Bot {
 	}
 	eng, err := agent.New(agent.Config{
 		Store: e.store, Model: modelAt(e.t, e.model.URL()), ModelName: "fake-model",
-		Workspaces: ws, MaxRetries: 1, RetryBaseDelay: time.Millisecond, Logger: logger,
+		Workspaces: ws, MaxRetries: max(1, e.modelTries), RetryBaseDelay: time.Millisecond, Logger: logger,
 	})
 	if err != nil {
 		t.Fatal(err)

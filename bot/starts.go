@@ -141,6 +141,9 @@ func (b *Bot) finishStart(ctx context.Context, st store.Start) {
 		return render.RootStart(m) == st.ID
 	})
 	if err == nil && ts == "" {
+		if b.leftToEngine(ctx, log, st, d) {
+			return
+		}
 		root := render.WithStart(rootMessage(d), st.ID)
 		ts, err = b.api.PostMessage(ctx, log, st.Channel, "", root)
 	}

@@ -17,9 +17,11 @@ import (
 // (ARCHITECTURE.md, "Slack's agent surfaces"). The run's goroutine only
 // hands the text to the run's streamer (feed); the streamer's goroutine,
 // owned by the actor and waited for when the run ends, starts the stream
-// at the first text and appends at most once per H9_COALESCE_INTERVAL. A
-// retraction, or the model's next answer, voids the text streamed so far:
-// that stream is stopped and deleted and a fresh one starts. At the run's
+// at the run's first text and appends at most once per
+// H9_COALESCE_INTERVAL. One stream carries the whole run: the model's next
+// answer is appended after a blank line. Only text that no longer stands
+// (a retraction, then different text) voids the stream: it is stopped and
+// deleted and a fresh one starts. At the run's
 // end the actor stops the stream and records its ts (Session.StreamTS);
 // the post that carries the run's words (PendingPost.Words) then deletes
 // that message and goes out exactly as today's, so nothing shows twice.
@@ -30,6 +32,9 @@ import (
 // limit on one markdown_text, well under a message's. Past it the stream
 // waits for the run's end, when the post of its words brings the rest.
 const maxStreamText = 12000
+
+// answerBreak separates the run's answers in its stream.
+const answerBreak = "\n\n"
 
 // runStream is one run's streamer.
 type runStream struct {
@@ -42,15 +47,15 @@ type runStream struct {
 	stop                         chan struct{} // closed when the run ended: no more waiting
 	exited                       chan struct{}
 
-	mu      sync.Mutex
-	answer  int             // the answer being streamed
-	text    strings.Builder // its text since its last retraction
-	restart bool            // text was voided: the stream starts again
-	ended   bool
+	mu     sync.Mutex
+	answer int             // the answer being heard
+	before strings.Builder // the run's earlier answers' text, joined by answerBreak
+	text   strings.Builder // the current answer's text since its last retraction
+	ended  bool
 
 	// The goroutine's own, read by end once it exited.
 	ts     string // the open stream, "" before the first text
-	sent   int    // bytes of text in the stream
+	sent   string // the run's text the stream holds, unescaped
 	shown  int    // characters the stream holds, escaped
 	full   bool   // the stream reached maxStreamText
 	failed bool   // a call failed: the words are posted as always
@@ -75,17 +80,39 @@ func (st *runStream) feed(ev agent.Event) {
 	switch {
 	case ev.Kind == agent.EventTextRetracted && ev.Answer == st.answer:
 		st.text.Reset()
-		st.restart = true
 	case ev.Kind == agent.EventTextDelta:
 		if ev.Answer != st.answer {
 			st.answer = ev.Answer
-			st.text.Reset()
-			st.restart = true
+			st.closeAnswer()
 		}
 		st.text.WriteString(ev.Text)
 	}
 	st.mu.Unlock()
 	st.signal()
+}
+
+// closeAnswer moves the current answer's text after the earlier ones';
+// under mu.
+func (st *runStream) closeAnswer() {
+	if st.text.Len() == 0 {
+		return
+	}
+	if st.before.Len() > 0 {
+		st.before.WriteString(answerBreak)
+	}
+	st.before.WriteString(st.text.String())
+	st.text.Reset()
+}
+
+// runText is the run's text so far: its answers', joined; under mu.
+func (st *runStream) runText() string {
+	switch {
+	case st.text.Len() == 0:
+		return st.before.String()
+	case st.before.Len() == 0:
+		return st.text.String()
+	}
+	return st.before.String() + answerBreak + st.text.String()
 }
 
 func (st *runStream) signal() {
@@ -106,14 +133,13 @@ func (st *runStream) loop() {
 			return
 		}
 		st.mu.Lock()
-		text, restart, ended := st.text.String(), st.restart, st.ended
-		st.restart = false
+		text, ended := st.runText(), st.ended
 		st.mu.Unlock()
-		if !st.failed {
-			st.send(text, restart)
-		}
-		if ended {
+		if ended { // the rest goes with chat.stopStream (end)
 			return
+		}
+		if !st.failed {
+			st.send(text)
 		}
 		t := time.NewTimer(st.interval)
 		select {
@@ -125,24 +151,24 @@ func (st *runStream) loop() {
 	}
 }
 
-// send brings the stream up to text; restart: the stream's text is void.
-// The model's text is escaped as every post of it is: it never mentions
-// anyone or @channel (escaping piece by piece escapes the whole).
-func (st *runStream) send(text string, restart bool) {
+// send brings the stream up to text, the run's text so far. Text that
+// falls short of what the stream holds (a retraction) waits for more;
+// text that departs from it voids the stream. The model's text is escaped
+// as every post of it is: it never mentions anyone or @channel (escaping
+// piece by piece escapes the whole).
+func (st *runStream) send(text string) {
 	api, log := st.a.b.api, st.a.log
-	if restart && st.ts != "" {
+	if st.ts != "" && !strings.HasPrefix(text, st.sent) {
+		if strings.HasPrefix(st.sent, text) {
+			return
+		}
 		st.void()
 		if st.failed {
 			return
 		}
 	}
-	if len(text) <= st.sent || st.full {
-		return
-	}
-	piece := render.Escape(text[st.sent:])
-	n := utf8.RuneCountInString(piece)
-	if st.shown+n > maxStreamText {
-		st.full = true
+	piece, n := st.rest(text)
+	if piece == "" {
 		return
 	}
 	switch {
@@ -155,34 +181,55 @@ func (st *runStream) send(text string, restart bool) {
 			st.failed = true
 			return
 		}
-		st.ts, st.sent, st.shown = ts, len(text), n
+		st.ts, st.sent, st.shown = ts, text, n
 		st.a.push(msgStreamStarted{stream: st, ts: ts})
 	default:
 		if err := api.AppendStream(st.ctx, log, st.channel, st.ts, piece); err != nil {
 			st.failed = true
 			return
 		}
-		st.sent, st.shown = len(text), st.shown+n
+		st.sent, st.shown = text, st.shown+n
 	}
+}
+
+// rest is the piece (escaped, and its length in characters) that brings
+// the stream up to text, which extends what it holds; "" when there is
+// none or it would not fit (then the stream is full).
+func (st *runStream) rest(text string) (string, int) {
+	if len(text) <= len(st.sent) || st.full || !strings.HasPrefix(text, st.sent) {
+		return "", 0
+	}
+	piece := render.Escape(text[len(st.sent):])
+	n := utf8.RuneCountInString(piece)
+	if st.shown+n > maxStreamText {
+		st.full = true
+		return "", 0
+	}
+	return piece, n
 }
 
 // void stops and deletes the open stream, whose text no longer stands.
 func (st *runStream) void() {
 	api, log := st.a.b.api, st.a.log
-	err := api.StopStream(st.ctx, log, st.channel, st.ts, "")
+	err := api.StopStream(st.ctx, log, st.channel, st.ts, "", "")
 	if derr := api.Delete(st.ctx, log, st.channel, st.ts); err == nil {
 		err = derr
 	}
-	st.ts, st.sent, st.shown, st.full = "", 0, 0, false
+	if err != nil {
+		log.Warn("voiding the run's stream", "ts", st.ts, "err", err)
+	}
+	st.ts, st.sent, st.shown, st.full = "", "", 0, false
 	if err != nil {
 		st.failed = true
 	}
 }
 
-// end sends the rest of the text, waits for the streamer and stops the
-// stream with the session's status; it returns the stream's ts when the
-// stream holds the run's text, "" when there is none or it failed (then
-// the stream is deleted). On the actor.
+// end waits for the streamer and stops the stream with the session's
+// status and the rest of the text (so the run's last words cost no
+// appendStream of their own); it returns the stream's ts when the stream
+// holds the run's text, "" when there is none or it failed (then the
+// stream is deleted). Text the streamer first hears once the run
+// returned starts no stream: its words are posted at once. On the actor.
 func (st *runStream) end(status string) string {
 	st.mu.Lock()
 	st.ended = true
@@ -193,7 +240,11 @@ func (st *runStream) end(status string) string {
 	if st.ts == "" {
 		return ""
 	}
-	if !st.failed && st.a.b.api.StopStream(st.ctx, st.a.log, st.channel, st.ts, status) == nil {
+	st.mu.Lock()
+	text := st.runText()
+	st.mu.Unlock()
+	piece, _ := st.rest(text)
+	if !st.failed && st.a.b.api.StopStream(st.ctx, st.a.log, st.channel, st.ts, status, piece) == nil {
 		return st.ts
 	}
 	st.deleteLeft(st.ts)
@@ -202,7 +253,16 @@ func (st *runStream) end(status string) string {
 
 // deleteLeft deletes a stream message that will not carry the run's words.
 func (st *runStream) deleteLeft(ts string) {
-	_ = st.a.b.api.Delete(st.a.ctx, st.a.log, st.channel, ts)
+	st.a.deleteStream(st.channel, ts, "deleting a stream that failed")
+}
+
+// deleteStream deletes a streamed message; a failure is logged, not
+// returned: the words go out as today's post whatever became of it, and a
+// stream left in the thread shows text the post repeats, never loses.
+func (a *actor) deleteStream(channel, ts, what string) {
+	if err := a.b.api.Delete(a.ctx, a.log, channel, ts); err != nil {
+		a.log.Warn(what, "ts", ts, "err", err)
+	}
 }
 
 // msgStreamStarted: the run's stream started at ts; it is recorded at
@@ -248,7 +308,7 @@ func (a *actor) settleStream() {
 	ts := a.rec.StreamTS
 	a.rec.StreamTS = ""
 	a.save()
-	_ = a.b.api.Delete(a.ctx, a.log, a.rec.Channel, ts)
+	a.deleteStream(a.rec.Channel, ts, "deleting a run's stream that carries no words")
 }
 
 // stopLeftStream stops a stream a previous holder (or this process before
@@ -259,7 +319,7 @@ func (a *actor) stopLeftStream() {
 	if a.rec == nil || a.rec.StreamTS == "" || a.run != nil || !a.b.api.SurfaceOn(slackapi.SurfaceStream) {
 		return
 	}
-	err := a.b.api.StopStream(a.ctx, a.log, a.rec.Channel, a.rec.StreamTS, a.rec.AgentStatus)
+	err := a.b.api.StopStream(a.ctx, a.log, a.rec.Channel, a.rec.StreamTS, a.rec.AgentStatus, "")
 	if err != nil && slackapi.ErrorCode(err) != "message_not_in_streaming_state" {
 		a.log.Warn("stopping a stream a previous holder left open", "ts", a.rec.StreamTS, "err", err)
 	}
@@ -284,5 +344,5 @@ func (a *actor) retireStreamFor(p PendingPost) {
 		return
 	}
 	a.rec.StreamTS = ""
-	_ = a.b.api.Delete(a.ctx, a.log, a.rec.Channel, ts)
+	a.deleteStream(a.rec.Channel, ts, "deleting the run's stream before its words are posted")
 }

@@ -69,6 +69,7 @@ func TestStreamRunTextIntoThread(t *testing.T) {
 	for _, c := range appends {
 		streamed += c.Params["markdown_text"]
 	}
+	streamed += stops[0].Params["markdown_text"] // the last piece rides on the stop
 	if streamed != render.Escape(words) {
 		t.Errorf("streamed text %q, want the model's %q, escaped", streamed, words)
 	}
@@ -155,5 +156,129 @@ func TestStreamLeftOpenIsStoppedOnLoad(t *testing.T) {
 	}
 	if stops := e.slack.Calls("chat.stopStream"); len(stops) == 0 || stops[len(stops)-1].Params["ts"] != left {
 		t.Errorf("the left stream %s was not stopped by chat.stopStream", left)
+	}
+}
+
+// A run of several answers streams into one message: one start, the
+// answers appended as they come (a blank line between), one stop; the
+// Done message then carries today's words, once.
+func TestStreamOneStreamPerRun(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t, func(c *Config) { c.CoalesceInterval = 50 * time.Millisecond })
+	first, second, last := manyWords("alpha", 20), manyWords("beta", 20), manyWords("omega", 20)
+	answer := func(words, file string) fakemodel.Reply {
+		r := streamedAnswer(words)
+		r.Calls = []fakemodel.Call{fakemodel.C("write_file", `{"path":"`+file+`","content":"x"}`)}
+		return r
+	}
+	e.model.Enqueue(answer(first, "one.txt"), answer(second, "two.txt"), streamedAnswer(last))
+	thread := e.startSession("run", "think aloud")
+	done := e.waitMessage(thread, "omegax", 1)
+	e.waitFor("the stream stopped and deleted", func() bool {
+		return len(e.slack.OpenStreams(testChannel, thread)) == 0 && len(withText(e, thread, "alphax")) == 0
+	})
+
+	starts, appends, stops := streamCalls(e)
+	if len(starts) != 1 || len(stops) != 1 {
+		t.Fatalf("%d startStream and %d stopStream calls for one run, want 1 and 1", len(starts), len(stops))
+	}
+	streamed := starts[0].Params["markdown_text"]
+	for _, c := range appends {
+		streamed += c.Params["markdown_text"]
+	}
+	streamed += stops[0].Params["markdown_text"] // the last piece rides on the stop
+	if want := render.Escape(first + answerBreak + second + answerBreak + last); streamed != want {
+		t.Errorf("streamed text %q, want the run's answers joined %q", streamed, want)
+	}
+	if done.Streamed || strings.Contains(blocksText(done), "alphax") {
+		t.Errorf("the Done message %+v is not today's (the last answer's words)", done)
+	}
+	if deletes := e.slack.Calls("chat.delete"); len(deletes) != 1 || deletes[0].Params["ts"] != stops[0].Params["ts"] {
+		t.Errorf("chat.delete calls %v, want one, of the stream %s", deletes, stops[0].Params["ts"])
+	}
+	if n := len(withText(e, thread, "omegax")); n != 1 {
+		t.Errorf("the run's last words are in %d messages, want 1", n)
+	}
+}
+
+// Slack's Stop while the run's text streams: the stream is stopped and
+// its message deleted, the thread says who stopped the run, and nothing
+// of the text shows twice or stays as a half-streamed message.
+func TestStreamNativeStopDuringStream(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t, func(c *Config) { c.CoalesceInterval = 50 * time.Millisecond })
+	replies := gate(t, e)
+	thread := e.startSession("run", "a long answer")
+	slow := streamedAnswer(manyWords("halfway", 400))
+	slow.ChunkGap = 20 * time.Millisecond
+	go func() {
+		select {
+		case replies <- slow:
+		case <-e.ctx.Done():
+		}
+	}()
+	e.waitFor("the stream open with some text", func() bool {
+		return len(e.slack.OpenStreams(testChannel, thread)) == 1 && len(e.slack.Calls("chat.appendStream")) > 0
+	})
+	if _, err := e.slack.PressStop(e.ctx, testUser, testChannel, thread); err != nil {
+		t.Fatal(err)
+	}
+	e.waitMessage(thread, "Stopped by <@"+testUser+">", 1)
+	e.waitFor("the stream stopped and deleted", func() bool {
+		return len(e.slack.OpenStreams(testChannel, thread)) == 0 && len(withText(e, thread, "halfwayx")) == 0
+	})
+	starts, _, stops := streamCalls(e)
+	if len(starts) != 1 || len(stops) != 1 {
+		t.Errorf("%d startStream and %d stopStream calls, want 1 and 1", len(starts), len(stops))
+	}
+	e.waitStatuses(thread, "processing", "active")
+	if ts := e.record(thread).StreamTS; ts != "" {
+		t.Errorf("the record still names the stream %s", ts)
+	}
+}
+
+// The model's stream breaks mid-answer and the request is tried again:
+// the answer's text is retracted and comes again. The same text extends
+// what the stream holds, so the stream goes on (one start); different
+// text voids it (stopped, deleted, and a fresh one starts).
+func TestStreamRetractedText(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := prepareEnv(t, t.TempDir(), func(c *Config) { c.CoalesceInterval = 20 * time.Millisecond })
+	e.modelTries = 2
+	e.start()
+	cut := func(words string) fakemodel.Reply {
+		r := streamedAnswer(words)
+		r.CutAfter = 4
+		return r
+	}
+	same := manyWords("samewords", 80)
+	e.model.Enqueue(cut(same), streamedAnswer(same))
+	one := e.startSession("run", "try twice")
+	e.waitMessage(one, "samewordsx", 1)
+	e.waitFor("the stream stopped", func() bool { return len(e.slack.OpenStreams(testChannel, one)) == 0 })
+	starts, appends, stops := streamCalls(e)
+	if len(starts) != 1 || len(stops) != 1 {
+		t.Fatalf("%d starts and %d stops for a retried answer whose text came again, want 1 and 1", len(starts), len(stops))
+	}
+	streamed := starts[0].Params["markdown_text"]
+	for _, c := range appends {
+		streamed += c.Params["markdown_text"]
+	}
+	if streamed += stops[0].Params["markdown_text"]; streamed != render.Escape(same) {
+		t.Errorf("streamed %q, want the answer once %q", streamed, same)
+	}
+
+	before := len(starts)
+	e.model.Enqueue(cut(manyWords("firsttry", 80)), streamedAnswer(manyWords("secondtry", 40)))
+	e.reply(testUser, one, "once more")
+	e.waitMessage(one, "secondtryx", 1)
+	e.waitFor("the streams stopped and deleted", func() bool {
+		return len(e.slack.OpenStreams(testChannel, one)) == 0 && len(withText(e, one, "firsttryx")) == 0
+	})
+	if starts, _, _ := streamCalls(e); len(starts)-before != 2 {
+		t.Errorf("%d starts for a retried answer whose text changed, want 2 (the first voided)", len(starts)-before)
+	}
+	if n := len(withText(e, one, "secondtryx")); n != 1 {
+		t.Errorf("the words are in %d messages, want 1", n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/h9-app/h9/workspace/keyhint"
 	yaml "go.yaml.in/yaml/v2"
 )
 
@@ -229,35 +230,5 @@ func unknownKey(key string) string {
 	for i := range t.NumField() {
 		keys = append(keys, t.Field(i).Tag.Get("yaml"))
 	}
-	best, bestDist := "", 3
-	for _, k := range keys {
-		if d := editDistance(strings.ToLower(key), k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if best != "" {
-		return fmt.Sprintf("unknown key %q (did you mean %q?)", key, best)
-	}
-	return fmt.Sprintf("unknown key %q (the keys are %s)", key, strings.Join(keys, ", "))
-}
-
-// editDistance is Levenshtein's, for "did you mean".
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return keyhint.Unknown(key, keys, nil)
 }

@@ -95,6 +95,15 @@ func (o Occurrence) Check() error {
 	return nil
 }
 
+// Normal is o with its times at the microsecond, the precision every
+// backend keeps (PostgreSQL's), so a record reads back as it was written
+// whichever backend stores it.
+func (o Occurrence) Normal() Occurrence {
+	o.Recorded = o.Recorded.Truncate(time.Microsecond)
+	o.Claimed = o.Claimed.Truncate(time.Microsecond)
+	return o
+}
+
 // AutomationState is what an automation's engine remembers, one record
 // per automation, by name.
 type AutomationState struct {
@@ -136,4 +145,12 @@ func (s AutomationState) Check() error {
 		return fmt.Errorf("%w: automation state %q: version %d", ErrInvalid, s.Name, s.Version)
 	}
 	return nil
+}
+
+// Normal is s with its times at the microsecond, as Occurrence.Normal.
+func (s AutomationState) Normal() AutomationState {
+	s.FirstLoaded = s.FirstLoaded.Truncate(time.Microsecond)
+	s.PausedAt = s.PausedAt.Truncate(time.Microsecond)
+	s.LastFired = s.LastFired.Truncate(time.Microsecond)
+	return s
 }

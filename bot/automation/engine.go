@@ -101,6 +101,17 @@ type Engine struct {
 	// threads names the automation of each session thread it started
 	// (channel/thread → name), for daily_budget's spend.
 	threads map[string]string
+	// edits coalesces the edits of each automation's state (stateedits.go).
+	edits stateEdits
+	// recent is each automation's last session started here whose record
+	// is on its way (start); after owns the goroutines recording them.
+	recent map[string]lastStart
+	after  sync.WaitGroup
+	// fireAtOnce is the due schedules fired at once (0: fireAtOnce).
+	fireAtOnce int
+	// everyTurn: every turn is this replica's (claimTurn), as before
+	// turns were claimed; the benchmarks' baseline.
+	everyTurn bool
 }
 
 // Thresholds of the engine.
@@ -134,7 +145,7 @@ func NewEngine(o Options) *Engine {
 		o.Count = func(string, Kind, string) {}
 	}
 	return &Engine{o: o, bySrc: map[string][]*Automation{}, byName: map[string]*Automation{},
-		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}}
+		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}, recent: map[string]lastStart{}}
 }
 
 // Set replaces the automations of one source (the operator's file, or a
@@ -199,6 +210,9 @@ type occurrence struct {
 	again string
 	// manual: /h9 automations run, which fires paused or not.
 	manual bool
+	// answer: someone waits for the outcome (a webhook's sender): what
+	// is recorded after the session started is recorded after the answer.
+	answer bool
 }
 
 func (e *Engine) newRequest(a *Automation, key string) StartRequest {
@@ -230,7 +244,7 @@ func (e *Engine) fire(ctx context.Context, oc occurrence) (Outcome, error) {
 		}
 		got = out.occ
 	}
-	return e.start(ctx, a, got, oc.manual), nil
+	return e.start(ctx, a, got, oc.manual, oc.answer), nil
 }
 
 // repeatOutcome carries a repeat's answer, or the occurrence taken anew.
@@ -243,8 +257,34 @@ type repeatOutcome struct {
 // replay, another replica), an "Again" in the open thread, or a dedupe
 // key whose session closed, which fires anew.
 func (e *Engine) repeat(ctx context.Context, oc occurrence, old, rec store.Occurrence) (repeatOutcome, bool, error) {
+	e.mu.Lock()
+	r, onItsWay := e.recent[oc.a.Name]
+	e.mu.Unlock()
+	onItsWay = onItsWay && r.key == old.Key && old.State == store.OccurrenceRecorded
 	dup := repeatOutcome{Outcome: Outcome{Result: ResultDeduplicated, Link: e.link(old)}}
-	if oc.dedupe == "" || old.State.Pending() {
+	if onItsWay {
+		// Started here, its record on its way (start).
+		dup.Link = e.link(store.Occurrence{Channel: r.channel, Thread: r.thread})
+	}
+	if oc.dedupe == "" {
+		return dup, false, nil
+	}
+	if onItsWay {
+		// What comes next rests on the record: wait for it.
+		select {
+		case <-r.recorded:
+		case <-ctx.Done():
+			return repeatOutcome{}, false, ctx.Err()
+		}
+		cctx, cancel := e.ctx(ctx)
+		var err error
+		old, err = e.o.Store.Occurrence(cctx, old.Automation, old.Key)
+		cancel()
+		if err != nil {
+			return repeatOutcome{}, false, err
+		}
+	}
+	if old.State.Pending() {
 		return dup, false, nil
 	}
 	open := false
@@ -289,8 +329,12 @@ func (e *Engine) link(o store.Occurrence) string {
 }
 
 // start starts a recorded occurrence this replica holds, and records what
-// became of it.
-func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence, manual bool) Outcome {
+// became of it. With answer, that record is made after start returns (a
+// webhook's answer waits for the occurrence's record and its root
+// message, not for the bookkeeping after them): until it is, the started
+// session is known in memory (recent), and a stop before it is the case
+// the sweep's retry covers, as a stop just after the root message is.
+func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence, manual, answer bool) Outcome {
 	var req StartRequest
 	if err := json.Unmarshal(occ.Data, &req); err != nil {
 		return e.failed(ctx, a, occ, "its occurrence's record cannot be read")
@@ -309,18 +353,22 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 	case a.DailyBudget > 0 && st.Day == today && st.Spent >= a.DailyBudget:
 		return e.failed(ctx, a, occ, fmt.Sprintf("its daily budget of %d tokens is spent", a.DailyBudget))
 	}
-	if occ.State != store.OccurrenceQueued && st.LastThread != "" && st.LastKey != occ.Key {
-		cctx, cancel := e.ctx(ctx)
-		open, err := e.o.Bot.SessionOpen(cctx, st.LastChannel, st.LastThread)
-		cancel()
+	if occ.State != store.OccurrenceQueued {
+		open, err := e.previousOpen(ctx, a.Name, occ.Key, st)
 		if err != nil {
 			return e.leave(a, occ, err)
 		}
-		if open && a.Overlap == OverlapQueue {
-			return e.settle(ctx, a, occ, store.OccurrenceQueued, "", ResultQueued)
+		state, cause, result := store.OccurrenceSkipped, "its previous session is still open", ResultSkipped
+		if a.Overlap == OverlapQueue {
+			state, cause, result = store.OccurrenceQueued, "", ResultQueued
 		}
-		if open {
-			return e.settle(ctx, a, occ, store.OccurrenceSkipped, "its previous session is still open", ResultSkipped)
+		switch {
+		case !open:
+		case answer:
+			e.after.Go(func() { e.settle(context.WithoutCancel(ctx), a, occ, state, cause, result) })
+			return Outcome{Result: result, Why: cause}
+		default:
+			return e.settle(ctx, a, occ, state, cause, result)
 		}
 	}
 	cctx, cancel := e.ctx(ctx)
@@ -330,16 +378,62 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 		return e.failed(ctx, a, occ, oneLine(err.Error()))
 	}
 	occ.State, occ.Channel, occ.Thread, occ.Cause = store.OccurrenceStarted, s.Channel, s.Thread, ""
-	e.update(ctx, a, occ)
-	e.editState(ctx, a.Name, func(st *store.AutomationState) {
-		st.Failures, st.LastCause = 0, ""
-		st.LastKey, st.LastChannel, st.LastThread = occ.Key, s.Channel, s.Thread
-	})
+	last := lastStart{key: occ.Key, channel: s.Channel, thread: s.Thread, recorded: make(chan struct{})}
 	e.mu.Lock()
 	e.threads[s.Channel+"/"+s.Thread] = a.Name
+	e.recent[a.Name] = last
 	e.mu.Unlock()
 	e.o.Count(a.Name, a.Trigger.Kind, ResultStarted)
+	record := func(ctx context.Context) {
+		e.update(ctx, a, occ)
+		e.editState(ctx, a.Name, func(st *store.AutomationState) {
+			st.Failures, st.LastCause = 0, ""
+			st.LastKey, st.LastChannel, st.LastThread = occ.Key, s.Channel, s.Thread
+		})
+		e.mu.Lock()
+		if e.recent[a.Name] == last {
+			delete(e.recent, a.Name) // the store says it now
+		}
+		e.mu.Unlock()
+		close(last.recorded)
+	}
+	if answer {
+		e.after.Go(func() { record(context.WithoutCancel(ctx)) })
+	} else {
+		record(ctx)
+	}
 	return Outcome{Result: ResultStarted, Link: s.Link}
+}
+
+// lastStart is a session an automation started; recorded is closed once
+// the store has it.
+type lastStart struct {
+	key, channel, thread string
+	recorded             chan struct{}
+}
+
+// previousOpen reports whether the automation's previous session (other
+// than key's own) is open: the one its state names, and one this
+// process started whose record is still on its way.
+func (e *Engine) previousOpen(ctx context.Context, name, key string, st store.AutomationState) (bool, error) {
+	prev := []lastStart{{key: st.LastKey, channel: st.LastChannel, thread: st.LastThread}}
+	e.mu.Lock()
+	if r, ok := e.recent[name]; ok {
+		prev = append(prev, r)
+	}
+	e.mu.Unlock()
+	for _, p := range prev {
+		if p.thread == "" || p.key == key {
+			continue
+		}
+		cctx, cancel := e.ctx(ctx)
+		open, err := e.o.Bot.SessionOpen(cctx, p.channel, p.thread)
+		cancel()
+		if err != nil || open {
+			return open, err
+		}
+	}
+	return false, nil
 }
 
 // leave leaves an occurrence recorded when the store or Slack could not
@@ -407,28 +501,4 @@ func (e *Engine) state(ctx context.Context, name string) (store.AutomationState,
 		return store.AutomationState{Name: name}, nil
 	}
 	return st, err
-}
-
-// editState applies edit to the stored state, again on a conflict with
-// another writer.
-func (e *Engine) editState(ctx context.Context, name string, edit func(*store.AutomationState)) (store.AutomationState, error) {
-	var err error
-	for range 5 {
-		var st store.AutomationState
-		if st, err = e.state(ctx, name); err != nil {
-			break
-		}
-		edit(&st)
-		cctx, cancel := e.ctx(ctx)
-		st, err = e.o.Store.PutAutomationState(cctx, st)
-		cancel()
-		if err == nil {
-			return st, nil
-		}
-		if !errors.Is(err, store.ErrConflict) {
-			break
-		}
-	}
-	e.o.Log.Warn("saving an automation's state failed", "automation", name, "err", err)
-	return store.AutomationState{}, err
 }

@@ -1,7 +1,9 @@
 package automation
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 // until ctx ends. One timer serves every schedule: it is set to the
 // earliest next occurrence and reset when the automations change.
 func (e *Engine) Run(ctx context.Context) error {
+	defer e.after.Wait()
 	e.learnThreads(ctx)
 	e.catchUp(ctx)
 	timer := time.NewTimer(0)
@@ -109,8 +112,10 @@ func (e *Engine) saySkipped(ctx context.Context, a *Automation, m Missed) {
 	e.post(ctx, a, fmt.Sprintf("*%s* missed %s occurrences while h9 was down; they are skipped.", a.Name, n), "")
 }
 
-// fireAtOnce bounds the schedules fired at once.
-const fireAtOnce = 16
+// fireAtOnce bounds the schedules fired at once: as many as the bbolt
+// store's group commit takes in one transaction, so that a thousand due
+// in the same minute are recorded in a few commits, not a few hundred.
+const fireAtOnce = 128
 
 // fireDue fires the schedules due now and returns the earliest next one.
 func (e *Engine) fireDue(ctx context.Context) time.Time {
@@ -135,10 +140,10 @@ func (e *Engine) fireDue(ctx context.Context) time.Time {
 		}
 	}
 	e.mu.Unlock()
-	// Fired side by side (a bounded few at once): the store's group
+	// Fired side by side (a bounded number at once): the store's group
 	// commit serves them together, and one slow start delays no other.
 	var wg sync.WaitGroup
-	slots := make(chan struct{}, fireAtOnce)
+	slots := make(chan struct{}, cmp.Or(e.fireAtOnce, fireAtOnce))
 	for i, a := range due {
 		slots <- struct{}{}
 		wg.Go(func() {
@@ -181,7 +186,7 @@ func (e *Engine) Sweep(ctx context.Context) {
 	}
 	for _, occ := range left {
 		if a := e.Get(occ.Automation); a != nil {
-			e.start(ctx, a, occ, false)
+			e.start(ctx, a, occ, false, false)
 		}
 	}
 	for _, a := range e.All() {
@@ -213,9 +218,21 @@ func (e *Engine) Sweep(ctx context.Context) {
 		taken, err := e.o.Store.UpdateOccurrence(cctx, occ)
 		cancel()
 		if err == nil {
-			e.start(ctx, a, taken, false)
+			e.start(ctx, a, taken, false, false)
 		}
 	}
+}
+
+// Pending reports whether the occurrence is still to be started or
+// settled (recorded or queued): the engine's sweep owns its start.
+func (e *Engine) Pending(ctx context.Context, automation, key string) (bool, error) {
+	cctx, cancel := e.ctx(ctx)
+	defer cancel()
+	o, err := e.o.Store.Occurrence(cctx, automation, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil && o.State.Pending(), err
 }
 
 // WebhookAutomation is the webhook automation named name, nil if none.
@@ -241,7 +258,7 @@ func (e *Engine) FireWebhook(ctx context.Context, a *Automation, d Delivery) (Ou
 	if dedupe != "" {
 		again = "the webhook was delivered again for " + slackEscape(dedupe)
 	}
-	return e.fire(ctx, occurrence{a: a, key: key, dedupe: dedupe, req: req, again: again})
+	return e.fire(ctx, occurrence{a: a, key: key, dedupe: dedupe, req: req, again: again, answer: true})
 }
 
 // failNow records an occurrence that cannot even be put together (a

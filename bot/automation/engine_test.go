@@ -355,3 +355,26 @@ func TestMessageStartsInItsThread(t *testing.T) {
 		t.Errorf("posts %q", posts)
 	}
 }
+
+// Of two replicas on one store, one takes each period's turn (the first
+// to ask); the turn of the next period is free again, and a replica that
+// asks twice in one period does not get it twice.
+func TestTurnOncePerPeriod(t *testing.T) {
+	t.Parallel()
+	st := boltStore(t)
+	bot := &slackSide{open: map[string]bool{}}
+	clk := &clock{t: time.Date(2026, 1, 5, 9, 30, 10, 0, time.UTC)}
+	e1, _ := engineFor(t, st, bot, clk, "r1", hourly)
+	e2, _ := engineFor(t, st, bot, clk, "r2", hourly)
+	ctx := t.Context()
+	if !e1.claimTurn(ctx, "poll:acme/api", time.Minute) || e2.claimTurn(ctx, "poll:acme/api", time.Minute) || e1.claimTurn(ctx, "poll:acme/api", time.Minute) {
+		t.Fatal("the first period: want r1's turn only, once")
+	}
+	if !e2.claimTurn(ctx, "poll:acme/other", time.Minute) {
+		t.Error("another repository's turn is its own")
+	}
+	clk.Set(clk.Now().Add(50 * time.Second)) // the next period
+	if !e2.claimTurn(ctx, "poll:acme/api", time.Minute) || e1.claimTurn(ctx, "poll:acme/api", time.Minute) {
+		t.Error("the next period: want r2's turn only")
+	}
+}

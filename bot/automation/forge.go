@@ -3,6 +3,7 @@ package automation
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,8 +16,9 @@ import (
 // Issue and check triggers (ARCHITECTURE.md, "Automations"): polled every
 // H9_FORGE_POLL with the forge's conditional requests; the poll's cursor
 // is kept in the automation's state, so a restart or another replica goes
-// on from it. Every event is an occurrence: in a fleet, each replica may
-// poll, and exactly one records it.
+// on from it. Every event is an occurrence, recorded once; in a fleet one
+// replica polls each repository each period (claimTurn), and should two
+// poll, the occurrences' keys still start each event once.
 
 // Forges gives a repository's forge API (nil: issue and check triggers
 // do nothing).
@@ -32,19 +34,62 @@ type forgeCursor struct {
 	Cursor forge.Cursor `json:"cursor"`
 }
 
-// pollForges polls every issue and check trigger once.
+// pollForges polls every issue and check trigger once, the repositories
+// this replica claims for this poll (claimTurn): in a fleet, one replica
+// polls each repository each H9_FORGE_POLL.
 func (e *Engine) pollForges(ctx context.Context) {
 	if e.o.Forges == nil {
 		return
 	}
+	claimed := map[string]bool{}
 	for _, a := range e.All() {
 		if a.Trigger.Kind != KindIssue && a.Trigger.Kind != KindCheck {
+			continue
+		}
+		turn, asked := claimed[a.Repo]
+		if !asked {
+			turn = e.claimTurn(ctx, "poll:"+a.Repo, e.o.Poll)
+			claimed[a.Repo] = turn
+		}
+		if !turn {
 			continue
 		}
 		if err := e.pollOne(ctx, a); err != nil {
 			e.o.Log.Warn("polling an automation's forge failed", "automation", a.Name, "err", err)
 		}
 	}
+}
+
+// claimTurn reports whether this replica does the work named name for the
+// current period of length every (the periods are the clock's, the same
+// on every replica): the first replica to write the period into name's
+// record in the store does it, and the others leave it to that one. The
+// work must be safe to do twice (its occurrences are keyed): when the
+// store cannot say, the turn is taken.
+func (e *Engine) claimTurn(ctx context.Context, name string, every time.Duration) bool {
+	if e.everyTurn {
+		return true
+	}
+	period := e.o.Now().Truncate(every)
+	st, err := e.state(ctx, name)
+	if err != nil {
+		e.o.Log.Warn("reading a poll's turn failed; polling anyway", "turn", name, "err", err)
+		return true
+	}
+	if !st.LastFired.Before(period) {
+		return false // another replica's (or this one's) turn already
+	}
+	st.LastFired, st.LastKey = period, e.o.Replica
+	cctx, cancel := e.ctx(ctx)
+	_, err = e.o.Store.PutAutomationState(cctx, st)
+	cancel()
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return false // another replica took it first
+	case err != nil:
+		e.o.Log.Warn("claiming a poll's turn failed; polling anyway", "turn", name, "err", err)
+	}
+	return true
 }
 
 func (e *Engine) pollOne(ctx context.Context, a *Automation) error {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/h9-app/h9/workspace/keyhint"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -469,40 +470,7 @@ func reErr(err error) string {
 // unknownKey names the key meant, or lists the known ones, as the other
 // YAML files of h9 do.
 func unknownKey(key string, known []string) string {
-	if k, ok := keySynonyms[strings.ToLower(key)]; ok && slices.Contains(known, k) {
-		return `unknown key "` + key + `" (did you mean "` + k + `"?)`
-	}
-	best, bestDist := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(key), k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if best != "" {
-		return `unknown key "` + key + `" (did you mean "` + best + `"?)`
-	}
-	return `unknown key "` + key + `" (the keys here are ` + strings.Join(known, ", ") + ")"
-}
-
-// editDistance is Levenshtein's, for "did you mean".
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return keyhint.Unknown(key, known, keySynonyms)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -108,6 +108,12 @@ func (r *RepoFiles) refreshAll(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		if !r.e.claimTurn(ctx, "refresh:"+rf.Repo, r.every) {
+			// Another replica fetches it this time and keeps what it
+			// read in the store: that is put in force here.
+			r.follow(ctx, rf)
+			continue
+		}
 		fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 		_, err := r.reader.Fetch(fctx, rf.Repo)
 		cancel()
@@ -207,6 +213,45 @@ func (r *RepoFiles) restore(ctx context.Context, rf RepoFile) {
 	if err != nil {
 		r.e.o.Log.Warn("a repository's last valid automations no longer load", "repo", rf.Repo, "err", err)
 	}
+}
+
+// follow puts in force the valid version another replica read and kept
+// in the store, if it is not the one in force here. What is said of an
+// invalid version is that replica's to say.
+func (r *RepoFiles) follow(ctx context.Context, rf RepoFile) {
+	source := rf.Repo + "/" + RepoFilePath
+	st, err := r.e.state(ctx, source)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		r.e.o.Log.Warn("reading a repository's automations from the store failed", "repo", rf.Repo, "err", err)
+		return
+	}
+	var rec repoFileRecord
+	if len(st.Cursor) == 0 || json.Unmarshal(st.Cursor, &rec) != nil {
+		return
+	}
+	var data []byte
+	if rec.Valid != "" {
+		data = []byte(rec.Valid)
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	r.mu.Lock()
+	same := r.seen[rf.Repo] == hash
+	r.mu.Unlock()
+	if same {
+		return
+	}
+	list, err := r.parse(rf, data)
+	if err == nil {
+		err = r.e.Set(source, list)
+	}
+	if err != nil {
+		r.e.o.Log.Warn("a repository's automations kept by another replica do not load here", "repo", rf.Repo, "err", err)
+		return
+	}
+	r.mu.Lock()
+	r.seen[rf.Repo] = hash
+	r.mu.Unlock()
 }
 
 // keep edits the stored record of a repository's file; edit reports

@@ -158,13 +158,17 @@ func (s *Client) AppendStream(ctx context.Context, log *slog.Logger, channel, ts
 }
 
 // StopStream ends the stream at ts; status, when set, is the session's
-// status at that moment, which Slack otherwise resets to active. slack-go
+// status at that moment, which Slack otherwise resets to active; text,
+// when set, is the stream's last piece (markdown_text). slack-go
 // has no option for session_status, so the form is sent as its own.
-func (s *Client) StopStream(ctx context.Context, log *slog.Logger, channel, ts, status string) error {
+func (s *Client) StopStream(ctx context.Context, log *slog.Logger, channel, ts, status, text string) error {
 	return s.surfaceCall(ctx, log, SurfaceStream, "chat.stopStream", func(ctx context.Context) error {
 		form := url.Values{"token": {s.token}, "channel": {channel}, "ts": {ts}}
 		if status != "" {
 			form.Set("session_status", status)
+		}
+		if text != "" {
+			form.Set("markdown_text", text)
 		}
 		resp, err := s.postForm(ctx, s.apiURL+"chat.stopStream", form)
 		if err == nil && !resp.OK && strings.TrimSpace(resp.Error) != "" {

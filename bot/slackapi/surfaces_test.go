@@ -68,7 +68,7 @@ func TestSurfacesOn(t *testing.T) {
 	if err := api.AppendStream(ctx, log, "C1", ts, "lo, world"); err != nil {
 		t.Fatal(err)
 	}
-	if err := api.StopStream(ctx, log, "C1", ts, slack.AgentSessionStatusSuspended); err != nil {
+	if err := api.StopStream(ctx, log, "C1", ts, slack.AgentSessionStatusSuspended, ""); err != nil {
 		t.Fatal(err)
 	}
 	m, _ := fs.Message("C1", ts)
@@ -128,7 +128,7 @@ func TestStreamChannelTypeRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := api.StopStream(ctx, log, "C1", ts, ""); err != nil {
+	if err := api.StopStream(ctx, log, "C1", ts, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	err = api.AppendStream(ctx, log, "C1", ts, "late")

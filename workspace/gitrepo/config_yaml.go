@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+
+	"github.com/h9-app/h9/workspace/keyhint"
 )
 
 // yamlLineRE and the others pick the line and the problem out of one of the YAML
@@ -46,23 +48,10 @@ var keySynonyms = map[string]string{"repo": "url", "repository": "url", "uri": "
 // unknownKey names the key meant, or lists the known ones. inEntry: the
 // key is in an entry of repos: (else at the top of the file).
 func unknownKey(key string, inEntry bool) string {
-	known := []string{"repos"}
 	if inEntry {
-		known = repoKeys()
-		if k, ok := keySynonyms[strings.ToLower(key)]; ok {
-			return `unknown key "` + key + `" (did you mean "` + k + `"?)`
-		}
+		return keyhint.Unknown(key, repoKeys(), keySynonyms)
 	}
-	best, bestDist := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(key), k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if best != "" {
-		return `unknown key "` + key + `" (did you mean "` + best + `"?)`
-	}
-	return `unknown key "` + key + `" (the keys here are ` + strings.Join(known, ", ") + ")"
+	return keyhint.Unknown(key, []string{"repos"}, nil)
 }
 
 // repoKeys are Repo's YAML keys, read from its tags so they stay in step.
@@ -89,25 +78,4 @@ func goKindInWords(goType string) string {
 		return "a mapping (key: value)"
 	}
 	return "another kind of value"
-}
-
-// editDistance is Levenshtein's, for "did you mean".
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

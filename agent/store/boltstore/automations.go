@@ -34,7 +34,7 @@ var (
 // RecordOccurrence stores o unless its key is taken, and returns what is
 // stored and whether this call stored it. The stored one has Version 1.
 func (s *Store) RecordOccurrence(ctx context.Context, o store.Occurrence) (store.Occurrence, bool, error) {
-	o = normalOccurrence(o)
+	o = o.Normal()
 	what := "recording occurrence " + o.Key + " of " + o.Automation
 	if err := o.Check(); err != nil {
 		return store.Occurrence{}, false, fmt.Errorf("%s: %w", what, err)
@@ -42,8 +42,19 @@ func (s *Store) RecordOccurrence(ctx context.Context, o store.Occurrence) (store
 	o.Version = 1
 	var got store.Occurrence
 	var inserted bool
-	err := s.update(ctx, what, func(tx *bolt.Tx) error {
-		k := compositeKey(o.Automation, o.Key)
+	k := compositeKey(o.Automation, o.Key)
+	// A repeat (a replay, a redelivery) is answered from a read: no
+	// commit waits for it.
+	var found bool
+	err := s.view(ctx, what, func(tx *bolt.Tx) error {
+		var err error
+		got, found, err = getOccurrence(tx, k)
+		return err
+	})
+	if err != nil || found {
+		return got, false, err
+	}
+	err = s.update(ctx, what, func(tx *bolt.Tx) error {
 		old, found, err := getOccurrence(tx, k)
 		if err != nil || found {
 			got, inserted = old, false
@@ -77,7 +88,7 @@ func (s *Store) Occurrence(ctx context.Context, automation, key string) (store.O
 // returns it as stored, with the next Version. Recorded and Claimed are
 // the caller's to keep or change.
 func (s *Store) UpdateOccurrence(ctx context.Context, o store.Occurrence) (store.Occurrence, error) {
-	o = normalOccurrence(o)
+	o = o.Normal()
 	what := "updating occurrence " + o.Key + " of " + o.Automation
 	if err := o.Check(); err != nil {
 		return store.Occurrence{}, fmt.Errorf("%s: %w", what, err)
@@ -90,9 +101,9 @@ func (s *Store) UpdateOccurrence(ctx context.Context, o store.Occurrence) (store
 		case err != nil:
 			return err
 		case !found:
-			return store.ErrNotFound
+			return refuse(store.ErrNotFound)
 		case old.Version != o.Version:
-			return fmt.Errorf("%w: version %d is stored, the write read %d", store.ErrConflict, old.Version, o.Version)
+			return refuse(fmt.Errorf("%w: version %d is stored, the write read %d", store.ErrConflict, old.Version, o.Version))
 		}
 		got = o
 		got.Version = o.Version + 1
@@ -225,14 +236,14 @@ func (s *Store) PutAutomationState(ctx context.Context, st store.AutomationState
 	if err := st.Check(); err != nil {
 		return store.AutomationState{}, fmt.Errorf("%s: %w", what, err)
 	}
-	st = normalState(st)
+	st = st.Normal()
 	err := s.update(ctx, what, func(tx *bolt.Tx) error {
 		old, found, err := getAutoState(tx, []byte(st.Name))
 		if err != nil {
 			return err
 		}
 		if stored := old.Version; (found && stored != st.Version) || (!found && st.Version != 0) {
-			return fmt.Errorf("%w: version %d is stored, the write read %d", store.ErrConflict, stored, st.Version)
+			return refuse(fmt.Errorf("%w: version %d is stored, the write read %d", store.ErrConflict, stored, st.Version))
 		}
 		next := st
 		next.Version = st.Version + 1
@@ -271,20 +282,6 @@ func (s *Store) AddAutomationSpend(ctx context.Context, name, day string, tokens
 		return putAutoState(tx, st)
 	})
 	return spent, err
-}
-
-// normalOccurrence keeps times at the microsecond, as every backend does.
-func normalOccurrence(o store.Occurrence) store.Occurrence {
-	o.Recorded = o.Recorded.Truncate(time.Microsecond)
-	o.Claimed = o.Claimed.Truncate(time.Microsecond)
-	return o
-}
-
-func normalState(st store.AutomationState) store.AutomationState {
-	st.FirstLoaded = st.FirstLoaded.Truncate(time.Microsecond)
-	st.PausedAt = st.PausedAt.Truncate(time.Microsecond)
-	st.LastFired = st.LastFired.Truncate(time.Microsecond)
-	return st
 }
 
 // putOccurrence stores next in place of old (zero when new), keeping the

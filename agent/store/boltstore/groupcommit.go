@@ -76,24 +76,53 @@ func (g *group) lead() {
 }
 
 // commit runs the batch in one transaction; if that fails, each call runs
-// alone so that errors reach only their own callers.
+// alone so that errors reach only their own callers. A call that refuses
+// before writing anything (refuse) fails alone and the others commit.
 func (g *group) commit(batch []*call) {
+	refused := make([]error, len(batch))
 	err := g.db.Update(func(tx *bolt.Tx) error {
-		for _, c := range batch {
+		for i, c := range batch {
+			refused[i] = nil // set anew if bbolt runs this again
 			if err := safe(c.fn, tx); err != nil {
+				if r, ok := errors.AsType[refusal](err); ok {
+					refused[i] = r.err
+					continue
+				}
 				return err
 			}
 		}
 		return nil
 	})
-	for _, c := range batch {
-		if err != nil && len(batch) > 1 {
-			c.err = g.db.Update(func(tx *bolt.Tx) error { return safe(c.fn, tx) })
-		} else {
-			c.err = err
+	for i, c := range batch {
+		switch {
+		case err != nil && len(batch) > 1:
+			c.err = unrefused(g.db.Update(func(tx *bolt.Tx) error { return safe(c.fn, tx) }))
+		case err != nil:
+			c.err = unrefused(err)
+		default:
+			c.err = refused[i]
 		}
 		close(c.done)
 	}
+}
+
+// refusal is a transaction function's error returned before it wrote
+// anything (a compare-and-swap that lost): it fails its own caller only,
+// so that a conflict does not cost the batch's other writers a commit
+// each.
+type refusal struct{ err error }
+
+func (r refusal) Error() string { return r.err.Error() }
+func (r refusal) Unwrap() error { return r.err }
+
+// refuse marks err as returned before fn wrote anything.
+func refuse(err error) error { return refusal{err} }
+
+func unrefused(err error) error {
+	if r, ok := errors.AsType[refusal](err); ok {
+		return r.err
+	}
+	return err
 }
 
 var errPanic = errors.New("transaction function panicked")

@@ -112,3 +112,46 @@ func TestLoneWriter(t *testing.T) {
 		t.Errorf("%d keys", n)
 	}
 }
+
+// A writer that refuses before writing (a lost compare-and-swap) gets its
+// own error, the store's sentinel intact, and the batch's other writers
+// commit in the same transaction instead of one commit each.
+func TestRefusalFailsOnlyItsCaller(t *testing.T) {
+	db := openBolt(t)
+	g := &group{db: db}
+	var calls []*call
+	for i := range 5 {
+		fn := put(fmt.Sprint(i))
+		if i == 2 {
+			fn = func(*bolt.Tx) error { return refuse(fmt.Errorf("%w: lost", errConflictForTest)) }
+		}
+		calls = append(calls, &call{fn: fn, done: make(chan struct{}), lead: make(chan struct{})})
+	}
+	txid := func() (id int) {
+		_ = db.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
+		return id
+	}
+	before := txid()
+	g.commit(calls)
+	if got := txid() - before; got != 1 {
+		t.Errorf("%d write transactions for one batch with a refusal, want 1", got)
+	}
+	for i, c := range calls {
+		<-c.done
+		if (c.err != nil) != (i == 2) || (i == 2 && !errors.Is(c.err, errConflictForTest)) {
+			t.Errorf("call %d: err %v", i, c.err)
+		}
+		if _, ok := errors.AsType[refusal](c.err); ok {
+			t.Errorf("call %d: the refusal's wrapper reached the caller", i)
+		}
+	}
+	if n := keys(t, db); n != 4 {
+		t.Errorf("%d keys, want 4", n)
+	}
+	// Alone, a refusal is its caller's error too.
+	if err := g.update(func(*bolt.Tx) error { return refuse(errConflictForTest) }); err != errConflictForTest {
+		t.Errorf("alone: %v", err)
+	}
+}
+
+var errConflictForTest = errors.New("conflict")

@@ -44,7 +44,7 @@ func occurrenceArgs(o store.Occurrence) []any {
 // RecordOccurrence stores o unless its key is taken, and returns what is
 // stored and whether this call stored it (Version 1).
 func (s *Store) RecordOccurrence(ctx context.Context, o store.Occurrence) (store.Occurrence, bool, error) {
-	o = normalOccurrence(o)
+	o = o.Normal()
 	what := "recording occurrence " + o.Key + " of " + o.Automation
 	if err := o.Check(); err != nil {
 		return store.Occurrence{}, false, fmt.Errorf("%s: %w", what, err)
@@ -121,7 +121,7 @@ func (s *Store) Occurrence(ctx context.Context, automation, key string) (store.O
 // o.Version (else ErrConflict; ErrNotFound when there is none) and
 // returns it as stored, with the next version.
 func (s *Store) UpdateOccurrence(ctx context.Context, o store.Occurrence) (store.Occurrence, error) {
-	o = normalOccurrence(o)
+	o = o.Normal()
 	what := "updating occurrence " + o.Key + " of " + o.Automation
 	if err := o.Check(); err != nil {
 		return store.Occurrence{}, fmt.Errorf("%s: %w", what, err)
@@ -328,7 +328,7 @@ func (s *Store) PutAutomationState(ctx context.Context, st store.AutomationState
 	if err := st.Check(); err != nil || !validText(st.Name) {
 		return store.AutomationState{}, fmt.Errorf("%s: %w", what, cmpErr(err))
 	}
-	st = normalState(st)
+	st = st.Normal()
 	data, err := encodeState(st)
 	if err != nil {
 		return store.AutomationState{}, fmt.Errorf("%w: %s: %w", store.ErrInvalid, what, err)
@@ -398,18 +398,4 @@ func (s *Store) AddAutomationSpend(ctx context.Context, name, day string, tokens
 		return 0, wrap(what, err)
 	}
 	return spent, nil
-}
-
-// normalOccurrence keeps times at the microsecond, as PostgreSQL does.
-func normalOccurrence(o store.Occurrence) store.Occurrence {
-	o.Recorded = o.Recorded.Truncate(time.Microsecond)
-	o.Claimed = o.Claimed.Truncate(time.Microsecond)
-	return o
-}
-
-func normalState(st store.AutomationState) store.AutomationState {
-	st.FirstLoaded = st.FirstLoaded.Truncate(time.Microsecond)
-	st.PausedAt = st.PausedAt.Truncate(time.Microsecond)
-	st.LastFired = st.LastFired.Truncate(time.Microsecond)
-	return st
 }
