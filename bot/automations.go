@@ -77,6 +77,7 @@ func (b *Bot) newAutomations() error {
 		Bot:     automationSide{b},
 		Log:     b.log.With("component", "automations"),
 		Replica: fmt.Sprintf("%s/%d", host, os.Getpid()),
+		Alone:   cfg.Fleet == nil,
 		Count:   count,
 		Poll:    cfg.ForgePoll,
 	})

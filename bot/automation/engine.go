@@ -85,6 +85,9 @@ type Options struct {
 	// triggers do nothing); Poll is H9_FORGE_POLL (0 = DefaultPoll).
 	Forges Forges
 	Poll   time.Duration
+	// Alone: no other process uses the store (no fleet), so what an
+	// earlier process left recorded is taken at start, not after claimAge.
+	Alone bool
 }
 
 // Engine fires the automations: one timer for every schedule, the
@@ -112,6 +115,9 @@ type Engine struct {
 	// everyTurn: every turn is this replica's (claimTurn), as before
 	// turns were claimed; the benchmarks' baseline.
 	everyTurn bool
+	// began is when this engine was made: an occurrence recorded before
+	// was an earlier process's, whose root message may be posted.
+	began time.Time
 }
 
 // Thresholds of the engine.
@@ -145,7 +151,7 @@ func NewEngine(o Options) *Engine {
 		o.Count = func(string, Kind, string) {}
 	}
 	return &Engine{o: o, bySrc: map[string][]*Automation{}, byName: map[string]*Automation{},
-		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}, recent: map[string]lastStart{}}
+		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}, recent: map[string]lastStart{}, began: o.Now()}
 }
 
 // Set replaces the automations of one source (the operator's file, or a
@@ -339,7 +345,7 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 	if err := json.Unmarshal(occ.Data, &req); err != nil {
 		return e.failed(ctx, a, occ, "its occurrence's record cannot be read")
 	}
-	req.Retry = occ.Owner != "" && occ.Recorded.Before(occ.Claimed.Add(-time.Second))
+	req.Retry = occ.Owner != "" && (occ.Recorded.Before(occ.Claimed.Add(-time.Second)) || occ.Recorded.Before(e.began))
 	st, err := e.state(ctx, a.Name)
 	if err != nil {
 		return e.leave(a, occ, err)

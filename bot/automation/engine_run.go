@@ -18,6 +18,9 @@ import (
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.after.Wait()
 	e.learnThreads(ctx)
+	if e.o.Alone {
+		e.takeLeft(ctx)
+	}
 	e.catchUp(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -219,6 +222,25 @@ func (e *Engine) Sweep(ctx context.Context) {
 		cancel()
 		if err == nil {
 			e.start(ctx, a, taken, false, false)
+		}
+	}
+}
+
+// takeLeft starts, in a process alone on its store, the occurrences an
+// earlier process recorded and never started (it stopped between
+// recording one and posting its root message): nothing else can have
+// them in flight, so they need not wait for claimAge as in a fleet.
+func (e *Engine) takeLeft(ctx context.Context) {
+	cctx, cancel := e.ctx(ctx)
+	left, err := e.o.Store.ClaimOccurrences(cctx, store.OccurrenceRecorded, e.began, e.o.Replica, e.o.Now(), 50)
+	cancel()
+	if err != nil {
+		e.o.Log.Warn("claiming the occurrences an earlier process left failed; the sweep tries again", "err", err)
+	}
+	for _, occ := range left {
+		if a := e.Get(occ.Automation); a != nil {
+			e.o.Log.Info("starting an occurrence a stopped process left recorded", "automation", a.Name, "key", occ.Key)
+			e.start(ctx, a, occ, false, false)
 		}
 	}
 }

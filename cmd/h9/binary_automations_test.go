@@ -408,9 +408,10 @@ func TestBinaryAutomationScheduleTooOften(t *testing.T) {
 }
 
 // kill -9 while the root message of a recorded occurrence is on its way
-// (the fake Slack holds the chat.postMessage): the restarted process
-// posts it once, the session plans once, and the sender's retry of the
-// same signed request is a duplicate.
+// (the fake Slack holds the chat.postMessage, which is never carried
+// out): the restarted process, alone on its store, starts the occurrence
+// at once; one root message, the session plans once, and the sender's
+// retry of the same signed request is a duplicate.
 func TestBinaryAutomationKilledBeforeItsRootMessage(t *testing.T) {
 	src := `automations:
   - name: deploy
@@ -429,7 +430,12 @@ func TestBinaryAutomationKilledBeforeItsRootMessage(t *testing.T) {
 	go func() { sent <- postHook(e.ctx, e.hooks, "deploy", body, signed, binHookSecret) }()
 	e.waitFor("the root message held", func() bool { return e.slack.Held("chat.postMessage") == 1 })
 	e.kill()
+	e.slack.DropHeld("chat.postMessage") // its caller is gone: never posted
 	release()
+	e.waitFor("the held root message dropped", func() bool { return e.slack.Held("chat.postMessage") == 0 })
+	if n := len(e.autoRoots("C1", "deploy")); n != 0 {
+		t.Fatalf("the held root message was posted: %d", n)
+	}
 	if r := <-sent; r.code != 0 {
 		t.Errorf("the sender heard %d %s from a killed process", r.code, r.body)
 	}
