@@ -78,7 +78,7 @@ func (b *Bot) newAutomations() error {
 		Bot:     automationSide{b},
 		Log:     b.log.With("component", "automations"),
 		Replica: fmt.Sprintf("%s/%d", host, os.Getpid()),
-		Sole:    cfg.Fleet == nil, // bbolt: one process per file
+		Alone:   cfg.Fleet == nil,
 		Count:   count,
 		Poll:    cfg.ForgePoll,
 	})

@@ -77,10 +77,6 @@ type Options struct {
 	Bot     Bot
 	Log     *slog.Logger
 	Replica string // this process's name in claims
-	// Sole: this process is the store's only user (bbolt: its file lock
-	// says so), so what it finds recorded at start its previous life left,
-	// and its start-up sweep claims it at once rather than after claimAge.
-	Sole bool
 	// Count adds one to h9_automation_fires_total (nil: not counted).
 	Count func(automation string, trigger Kind, outcome string)
 	// Now is the clock (time.Now when nil).
@@ -91,6 +87,9 @@ type Options struct {
 	// triggers do nothing); Poll is H9_FORGE_POLL (0 = DefaultPoll).
 	Forges Forges
 	Poll   time.Duration
+	// Alone: no other process uses the store (no fleet), so what an
+	// earlier process left recorded is taken at start, not after claimAge.
+	Alone bool
 }
 
 // Engine fires the automations: one timer for every schedule, the
@@ -118,6 +117,9 @@ type Engine struct {
 	// everyTurn: every turn is this replica's (claimTurn), as before
 	// turns were claimed; the benchmarks' baseline.
 	everyTurn bool
+	// began is when this engine was made: an occurrence recorded before
+	// was an earlier process's, whose root message may be posted.
+	began time.Time
 }
 
 // Thresholds of the engine.
@@ -151,7 +153,7 @@ func NewEngine(o Options) *Engine {
 		o.Count = func(string, Kind, string) {}
 	}
 	return &Engine{o: o, bySrc: map[string][]*Automation{}, byName: map[string]*Automation{},
-		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}, recent: map[string]lastStart{}}
+		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}, recent: map[string]lastStart{}, began: o.Now()}
 }
 
 // Set replaces the automations of one source (the operator's file, or a
@@ -361,17 +363,11 @@ func (e *Engine) link(ctx context.Context, channel, thread string) string {
 // session is known in memory (recent), and a stop before it is the case
 // the sweep's retry covers, as a stop just after the root message is.
 func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence, manual, answer bool) Outcome {
-	return e.startAs(ctx, a, occ, manual, answer, false)
-}
-
-// startAs is start; retry says an earlier try may have posted the root
-// message (an occurrence a stopped process left).
-func (e *Engine) startAs(ctx context.Context, a *Automation, occ store.Occurrence, manual, answer, retry bool) Outcome {
 	var req StartRequest
 	if err := json.Unmarshal(occ.Data, &req); err != nil {
 		return e.failed(ctx, a, occ, "its occurrence's record cannot be read")
 	}
-	req.Retry = retry || occ.Owner != "" && occ.Recorded.Before(occ.Claimed.Add(-time.Second))
+	req.Retry = occ.Owner != "" && (occ.Recorded.Before(occ.Claimed.Add(-time.Second)) || occ.Recorded.Before(e.began))
 	st, err := e.state(ctx, a.Name)
 	if err != nil {
 		return e.leave(a, occ, err)

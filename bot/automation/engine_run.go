@@ -17,18 +17,16 @@ import (
 // earliest next occurrence and reset when the automations change.
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.after.Wait()
-	began := e.o.Now()
 	e.learnThreads(ctx)
-	e.catchUp(ctx)
-	// What a stopped process left recorded starts now, not a sweep later
-	// (ARCHITECTURE.md, "Automations": a restart never loses one). Alone on
-	// the store, every occurrence claimed before this process began is
-	// its previous life's: none is another's start in flight.
-	if e.o.Sole {
-		e.sweep(ctx, began, true)
+	if e.o.Alone {
+		e.takeLeft(ctx)
 	} else {
+		// In a fleet, what a stopped replica left past claimAge starts
+		// now, not a sweep later (the replica's name is new at each
+		// start, so its own earlier life's cannot be told from another's).
 		e.Sweep(ctx)
 	}
+	e.catchUp(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	sweep := time.NewTicker(sweepEvery)
@@ -187,22 +185,16 @@ func (e *Engine) watermark(ctx context.Context, a *Automation, at time.Time) {
 // Sweep starts what a stopped replica left recorded past claimAge, and
 // the queued occurrences whose automation's session closed.
 func (e *Engine) Sweep(ctx context.Context) {
-	e.sweep(ctx, e.o.Now().Add(-claimAge), false)
-}
-
-// sweep claims the recorded occurrences last claimed before before (retry:
-// each is a stopped process's, which may have posted its root message).
-func (e *Engine) sweep(ctx context.Context, before time.Time, retry bool) {
 	now := e.o.Now()
 	cctx, cancel := e.ctx(ctx)
-	left, err := e.o.Store.ClaimOccurrences(cctx, store.OccurrenceRecorded, before, e.o.Replica, now, 50)
+	left, err := e.o.Store.ClaimOccurrences(cctx, store.OccurrenceRecorded, now.Add(-claimAge), e.o.Replica, now, 50)
 	cancel()
 	if err != nil {
 		e.o.Log.Warn("claiming occurrences left behind failed", "err", err)
 	}
 	for _, occ := range left {
 		if a := e.Get(occ.Automation); a != nil {
-			e.startAs(ctx, a, occ, false, false, retry)
+			e.start(ctx, a, occ, false, false)
 		}
 	}
 	for _, a := range e.All() {
@@ -235,6 +227,25 @@ func (e *Engine) sweep(ctx context.Context, before time.Time, retry bool) {
 		cancel()
 		if err == nil {
 			e.start(ctx, a, taken, false, false)
+		}
+	}
+}
+
+// takeLeft starts, in a process alone on its store, the occurrences an
+// earlier process recorded and never started (it stopped between
+// recording one and posting its root message): nothing else can have
+// them in flight, so they need not wait for claimAge as in a fleet.
+func (e *Engine) takeLeft(ctx context.Context) {
+	cctx, cancel := e.ctx(ctx)
+	left, err := e.o.Store.ClaimOccurrences(cctx, store.OccurrenceRecorded, e.began, e.o.Replica, e.o.Now(), 50)
+	cancel()
+	if err != nil {
+		e.o.Log.Warn("claiming the occurrences an earlier process left failed; the sweep tries again", "err", err)
+	}
+	for _, occ := range left {
+		if a := e.Get(occ.Automation); a != nil {
+			e.o.Log.Info("starting an occurrence a stopped process left recorded", "automation", a.Name, "key", occ.Key)
+			e.start(ctx, a, occ, false, false)
 		}
 	}
 }

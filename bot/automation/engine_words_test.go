@@ -140,7 +140,7 @@ func TestRestartStartsWhatItsPreviousLifeLeft(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := NewEngine(Options{Store: st, Bot: bot, Replica: "host/2", Sole: sole})
+		e := NewEngine(Options{Store: st, Bot: bot, Replica: "host/2", Alone: sole})
 		if err := e.Set("f.yaml", list); err != nil {
 			t.Fatal(err)
 		}

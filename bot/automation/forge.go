@@ -99,11 +99,15 @@ func (e *Engine) pollOne(ctx context.Context, a *Automation) error {
 	}
 	if st.FirstLoaded.IsZero() {
 		// First load: nothing that happened before counts (no backfill).
+		first := false
 		_, err := e.editState(ctx, a.Name, func(s *store.AutomationState) {
-			if s.FirstLoaded.IsZero() {
+			if first = s.FirstLoaded.IsZero(); first {
 				s.FirstLoaded = e.o.Now()
 			}
 		})
+		if err == nil && first {
+			e.o.Log.Info("automation first loaded: only what happens on its forge from now on starts it", "automation", a.Name)
+		}
 		return err
 	}
 	c, err := e.o.Forges.Forge(a.Repo)

@@ -11,6 +11,7 @@ type hangs struct {
 	mu      sync.Mutex
 	methods map[string]chan struct{} // "" holds every method
 	held    map[string]int           // calls waiting now, by method
+	drops   map[string]chan struct{} // closed by DropHeld
 }
 
 // Hang makes calls of method ("" for every Web API method; response_url
@@ -21,6 +22,21 @@ func (s *Server) Hang(method string) (release func()) { return s.hangs.set(metho
 // HangAfter is Hang for calls Slack carried out whose answer is lost: a
 // chat.postMessage is in the channel, and its caller waits on.
 func (s *Server) HangAfter(method string) (release func()) { return s.hangsAfter.set(method) }
+
+// DropHeld ends the calls Hang holds for method without carrying them
+// out, as when their caller went away (a process killed), and stops
+// holding it.
+func (s *Server) DropHeld(method string) {
+	h := &s.hangs
+	h.mu.Lock()
+	d := h.drops[method]
+	delete(h.drops, method)
+	delete(h.methods, method)
+	h.mu.Unlock()
+	if d != nil {
+		close(d)
+	}
+}
 
 // Held is how many calls of method Hang holds now (not yet carried out).
 func (s *Server) Held(method string) int {
@@ -35,8 +51,12 @@ func (h *hangs) set(method string) (release func()) {
 	if h.methods == nil {
 		h.methods = map[string]chan struct{}{}
 	}
+	if h.drops == nil {
+		h.drops = map[string]chan struct{}{}
+	}
 	ch := make(chan struct{})
 	h.methods[method] = ch
+	h.drops[method] = make(chan struct{})
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -54,9 +74,9 @@ func (h *hangs) set(method string) (release func()) {
 // request's) or closed (the server's) ended first.
 func (h *hangs) hold(ctx context.Context, closed <-chan struct{}, method string) bool {
 	h.mu.Lock()
-	ch := h.methods[method]
+	ch, drop := h.methods[method], h.drops[method]
 	if ch == nil {
-		ch = h.methods[""]
+		ch, drop = h.methods[""], h.drops[""]
 	}
 	if ch != nil {
 		if h.held == nil {
@@ -76,6 +96,8 @@ func (h *hangs) hold(ctx context.Context, closed <-chan struct{}, method string)
 	select {
 	case <-ch:
 		return true
+	case <-drop:
+		return false
 	case <-ctx.Done():
 		return false
 	case <-closed:

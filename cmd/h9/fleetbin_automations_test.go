@@ -93,8 +93,8 @@ func TestFleetBinaryAutomationsFireOnce(t *testing.T) {
 		hooks[name].waitHooks()
 	}
 	// The pollers' first look only notes when the automations were first
-	// loaded; GitHub's event times are in whole seconds.
-	time.Sleep(1500 * time.Millisecond)
+	// loaded (by one replica or the other).
+	f.waitFirstLoaded(func() string { return f.procs["r1"].logs.String() + f.procs["r2"].logs.String() }, "triage", "red")
 
 	// One signed delivery, sent to both replicas at once.
 	body, signed := []byte(`{"service":"api"}`), time.Now()
