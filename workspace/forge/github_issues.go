@@ -79,10 +79,38 @@ func (g *gitHub) IssueEvents(ctx context.Context, trig IssueTrigger, since time.
 		if err != nil {
 			return nil, cur, err
 		}
-		out = append(out, IssueEvent{Key: issueKey(is.GetNumber(), what, value, e.GetID()), Number: is.GetNumber(), URL: is.GetHTMLURL(),
-			Title: is.GetTitle(), Body: is.GetBody(), Actor: actor, ActorCanPush: can, At: e.GetCreatedAt().Time})
+		ev := IssueEvent{Key: issueKey(is.GetNumber(), what, value, e.GetID()), Number: is.GetNumber(), URL: is.GetHTMLURL(),
+			Title: is.GetTitle(), Body: is.GetBody(), Actor: actor, ActorCanPush: can, At: e.GetCreatedAt().Time}
+		if can {
+			if ev.Comments, ev.CommentsLeftOut, err = p.comments(ctx, is); err != nil {
+				return nil, cur, err
+			}
+		}
+		out = append(out, ev)
 	}
 	return out, p.cur, nil
+}
+
+// comments reads the page of is's comments that holds its newest ones
+// (GitHub lists them oldest first; the count comes with the event's
+// issue): one request, none for an issue without comments.
+func (p *ghPoll) comments(ctx context.Context, is *github.Issue) ([]IssueComment, int, error) {
+	total := is.GetComments()
+	if total <= 0 {
+		return nil, 0, nil
+	}
+	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: perPage, Page: (total + perPage - 1) / perPage}}
+	list, _, err := p.g.gh.Issues.ListComments(ctx, p.g.owner, p.g.name, is.GetNumber(), opt)
+	p.up.Requests++
+	if err != nil {
+		return nil, 0, p.g.err("reading the issue's comments", err)
+	}
+	all := make([]IssueComment, 0, len(list))
+	for _, c := range list {
+		all = append(all, IssueComment{Author: c.GetUser().GetLogin(), Body: c.GetBody(), At: c.GetCreatedAt().Time})
+	}
+	kept, left := newestComments(all, total)
+	return kept, left, nil
 }
 
 // Issue reads issue number.
