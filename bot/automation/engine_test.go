@@ -59,6 +59,10 @@ func (s *slackSide) SessionOpen(_ context.Context, channel, thread string) (bool
 	return s.open[channel+"/"+thread], nil
 }
 
+func (s *slackSide) Permalink(_ context.Context, channel, ts string) string {
+	return "https://slack/archives/" + channel + "/p" + strings.ReplaceAll(ts, ".", "")
+}
+
 func (s *slackSide) closeAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
