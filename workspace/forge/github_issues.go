@@ -99,7 +99,8 @@ func (p *ghPoll) comments(ctx context.Context, is *github.Issue) ([]IssueComment
 	if total <= 0 {
 		return nil, 0, nil
 	}
-	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: perPage, Page: (total + perPage - 1) / perPage}}
+	size, page := lastPage(total, maxIssueComments)
+	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: size, Page: page}}
 	list, _, err := p.g.gh.Issues.ListComments(ctx, p.g.owner, p.g.name, is.GetNumber(), opt)
 	p.up.Requests++
 	if err != nil {
@@ -111,6 +112,20 @@ func (p *ghPoll) comments(ctx context.Context, is *github.Issue) ([]IssueComment
 	}
 	kept, left := newestComments(all, total)
 	return kept, left, nil
+}
+
+// lastPage is a page size (want to perPage) and the page of a list of
+// total items, oldest first, that ends the list and holds its newest
+// want: the newest comments in one request, where a page of 100 could
+// hold one. Past the sizes where none fits, the last page of 100.
+func lastPage(total, want int) (size, page int) {
+	want = min(want, total)
+	for size := perPage; size >= max(want, 1); size-- {
+		if start := (total - 1) / size * size; total-start >= want {
+			return size, start/size + 1
+		}
+	}
+	return perPage, (total-1)/perPage + 1
 }
 
 // Issue reads issue number.
