@@ -198,6 +198,12 @@ func (s automationSide) Post(ctx context.Context, channel, thread, msg, resume s
 	return err
 }
 
+// Permalink links the message at ts in channel (chat.getPermalink, or the
+// archive link built when Slack cannot say).
+func (s automationSide) Permalink(ctx context.Context, channel, ts string) string {
+	return s.b.api.Permalink(ctx, s.b.log.With("channel", channel), channel, ts)
+}
+
 // SessionOpen reports whether the thread's session is open: not done,
 // stalled or cancelled. One not stored yet (its first commit is on its
 // way) is open: two sessions must never start for one key.

@@ -40,6 +40,9 @@ type Bot interface {
 	// SessionOpen reports whether the session in the thread is open (not
 	// done, stalled or cancelled).
 	SessionOpen(ctx context.Context, channel, thread string) (bool, error)
+	// Permalink is a link to the message at ts in channel, for a message
+	// trigger's source; it falls back to a built link, never fails.
+	Permalink(ctx context.Context, channel, ts string) string
 }
 
 // StartRequest is a session an occurrence starts.
