@@ -226,9 +226,10 @@ func (s automationSide) Post(ctx context.Context, channel, thread, msg, resume s
 	return err
 }
 
-// Permalink is the thread's permalink, for a duplicate webhook's answer.
-func (s automationSide) Permalink(ctx context.Context, channel, thread string) string {
-	return s.b.api.Permalink(ctx, s.b.log.With("channel", channel), channel, thread)
+// Permalink links the message at ts in channel (chat.getPermalink, or the
+// archive link built when Slack cannot say).
+func (s automationSide) Permalink(ctx context.Context, channel, ts string) string {
+	return s.b.api.Permalink(ctx, s.b.log.With("channel", channel), channel, ts)
 }
 
 // SessionOpen reports whether the thread's session is open: not done,

@@ -42,6 +42,9 @@ type Bot interface {
 	// SessionOpen reports whether the session in the thread is open (not
 	// done, stalled or cancelled).
 	SessionOpen(ctx context.Context, channel, thread string) (bool, error)
+	// Permalink is a link to the message at ts in channel, for a message
+	// trigger's source; it falls back to a built link, never fails.
+	Permalink(ctx context.Context, channel, ts string) string
 }
 
 // StartRequest is a session an occurrence starts.
@@ -333,25 +336,16 @@ func (e *Engine) repeat(ctx context.Context, oc occurrence, old, rec store.Occur
 	return repeatOutcome{occ: taken}, true, nil
 }
 
-// Permalinker is what a Bot may also do: give a thread's permalink, for
-// a duplicate's answer (the 202 answer's link is the one StartSession
-// gave).
-type Permalinker interface {
-	Permalink(ctx context.Context, channel, thread string) string
-}
-
 // link is a thread's permalink, "" when there is no thread; a slack://
 // link when the bot gives none.
 func (e *Engine) link(ctx context.Context, channel, thread string) string {
 	if thread == "" {
 		return ""
 	}
-	if p, ok := e.o.Bot.(Permalinker); ok {
-		cctx, cancel := e.ctx(ctx)
-		defer cancel()
-		if l := p.Permalink(cctx, channel, thread); l != "" {
-			return l
-		}
+	cctx, cancel := e.ctx(ctx)
+	defer cancel()
+	if l := e.o.Bot.Permalink(cctx, channel, thread); l != "" {
+		return l
 	}
 	return "slack://" + channel + "/" + thread
 }

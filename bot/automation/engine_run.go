@@ -306,6 +306,13 @@ func (e *Engine) failNow(ctx context.Context, a *Automation, key, why string) (O
 	return e.failed(ctx, a, got, why), nil
 }
 
+// permalink is the matched message's link, under the engine's deadline.
+func (e *Engine) permalink(ctx context.Context, m Message) string {
+	cctx, cancel := e.ctx(ctx)
+	defer cancel()
+	return e.o.Bot.Permalink(cctx, m.Channel, m.TS)
+}
+
 // OnMessage fires every message automation m matches; the session starts
 // in m's thread. It returns the outcomes, one per automation matched.
 func (e *Engine) OnMessage(ctx context.Context, m Message) []Outcome {
@@ -320,7 +327,7 @@ func (e *Engine) OnMessage(ctx context.Context, m Message) []Outcome {
 		if req.Channel != m.Channel {
 			req.Thread = "" // its sessions start in another channel
 		}
-		req.Source = "message"
+		req.Source = "message " + e.permalink(ctx, m)
 		o := occurrence{a: a, key: key, req: req, again: "the alert came again: " + slackEscape(firstLine(m.Text()))}
 		if dedupe != "" {
 			// The message itself once, then the dedupe key's thread.

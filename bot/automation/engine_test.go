@@ -59,6 +59,10 @@ func (s *slackSide) SessionOpen(_ context.Context, channel, thread string) (bool
 	return s.open[channel+"/"+thread], nil
 }
 
+func (s *slackSide) Permalink(_ context.Context, channel, ts string) string {
+	return "https://slack/archives/" + channel + "/p" + strings.ReplaceAll(ts, ".", "")
+}
+
 func (s *slackSide) closeAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -350,6 +354,9 @@ func TestMessageStartsInItsThread(t *testing.T) {
 	n, posts := bot.counts()
 	if n != 1 || bot.starts[0].Thread != m.TS || bot.starts[0].Channel != "C0ALERTS1" {
 		t.Fatalf("%d sessions %+v", n, bot.starts)
+	}
+	if want := "message https://slack/archives/C0ALERTS1/p1700000000000100"; bot.starts[0].Source != want {
+		t.Errorf("source %q; want %q (the message's permalink)", bot.starts[0].Source, want)
 	}
 	if len(posts) != 1 || !strings.HasPrefix(posts[0], "C0ALERTS1/1700000000.000100: Again: the alert came again") {
 		t.Errorf("posts %q", posts)

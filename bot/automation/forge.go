@@ -172,7 +172,7 @@ func (e *Engine) fireIssue(ctx context.Context, a *Automation, c forge.Issues, e
 	req := e.newRequest(a, key)
 	req.Source = "issue #" + strconv.Itoa(ev.Number) + " " + ev.URL
 	req.Issue = ev.Number // h9 writes `Closes #N` in the request it opens (bot/repo_actor.go)
-	req.Request = Request(a.Task, DataIssue, fmt.Sprintf("issue #%d: %s\nopened at %s\n\n%s\n", ev.Number, ev.Title, ev.URL, ev.Body))
+	req.Request = Request(a.Task, DataIssue, issueData(ev))
 	out, err := e.fire(ctx, occurrence{a: a, key: key, req: req})
 	if err != nil {
 		e.o.Log.Warn("recording an issue's occurrence failed", "automation", a.Name, "issue", ev.Number, "err", err)
@@ -185,6 +185,29 @@ func (e *Engine) fireIssue(ctx context.Context, a *Automation, c forge.Issues, e
 			e.o.Log.Warn("commenting on an issue failed", "automation", a.Name, "issue", ev.Number, "err", err)
 		}
 	}
+}
+
+// issueData is an issue event's data for the fence: the issue, then its
+// comments oldest first, each with its author; every word of it is data.
+func issueData(ev forge.IssueEvent) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "issue #%d: %s\nopened at %s\n\n%s\n", ev.Number, ev.Title, ev.URL, ev.Body)
+	if len(ev.Comments) == 0 && ev.CommentsLeftOut == 0 {
+		return sb.String()
+	}
+	fmt.Fprintf(&sb, "\ncomments (%d, oldest first", len(ev.Comments))
+	if ev.CommentsLeftOut > 0 {
+		fmt.Fprintf(&sb, "; %d earlier ones left out", ev.CommentsLeftOut)
+	}
+	sb.WriteString("):\n")
+	for i, c := range ev.Comments {
+		fmt.Fprintf(&sb, "\n[comment %d] %s", i+1, c.Author)
+		if !c.At.IsZero() {
+			sb.WriteString(" at " + c.At.UTC().Format(time.RFC3339))
+		}
+		sb.WriteString(":\n" + c.Body + "\n")
+	}
+	return sb.String()
 }
 
 // fireChecks starts one session per failing head; a failure while the
@@ -206,6 +229,14 @@ func (e *Engine) fireChecks(ctx context.Context, a *Automation, head string, fai
 	key := "check:" + head
 	req := e.newRequest(a, key)
 	req.Source = "failing checks on " + cmpOr(a.Trigger.Branch, "the default branch") + " at " + shortSHA(head)
+	for _, c := range failed {
+		if c.URL != "" {
+			// The first failing check's run, job or pipeline page; a status's
+			// target URL is whatever its poster set, so it is escaped.
+			req.Source += " " + slackEscape(c.URL)
+			break
+		}
+	}
 	req.Request = Request(a.Task, DataChecks, data.String())
 	again := "more checks failed on " + shortSHA(head) + ": " + slackEscape(strings.Join(names, ", "))
 	st, err := e.state(ctx, a.Name)

@@ -116,8 +116,14 @@ func (g *gitea) IssueEvents(ctx context.Context, trig IssueTrigger, since time.T
 			return nil, cur, err
 		}
 		n := int(f.is.Index)
-		out = append(out, IssueEvent{Key: issueKey(n, what, value, f.ev.ID), Number: n, URL: f.is.HTMLURL, Title: f.is.Title, Body: f.is.Body,
-			Actor: actor, ActorCanPush: can, At: f.ev.Created})
+		ev := IssueEvent{Key: issueKey(n, what, value, f.ev.ID), Number: n, URL: f.is.HTMLURL, Title: f.is.Title, Body: f.is.Body,
+			Actor: actor, ActorCanPush: can, At: f.ev.Created}
+		if can {
+			if ev.Comments, ev.CommentsLeftOut, err = p.comments(f.is); err != nil {
+				return nil, cur, err
+			}
+		}
+		out = append(out, ev)
 	}
 	p.cur.Seen["event"] = strconv.FormatInt(top, 10)
 	if !newest.IsZero() {
@@ -125,6 +131,29 @@ func (g *gitea) IssueEvents(ctx context.Context, trig IssueTrigger, since time.T
 		p.cur.forgetUpdated(newest)
 	}
 	return out, p.cur, nil
+}
+
+// comments reads is's comments: Gitea and Forgejo give them all in one
+// answer (the endpoint is not paged), oldest first; the issue's count
+// says whether there is any.
+func (p *gtPoll) comments(is *sdk.Issue) ([]IssueComment, int, error) {
+	if is.Comments <= 0 {
+		return nil, 0, nil
+	}
+	list, resp, err := p.c.ListIssueComments(p.g.owner, p.g.name, is.Index, sdk.ListIssueCommentOptions{})
+	if err != nil {
+		return nil, 0, p.g.err("reading the issue's comments", resp, err)
+	}
+	all := make([]IssueComment, 0, len(list))
+	for _, c := range list {
+		author := c.OriginalAuthor // a migrated comment's
+		if c.Poster != nil {
+			author = c.Poster.UserName
+		}
+		all = append(all, IssueComment{Author: author, Body: c.Body, At: c.Created})
+	}
+	kept, left := newestComments(all, len(all))
+	return kept, left, nil
 }
 
 // timeline reads issue n's timeline since since, every page.

@@ -79,10 +79,53 @@ func (g *gitHub) IssueEvents(ctx context.Context, trig IssueTrigger, since time.
 		if err != nil {
 			return nil, cur, err
 		}
-		out = append(out, IssueEvent{Key: issueKey(is.GetNumber(), what, value, e.GetID()), Number: is.GetNumber(), URL: is.GetHTMLURL(),
-			Title: is.GetTitle(), Body: is.GetBody(), Actor: actor, ActorCanPush: can, At: e.GetCreatedAt().Time})
+		ev := IssueEvent{Key: issueKey(is.GetNumber(), what, value, e.GetID()), Number: is.GetNumber(), URL: is.GetHTMLURL(),
+			Title: is.GetTitle(), Body: is.GetBody(), Actor: actor, ActorCanPush: can, At: e.GetCreatedAt().Time}
+		if can {
+			if ev.Comments, ev.CommentsLeftOut, err = p.comments(ctx, is); err != nil {
+				return nil, cur, err
+			}
+		}
+		out = append(out, ev)
 	}
 	return out, p.cur, nil
+}
+
+// comments reads the page of is's comments that holds its newest ones
+// (GitHub lists them oldest first; the count comes with the event's
+// issue): one request, none for an issue without comments.
+func (p *ghPoll) comments(ctx context.Context, is *github.Issue) ([]IssueComment, int, error) {
+	total := is.GetComments()
+	if total <= 0 {
+		return nil, 0, nil
+	}
+	size, page := lastPage(total, maxIssueComments)
+	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: size, Page: page}}
+	list, _, err := p.g.gh.Issues.ListComments(ctx, p.g.owner, p.g.name, is.GetNumber(), opt)
+	p.up.Requests++
+	if err != nil {
+		return nil, 0, p.g.err("reading the issue's comments", err)
+	}
+	all := make([]IssueComment, 0, len(list))
+	for _, c := range list {
+		all = append(all, IssueComment{Author: c.GetUser().GetLogin(), Body: c.GetBody(), At: c.GetCreatedAt().Time})
+	}
+	kept, left := newestComments(all, total)
+	return kept, left, nil
+}
+
+// lastPage is a page size (want to perPage) and the page of a list of
+// total items, oldest first, that ends the list and holds its newest
+// want: the newest comments in one request, where a page of 100 could
+// hold one. Past the sizes where none fits, the last page of 100.
+func lastPage(total, want int) (size, page int) {
+	want = min(want, total)
+	for size := perPage; size >= max(want, 1); size-- {
+		if start := (total - 1) / size * size; total-start >= want {
+			return size, start/size + 1
+		}
+	}
+	return perPage, (total-1)/perPage + 1
 }
 
 // Issue reads issue number.

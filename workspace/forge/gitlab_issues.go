@@ -2,6 +2,7 @@ package forge
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,8 +112,14 @@ func (g *gitLab) IssueEvents(ctx context.Context, trig IssueTrigger, since time.
 			return nil, cur, err
 		}
 		n := int(e.is.IID)
-		out = append(out, IssueEvent{Key: issueKey(n, e.what, e.value, e.id), Number: n, URL: e.is.WebURL, Title: e.is.Title, Body: e.is.Description,
-			Actor: e.actor, ActorCanPush: can, At: e.at})
+		ev := IssueEvent{Key: issueKey(n, e.what, e.value, e.id), Number: n, URL: e.is.WebURL, Title: e.is.Title, Body: e.is.Description,
+			Actor: e.actor, ActorCanPush: can, At: e.at}
+		if can {
+			if ev.Comments, ev.CommentsLeftOut, err = p.comments(ctx, e.is); err != nil {
+				return nil, cur, err
+			}
+		}
+		out = append(out, ev)
 	}
 	if !newest.IsZero() {
 		p.cur.Seen["issues-since"] = newest.UTC().Format(time.RFC3339Nano)
@@ -172,6 +179,37 @@ func (p *glPoll) assignments(ctx context.Context, is *gitlab.Issue, username str
 		}
 	}
 	return out, nil
+}
+
+// comments reads is's newest notes (one page, newest first) and keeps
+// the people's: system notes ("assigned to @bob") are GitLab's own. The
+// issue's user_notes_count says whether there is any, and how many.
+func (p *glPoll) comments(ctx context.Context, is *gitlab.Issue) ([]IssueComment, int, error) {
+	if is.UserNotesCount <= 0 {
+		return nil, 0, nil
+	}
+	var list []*gitlab.Note
+	err := p.call(ctx, "reading an issue's notes", func(o gitlab.RequestOptionFunc) (resp *gitlab.Response, err error) {
+		list, resp, err = p.g.gl.Notes.ListIssueNotes(p.g.p.Path, is.IID, &gitlab.ListIssueNotesOptions{
+			ListOptions: gitlab.ListOptions{PerPage: perPage}, OrderBy: gitlab.Ptr("created_at"), Sort: gitlab.Ptr("desc")}, o)
+		return resp, err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	var all []IssueComment
+	for _, n := range slices.Backward(list) {
+		if n.System {
+			continue
+		}
+		c := IssueComment{Author: n.Author.Username, Body: n.Body}
+		if n.CreatedAt != nil {
+			c.At = *n.CreatedAt
+		}
+		all = append(all, c)
+	}
+	kept, left := newestComments(all, int(is.UserNotesCount))
+	return kept, left, nil
 }
 
 // assigns reports whether a system note's body assigns username:

@@ -3,9 +3,12 @@ package forge
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/h9-app/h9/workspace/textcut"
 )
 
 // What automations read of a forge (ARCHITECTURE.md, "Automations"): the
@@ -26,7 +29,8 @@ type IssueTrigger struct {
 const AssignedToMe = "@me"
 
 // IssueEvent is an issue that gained the trigger's label or assignment.
-// Title and Body are untrusted: they reach the model only as quoted data.
+// Title, Body and Comments are untrusted: they reach the model only as
+// quoted data.
 type IssueEvent struct {
 	// Key is stable across polls, restarts and replicas:
 	// issue:<n>:label:<label>:<event id> or issue:<n>:assigned:<login>:<event id>.
@@ -38,6 +42,49 @@ type IssueEvent struct {
 	Actor        string // who labelled or assigned it
 	ActorCanPush bool   // Actor has write access (as Feedback.CanPush)
 	At           time.Time
+	// Comments are the issue's newest comments, oldest first, read only
+	// for an event from a writer (one request, none when the issue has no
+	// comment); CommentsLeftOut counts the earlier ones not given, past
+	// maxIssueComments or maxIssueCommentBytes.
+	Comments        []IssueComment
+	CommentsLeftOut int
+}
+
+// IssueComment is one person's comment on an issue (GitLab: a note that
+// is not a system note).
+type IssueComment struct {
+	Author string
+	Body   string
+	At     time.Time
+}
+
+// Bounds on the comments an issue event brings: a long discussion must
+// not crowd the task out of the model's context.
+const (
+	maxIssueComments     = 50
+	maxIssueCommentBytes = 32 << 10 // all of them
+	maxIssueCommentLen   = 8 << 10  // one, cut head and tail past it
+)
+
+// newestComments keeps the newest of list (oldest first) within the
+// bounds, oldest first; total is how many the issue has (the list may be
+// its last page only). It returns how many earlier ones it left out.
+func newestComments(list []IssueComment, total int) ([]IssueComment, int) {
+	total = max(total, len(list))
+	var kept []IssueComment
+	size := 0
+	for _, c := range slices.Backward(list) {
+		if len(kept) == maxIssueComments {
+			break
+		}
+		c.Body = textcut.HeadTail(c.Body, maxIssueCommentLen)
+		if size += len(c.Author) + len(c.Body); size > maxIssueCommentBytes {
+			break
+		}
+		kept = append(kept, c)
+	}
+	slices.Reverse(kept)
+	return kept, total - len(kept)
 }
 
 // Issue is an issue as it is now.

@@ -182,6 +182,9 @@ func (s *Server) addComment(r *repo, number int, author, body string) *Comment {
 	now := s.now()
 	c := &Comment{ID: s.nextID, Author: author, Body: body, Created: now, Updated: now}
 	r.fb.comments[number] = append(r.fb.comments[number], c)
+	if is := r.issue(number); is != nil {
+		is.updated = now // as Gitea does: a comment updates its issue
+	}
 	return c
 }
 

@@ -215,6 +215,16 @@ func TestGiteaSDKReadsIssues(t *testing.T) {
 	if got := s.Comments("acme/r", n); len(got) != 1 || got[0].Body != "on it" {
 		t.Errorf("comments: %+v", got)
 	}
+	// An issue's comments: counted on the issue, listed all at once,
+	// oldest first, each with its poster.
+	s.AddComment("acme/r", n, "dave", "me too")
+	if is, _, err := c.GetIssue("acme", "r", int64(n)); err != nil || is.Comments != 2 {
+		t.Errorf("comment count: %+v, %v", is, err)
+	}
+	if cs, _, err := c.ListIssueComments("acme", "r", int64(n), sdk.ListIssueCommentOptions{}); err != nil || len(cs) != 2 ||
+		cs[0].Body != "on it" || cs[1].Body != "me too" || cs[1].Poster == nil || cs[1].Poster.UserName != "dave" {
+		t.Errorf("issue comments: %+v, %v", cs, err)
+	}
 	out, err := exec.Command("git", "--git-dir="+dir, "rev-parse", "h9/x").Output()
 	if err != nil {
 		t.Fatal(err)

@@ -100,7 +100,7 @@ func (s *Server) issueJSON(r *repo, is *issue) map[string]any {
 		assignees = append(assignees, s.userJSON(a))
 	}
 	return map[string]any{"id": 5000 + is.number, "number": is.number, "title": is.title, "body": is.body, "state": is.state,
-		"user": s.userJSON(is.author), "labels": labels, "assignees": assignees, "pull_request": nil,
+		"user": s.userJSON(is.author), "labels": labels, "assignees": assignees, "pull_request": nil, "comments": len(r.fb.comments[is.number]),
 		"html_url":   fmt.Sprintf("%s/%s/issues/%d", s.srv.URL, r.fullName, is.number),
 		"url":        fmt.Sprintf("%s/api/v1/repos/%s/issues/%d", s.srv.URL, r.fullName, is.number),
 		"created_at": is.created, "updated_at": is.updated}
@@ -138,6 +138,8 @@ func (s *Server) routeIssues(r *repo, parts []string, hr *http.Request, body []b
 		}
 		slices.SortFunc(out, func(a, b any) int { return int(a.(map[string]any)["id"].(int64) - b.(map[string]any)["id"].(int64)) })
 		return s.page(hr, out), true
+	case len(parts) == 3 && is != nil && parts[2] == "comments" && get:
+		return s.listComments(r, is.number, hr), true // all of them: Gitea does not page this list
 	case len(parts) == 3 && is != nil && parts[2] == "comments" && hr.Method == http.MethodPost:
 		var nc struct {
 			Body string `json:"body"`

@@ -87,8 +87,12 @@ func (s *Server) AddComment(fullName string, n int, author, body string) (id int
 
 func (s *Server) addComment(r *repo, n int, author, body string) int64 {
 	id := r.fb.id()
+	kind := "pull"
+	if r.issue(n) != nil {
+		kind = "issues"
+	}
 	r.fb.comments[n] = append(r.fb.comments[n], map[string]any{"id": id, "user": userOrNil(author), "body": body,
-		"html_url": fmt.Sprintf("%s/%s/pull/%d#issuecomment-%d", s.srv.URL, r.fullName, n, id), "created_at": time.Now().UTC().Format(time.RFC3339)})
+		"html_url": fmt.Sprintf("%s/%s/%s/%d#issuecomment-%d", s.srv.URL, r.fullName, kind, n, id), "created_at": time.Now().UTC().Format(time.RFC3339)})
 	return id
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/go-github/v75/github"
@@ -103,6 +104,17 @@ func TestGoGitHubReadsIssues(t *testing.T) {
 	}
 	if w := s.Written("acme/r", n); len(w) != 1 || w[0].Body != "on it" {
 		t.Errorf("written: %+v", w)
+	}
+	// The issue's comments: counted on the issue, listed oldest first and
+	// paged, each with its author and a link to the issue.
+	s.AddComment("acme/r", n, "dave", "me too")
+	if is, _, err := gh.Issues.Get(ctx, "acme", "r", n); err != nil || is.GetComments() != 2 {
+		t.Errorf("comment count: %+v, %v", is, err)
+	}
+	cs, resp, err := gh.Issues.ListComments(ctx, "acme", "r", n, &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 1, Page: 2}})
+	if err != nil || len(cs) != 1 || cs[0].GetBody() != "me too" || cs[0].GetUser().GetLogin() != "dave" ||
+		!strings.Contains(cs[0].GetHTMLURL(), "/issues/") || resp.NextPage != 0 {
+		t.Errorf("the comments' second page: %+v, %v", cs, err)
 	}
 	if _, resp, err := gh.Repositories.GetBranch(ctx, "acme", "r", "nope", 0); err == nil || resp.StatusCode != http.StatusNotFound {
 		t.Errorf("a missing branch: %v", err)

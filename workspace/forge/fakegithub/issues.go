@@ -95,7 +95,7 @@ func (s *Server) issueJSON(r *repo, is *issue) map[string]any {
 		assignees = append(assignees, userOrNil(a))
 	}
 	out := map[string]any{"id": 5000 + is.number, "number": is.number, "title": is.title, "body": is.body, "state": is.state,
-		"user": userOrNil(is.author), "labels": labels, "assignees": assignees,
+		"user": userOrNil(is.author), "labels": labels, "assignees": assignees, "comments": len(r.fb.comments[is.number]),
 		"html_url": fmt.Sprintf("%s/%s/issues/%d", s.srv.URL, r.fullName, is.number),
 		"url":      fmt.Sprintf("%s/repos/%s/issues/%d", s.srv.URL, r.fullName, is.number)}
 	if is.pull {
@@ -105,8 +105,8 @@ func (s *Server) issueJSON(r *repo, is *issue) map[string]any {
 }
 
 // routeIssues serves the issue endpoints automations read and write:
-// the repository's issue events (newest first), an issue, a comment on
-// it, and a branch.
+// the repository's issue events (newest first), an issue, its comments
+// (oldest first, paged) and a new one, and a branch.
 func (s *Server) routeIssues(r *repo, p []string, hr *http.Request, body []byte) (reply, bool) {
 	get := hr.Method == http.MethodGet
 	var is *issue
@@ -119,6 +119,8 @@ func (s *Server) routeIssues(r *repo, p []string, hr *http.Request, body []byte)
 		return page(hr, newestFirst(r.events)), true
 	case len(p) == 2 && is != nil && get:
 		return reply{status: http.StatusOK, body: s.issueJSON(r, is)}, true
+	case len(p) == 3 && is != nil && p[2] == "comments" && get:
+		return page(hr, r.fb.comments[is.number]), true
 	case len(p) == 3 && is != nil && p[2] == "comments" && hr.Method == http.MethodPost:
 		text, ok := bodyField(body)
 		if !ok {

@@ -234,6 +234,16 @@ func TestGitLabClientReadsIssues(t *testing.T) {
 	if got := s.IssueNotes("acme/team/r", n); len(got) != 1 || got[0].Body != "on it" {
 		t.Errorf("issue notes: %+v", got)
 	}
+	// A person's notes count in user_notes_count and come newest first
+	// (GitLab's default) among the system notes.
+	s.AddIssueNote("acme/team/r", other, "carol", "still broken")
+	if is, _, err := gl.Issues.GetIssue("acme/team/r", int64(other)); err != nil || is.UserNotesCount != 1 {
+		t.Errorf("user notes count: %+v, %v", is, err)
+	}
+	notes, _, err = gl.Notes.ListIssueNotes("acme/team/r", int64(other), &gitlab.ListIssueNotesOptions{OrderBy: gitlab.Ptr("created_at"), Sort: gitlab.Ptr("desc")})
+	if err != nil || len(notes) != 2 || notes[0].System || notes[0].Body != "still broken" || notes[0].Author.Username != "carol" || !notes[1].System {
+		t.Errorf("notes newest first: %+v, %v", notes, err)
+	}
 	out, err := exec.Command("git", "--git-dir="+dir, "rev-parse", "h9/x").Output()
 	if err != nil {
 		t.Fatal(err)

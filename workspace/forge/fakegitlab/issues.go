@@ -68,6 +68,30 @@ func (s *Server) CloseIssue(projectPath string, iid int, actor string) {
 	})
 }
 
+// AddIssueNote adds a person's note (a comment) by author to issue iid.
+func (s *Server) AddIssueNote(projectPath string, iid int, author, body string) (id int64) {
+	s.onIssue(projectPath, iid, func(p *project, is *issue) {
+		s.userNamed(author)
+		n := &Note{ID: s.id(), Author: author, Body: body, Created: time.Now().UTC()}
+		is.notes = append(is.notes, n)
+		is.updated = n.Created
+		id = n.ID
+	})
+	return id
+}
+
+// userIssueNotes is an issue's user_notes_count: its notes but GitLab's
+// own system notes.
+func userIssueNotes(is *issue) int {
+	n := 0
+	for _, note := range is.notes {
+		if !note.System {
+			n++
+		}
+	}
+	return n
+}
+
 // IssueNotes is a copy of the notes on issue iid, oldest first.
 func (s *Server) IssueNotes(projectPath string, iid int) []Note {
 	var out []Note
@@ -94,7 +118,7 @@ func (s *Server) issueJSON(p *project, is *issue) map[string]any {
 	}
 	out := map[string]any{"id": p.id*1000 + int64(is.iid), "iid": is.iid, "project_id": p.id, "title": is.title, "description": is.description,
 		"state": is.state, "labels": append([]string{}, is.labels...), "assignees": assignees, "author": s.userJSON(is.author),
-		"closed_by": s.userJSON(is.closedBy), "issue_type": "issue", "type": "ISSUE",
+		"closed_by": s.userJSON(is.closedBy), "issue_type": "issue", "type": "ISSUE", "user_notes_count": userIssueNotes(is),
 		"created_at": is.created.Format(time.RFC3339Nano), "updated_at": is.updated.Format(time.RFC3339Nano),
 		"web_url": fmt.Sprintf("%s/%s/-/issues/%d", s.srv.URL, p.path, is.iid)}
 	if len(is.assignees) > 0 {

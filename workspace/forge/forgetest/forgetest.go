@@ -82,6 +82,7 @@ func Run(t *testing.T, f Fake) {
 	t.Run("MergedAndClosed", func(t *testing.T) { mergedAndClosed(t, f) })
 	t.Run("RateLimited", func(t *testing.T) { rateLimited(t, f) })
 	t.Run("IssueEvents", func(t *testing.T) { issueEvents(t, f) })
+	t.Run("IssueComments", func(t *testing.T) { issueComments(t, f) })
 	t.Run("BranchChecks", func(t *testing.T) { branchChecks(t, f) })
 }
 

@@ -69,3 +69,6 @@ func (f giteaForge) IssueComments(n int) []string {
 	}
 	return out
 }
+func (f giteaForge) AddIssueComment(n int, author, body string) {
+	f.gt.AddComment(gtRepo, n, author, body)
+}

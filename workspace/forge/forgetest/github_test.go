@@ -66,3 +66,6 @@ func (f gitHubForge) IssueComments(n int) []string {
 	}
 	return out
 }
+func (f gitHubForge) AddIssueComment(n int, author, body string) {
+	f.gh.AddComment(ghRepo, n, author, body)
+}

@@ -77,3 +77,6 @@ func (f gitLabForge) IssueComments(n int) []string {
 	}
 	return out
 }
+func (f gitLabForge) AddIssueComment(n int, author, body string) {
+	f.gl.AddIssueNote(glProject, n, author, body)
+}
