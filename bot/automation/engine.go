@@ -22,6 +22,8 @@ type Store interface {
 	UpdateOccurrence(ctx context.Context, o store.Occurrence) (store.Occurrence, error)
 	ClaimOccurrences(ctx context.Context, state store.OccurrenceState, before time.Time, owner string, now time.Time, limit int) ([]store.Occurrence, error)
 	Occurrences(ctx context.Context, automation string, state store.OccurrenceState, limit int) ([]store.Occurrence, error)
+	SettledOccurrences(ctx context.Context, from, before time.Time, limit int) ([]store.Occurrence, error)
+	ForgetOccurrences(ctx context.Context, olds []store.Occurrence) (int, error)
 	AutomationState(ctx context.Context, name string) (store.AutomationState, error)
 	AutomationStates(ctx context.Context) ([]store.AutomationState, error)
 	PutAutomationState(ctx context.Context, st store.AutomationState) (store.AutomationState, error)
@@ -109,6 +111,8 @@ type Engine struct {
 	// everyTurn: every turn is this replica's (claimTurn), as before
 	// turns were claimed; the benchmarks' baseline.
 	everyTurn bool
+	// prunes paces the pruning of settled occurrences (prune.go).
+	prunes pruning
 }
 
 // Thresholds of the engine.
@@ -309,6 +313,16 @@ func (e *Engine) repeat(ctx context.Context, oc occurrence, old, rec store.Occur
 	cctx, cancel := e.ctx(ctx)
 	taken, err := e.o.Store.UpdateOccurrence(cctx, rec)
 	cancel()
+	if errors.Is(err, store.ErrNotFound) {
+		// Pruned since it was read (prune.go): recorded anew, once.
+		var inserted bool
+		cctx, cancel := e.ctx(ctx)
+		taken, inserted, err = e.o.Store.RecordOccurrence(cctx, rec)
+		cancel()
+		if err == nil && !inserted {
+			return dup, false, nil
+		}
+	}
 	if errors.Is(err, store.ErrConflict) {
 		return dup, false, nil // another replica took it
 	}
@@ -350,29 +364,38 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 	case a.DailyBudget > 0 && st.Day == today && st.Spent >= a.DailyBudget:
 		return e.failed(ctx, a, occ, fmt.Sprintf("its daily budget of %d tokens is spent", a.DailyBudget))
 	}
-	if occ.State != store.OccurrenceQueued {
-		open, err := e.previousOpen(ctx, a.Name, occ.Key, st)
-		if err != nil {
+	// overlap: the previous session open, or another start taking the
+	// automation's session slot first, and this one does not start.
+	open, err := e.previousOpen(ctx, a.Name, occ.Key, st)
+	if err != nil {
+		return e.leave(a, occ, err)
+	}
+	var slot int64
+	if !open {
+		if slot, err = e.takeSlot(ctx, a.Name, occ.Key, st); err != nil {
 			return e.leave(a, occ, err)
+		}
+		open = slot == 0
+	}
+	if open {
+		if occ.State == store.OccurrenceQueued {
+			return Outcome{Result: ResultQueued} // it stays queued: a later sweep
 		}
 		state, cause, result := store.OccurrenceSkipped, "its previous session is still open", ResultSkipped
 		if a.Overlap == OverlapQueue {
 			state, cause, result = store.OccurrenceQueued, "", ResultQueued
 		}
-		switch {
-		case !open:
-		case answer:
+		if answer {
 			e.after.Go(func() { e.settle(context.WithoutCancel(ctx), a, occ, state, cause, result) })
 			return Outcome{Result: result, Why: cause}
-		default:
-			return e.settle(ctx, a, occ, state, cause, result)
 		}
+		return e.settle(ctx, a, occ, state, cause, result)
 	}
 	cctx, cancel := e.ctx(ctx)
 	s, err := e.o.Bot.StartSession(cctx, req)
 	cancel()
 	if err != nil {
-		return e.failed(ctx, a, occ, oneLine(err.Error()))
+		return e.failed(ctx, a, occ, oneLine(err.Error()), releaseSlot(slot, st))
 	}
 	occ.State, occ.Channel, occ.Thread, occ.Cause = store.OccurrenceStarted, s.Channel, s.Thread, ""
 	last := lastStart{key: occ.Key, channel: s.Channel, thread: s.Thread, recorded: make(chan struct{})}
@@ -385,7 +408,10 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 		e.update(ctx, a, occ)
 		e.editState(ctx, a.Name, func(st *store.AutomationState) {
 			st.Failures, st.LastCause = 0, ""
-			st.LastKey, st.LastChannel, st.LastThread = occ.Key, s.Channel, s.Thread
+			if st.Starts == slot {
+				// Still the slot's last start (no later one took it).
+				st.LastKey, st.LastChannel, st.LastThread = occ.Key, s.Channel, s.Thread
+			}
 		})
 		e.mu.Lock()
 		if e.recent[a.Name] == last {
@@ -400,37 +426,6 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 		record(ctx)
 	}
 	return Outcome{Result: ResultStarted, Link: s.Link}
-}
-
-// lastStart is a session an automation started; recorded is closed once
-// the store has it.
-type lastStart struct {
-	key, channel, thread string
-	recorded             chan struct{}
-}
-
-// previousOpen reports whether the automation's previous session (other
-// than key's own) is open: the one its state names, and one this
-// process started whose record is still on its way.
-func (e *Engine) previousOpen(ctx context.Context, name, key string, st store.AutomationState) (bool, error) {
-	prev := []lastStart{{key: st.LastKey, channel: st.LastChannel, thread: st.LastThread}}
-	e.mu.Lock()
-	if r, ok := e.recent[name]; ok {
-		prev = append(prev, r)
-	}
-	e.mu.Unlock()
-	for _, p := range prev {
-		if p.thread == "" || p.key == key {
-			continue
-		}
-		cctx, cancel := e.ctx(ctx)
-		open, err := e.o.Bot.SessionOpen(cctx, p.channel, p.thread)
-		cancel()
-		if err != nil || open {
-			return open, err
-		}
-	}
-	return false, nil
 }
 
 // leave leaves an occurrence recorded when the store or Slack could not
@@ -451,11 +446,15 @@ func (e *Engine) settle(ctx context.Context, a *Automation, occ store.Occurrence
 }
 
 // failed records a failed start and says it once per cause; the third
-// in a row pauses the automation, said with Resume.
-func (e *Engine) failed(ctx context.Context, a *Automation, occ store.Occurrence, why string) Outcome {
+// in a row pauses the automation, said with Resume. also are edits of
+// the state saved with the failure's (a slot given back).
+func (e *Engine) failed(ctx context.Context, a *Automation, occ store.Occurrence, why string, also ...func(*store.AutomationState)) Outcome {
 	out := e.settle(ctx, a, occ, store.OccurrenceFailed, why, ResultFailed)
 	var say, pause bool
 	e.editState(ctx, a.Name, func(st *store.AutomationState) {
+		for _, edit := range also {
+			edit(st)
+		}
 		st.Failures++
 		say = st.LastCause != why
 		st.LastCause = why
