@@ -57,8 +57,8 @@ type pruning struct {
 	// from: the occurrences recorded before it were forgotten or kept
 	// open by the last passes, which stopped with work left.
 	from time.Time
-	// batch overrides pruneBatch (tests).
-	batch int
+	// batch and batches override pruneBatch and pruneBatches (tests).
+	batch, batches int
 }
 
 // prune forgets settled occurrences older than keepOccurrences, if a
@@ -72,12 +72,12 @@ func (e *Engine) prune(ctx context.Context) int {
 		return 0
 	}
 	p.next = now.Add(pruneEvery)
-	from, batch := p.from, cmp.Or(p.batch, pruneBatch)
+	from, batch, batches := p.from, cmp.Or(p.batch, pruneBatch), cmp.Or(p.batches, pruneBatches)
 	p.mu.Unlock()
 	before := now.Add(-keepOccurrences)
 	open := map[string]bool{} // each thread asked once a pass
 	forgot, full := 0, false
-	for range pruneBatches {
+	for range batches {
 		cctx, cancel := e.ctx(ctx)
 		list, err := e.o.Store.SettledOccurrences(cctx, from, before, batch)
 		cancel()
