@@ -104,8 +104,15 @@ type Engine struct {
 	edits stateEdits
 	// recent is each automation's last session started here whose record
 	// is on its way (start); after owns the goroutines recording them.
-	recent map[string]lastStart
+	recent map[string]*lastStart
 	after  sync.WaitGroup
+	// starting names the automations whose start is under way here;
+	// begun counts each automation's starts here (overlap.go).
+	starting map[string]bool
+	begun    map[string]int64
+	// shared: other processes write the store (a fleet's replicas), so
+	// a start takes the automation's session slot there too.
+	shared bool
 	// fireAtOnce is the due schedules fired at once (0: fireAtOnce).
 	fireAtOnce int
 	// everyTurn: every turn is this replica's (claimTurn), as before
@@ -146,7 +153,8 @@ func NewEngine(o Options) *Engine {
 		o.Count = func(string, Kind, string) {}
 	}
 	return &Engine{o: o, bySrc: map[string][]*Automation{}, byName: map[string]*Automation{},
-		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}, recent: map[string]lastStart{}}
+		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}, recent: map[string]*lastStart{},
+		starting: map[string]bool{}, begun: map[string]int64{}, shared: shared(o.Store)}
 }
 
 // Set replaces the automations of one source (the operator's file, or a
@@ -364,18 +372,11 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 	case a.DailyBudget > 0 && st.Day == today && st.Spent >= a.DailyBudget:
 		return e.failed(ctx, a, occ, fmt.Sprintf("its daily budget of %d tokens is spent", a.DailyBudget))
 	}
-	// overlap: the previous session open, or another start taking the
-	// automation's session slot first, and this one does not start.
-	open, err := e.previousOpen(ctx, a.Name, occ.Key, st)
+	// overlap (overlap.go): the previous session open, or another start
+	// of the automation under way, and this one does not start.
+	slot, open, err := e.takeSlot(ctx, a.Name, occ.Key, st)
 	if err != nil {
 		return e.leave(a, occ, err)
-	}
-	var slot int64
-	if !open {
-		if slot, err = e.takeSlot(ctx, a.Name, occ.Key, st); err != nil {
-			return e.leave(a, occ, err)
-		}
-		open = slot == 0
 	}
 	if open {
 		if occ.State == store.OccurrenceQueued {
@@ -395,21 +396,18 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 	s, err := e.o.Bot.StartSession(cctx, req)
 	cancel()
 	if err != nil {
-		return e.failed(ctx, a, occ, oneLine(err.Error()), releaseSlot(slot, st))
+		e.started(a.Name, nil)
+		return e.failed(ctx, a, occ, oneLine(err.Error()), slot.release(st))
 	}
 	occ.State, occ.Channel, occ.Thread, occ.Cause = store.OccurrenceStarted, s.Channel, s.Thread, ""
-	last := lastStart{key: occ.Key, channel: s.Channel, thread: s.Thread, recorded: make(chan struct{})}
-	e.mu.Lock()
-	e.threads[s.Channel+"/"+s.Thread] = a.Name
-	e.recent[a.Name] = last
-	e.mu.Unlock()
+	last := &lastStart{key: occ.Key, channel: s.Channel, thread: s.Thread, recorded: make(chan struct{})}
+	e.started(a.Name, last)
 	e.o.Count(a.Name, a.Trigger.Kind, ResultStarted)
 	record := func(ctx context.Context) {
 		e.update(ctx, a, occ)
 		e.editState(ctx, a.Name, func(st *store.AutomationState) {
 			st.Failures, st.LastCause = 0, ""
-			if st.Starts == slot {
-				// Still the slot's last start (no later one took it).
+			if e.latest(a.Name, last, slot, st) {
 				st.LastKey, st.LastChannel, st.LastThread = occ.Key, s.Channel, s.Thread
 			}
 		})

@@ -31,6 +31,11 @@ var (
 	bucketAutoStates  = []byte("automation_states")
 )
 
+// Shared reports that no other process writes the store: bbolt's file
+// lock gives it to one process, so the automation engine keeps what
+// only its own goroutines contend for (overlap's slot) in memory.
+func (s *Store) Shared() bool { return false }
+
 // RecordOccurrence stores o unless its key is taken, and returns what is
 // stored and whether this call stored it. The stored one has Version 1.
 func (s *Store) RecordOccurrence(ctx context.Context, o store.Occurrence) (store.Occurrence, bool, error) {

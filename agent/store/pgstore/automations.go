@@ -41,6 +41,11 @@ func occurrenceArgs(o store.Occurrence) []any {
 	return []any{o.Automation, o.Key, string(o.State), o.Dedupe, o.Channel, o.Thread, o.Cause, data, o.Recorded, o.Owner, o.Claimed}
 }
 
+// Shared reports that other processes (a fleet's replicas) may write
+// the store: the automation engine takes what they contend for, such as
+// overlap's slot, by compare-and-swap here.
+func (s *Store) Shared() bool { return true }
+
 // RecordOccurrence stores o unless its key is taken, and returns what is
 // stored and whether this call stored it (Version 1).
 func (s *Store) RecordOccurrence(ctx context.Context, o store.Occurrence) (store.Occurrence, bool, error) {
