@@ -138,6 +138,9 @@ func (s automationSide) StartSession(ctx context.Context, r automation.StartRequ
 	if err != nil {
 		return automation.Started{}, err
 	}
+	if repo != nil {
+		repo.Closes = r.Issue
+	}
 	mode := planning.PlanModePlan
 	if r.Mode == automation.ModeRun {
 		mode = planning.PlanModeDefault

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/h9-app/h9/agent"
+	"github.com/h9-app/h9/bot/automation"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/planning"
 	"github.com/h9-app/h9/workspace"
@@ -163,7 +166,7 @@ func (b *Bot) pushAndOpen(ctx context.Context, log *slog.Logger, s Session, r Se
 		return text(words), none, pushed.Commit
 	}
 	word := b.requestWord(r.Name) // "pull request" or GitLab's "merge request"
-	pr, err := b.cfg.Repos.OpenPullRequest(ctx, gs, pullRequestTitle(s.Task), b.pullRequestBody(ctx, log, s))
+	pr, err := b.cfg.Repos.OpenPullRequest(ctx, gs, pullRequestTitle(automation.TaskOf(s.Task)), b.pullRequestBody(ctx, log, s))
 	if err != nil {
 		log.Warn("opening the request failed", "err", err)
 		return text(":x: Pushed " + branch + ", but the " + word + " could not be opened: " + render.Escape(render.Truncate(err.Error(), 1500))), none, pushed.Commit
@@ -209,7 +212,29 @@ func (b *Bot) pullRequestBody(ctx context.Context, log *slog.Logger, s Session) 
 		sb.WriteString("\n")
 	}
 	sb.WriteString("Slack thread: " + b.api.Permalink(ctx, log, s.Channel, s.ThreadTS) + "\n")
+	if s.Repo != nil {
+		return withCloses(sb.String(), s.Repo.Closes)
+	}
 	return sb.String()
+}
+
+// withCloses ends a request's body with `Closes #n` when an issue
+// trigger started its session (n > 0) and the body does not say it yet:
+// the forge closes the issue when the request is merged.
+func withCloses(body string, n int) string {
+	if n <= 0 {
+		return body
+	}
+	line := "Closes #" + strconv.Itoa(n)
+	if closesRef(line).MatchString(body) {
+		return body
+	}
+	return strings.TrimRight(body, "\n") + "\n\n" + line + "\n"
+}
+
+// closesRef matches line as a whole reference (#12 is not #123).
+func closesRef(line string) *regexp.Regexp {
+	return regexp.MustCompile(`(?m)(^|\s)` + regexp.QuoteMeta(line) + `\b`)
 }
 
 // requestWord is what the repository's forge calls a request: "merge

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/h9-app/h9/bot/automation"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/workspace/gitrepo"
 )
@@ -37,7 +38,7 @@ func (a *actor) repoOutcome() {
 	ctx, cancel := context.WithTimeout(a.ctx, outcomeTimeout)
 	defer cancel()
 	gs := s.Repo.git(s.ID)
-	if _, err := repos.Finish(ctx, gs, s.Task, a.b.identity(ctx, a.log, s.Owner)); err != nil {
+	if _, err := repos.Finish(ctx, gs, automation.TaskOf(s.Task), a.b.identity(ctx, a.log, s.Owner)); err != nil {
 		a.log.Warn("the last checkpoint failed", "err", err)
 	}
 	ch, err := repos.Changes(ctx, gs)

@@ -39,6 +39,10 @@ type SessionRepo struct {
 	// session's runs may start.
 	Ready       bool   `json:"ready,omitempty"`
 	PullRequest string `json:"pull_request,omitempty"` // its URL, once opened
+	// Closes is the issue an automation's issue trigger started the
+	// session for: its request says `Closes #N` (ARCHITECTURE.md,
+	// "Automations"); 0 for none.
+	Closes int `json:"closes,omitempty"`
 }
 
 // git is the session as gitrepo names it.

@@ -46,18 +46,21 @@ type Bot interface {
 
 // StartRequest is a session an occurrence starts.
 type StartRequest struct {
-	Automation  string `json:"automation"`
-	Key         string `json:"key"` // the occurrence's: a start is idempotent on it
-	Owner       string `json:"owner,omitempty"`
-	Channel     string `json:"channel"`
-	Thread      string `json:"thread,omitempty"` // message trigger: the matched message's ts
-	Repo        string `json:"repo,omitempty"`
-	Mode        Mode   `json:"mode"`
-	Task        string `json:"task"`    // the operator's words, for the root message
-	Request     string `json:"request"` // the task, then the data fenced
-	Source      string `json:"source"`  // a link to the source, or "webhook", "schedule"
-	Budget      int64  `json:"budget,omitempty"`
-	Trigger     Kind   `json:"trigger"`
+	Automation string `json:"automation"`
+	Key        string `json:"key"` // the occurrence's: a start is idempotent on it
+	Owner      string `json:"owner,omitempty"`
+	Channel    string `json:"channel"`
+	Thread     string `json:"thread,omitempty"` // message trigger: the matched message's ts
+	Repo       string `json:"repo,omitempty"`
+	Mode       Mode   `json:"mode"`
+	Task       string `json:"task"`    // the operator's words, for the root message
+	Request    string `json:"request"` // the task, then the data fenced
+	Source     string `json:"source"`  // a link to the source, or "webhook", "schedule"
+	Budget     int64  `json:"budget,omitempty"`
+	Trigger    Kind   `json:"trigger"`
+	// Issue is the issue an issue trigger's session closes: its pull/merge
+	// request says `Closes #<Issue>` (0: none).
+	Issue       int    `json:"issue,omitempty"`
 	DedupeShown string `json:"dedupe_shown,omitempty"`
 	// Retry: an earlier start of this occurrence may have posted its root
 	// message before its process stopped (the sweep's second try).

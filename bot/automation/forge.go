@@ -173,8 +173,8 @@ func (e *Engine) fireIssue(ctx context.Context, a *Automation, c forge.Issues, e
 	key := boundKey(ev.Key)
 	req := e.newRequest(a, key)
 	req.Source = "issue #" + strconv.Itoa(ev.Number) + " " + ev.URL
-	req.Request = Request(a.Task+"\n\nThe pull/merge request you may open must say `Closes #"+strconv.Itoa(ev.Number)+"` in its description.",
-		DataIssue, fmt.Sprintf("issue #%d: %s\nopened at %s\n\n%s\n", ev.Number, ev.Title, ev.URL, ev.Body))
+	req.Issue = ev.Number // h9 writes `Closes #N` in the request it opens (bot/repo_actor.go)
+	req.Request = Request(a.Task, DataIssue, fmt.Sprintf("issue #%d: %s\nopened at %s\n\n%s\n", ev.Number, ev.Title, ev.URL, ev.Body))
 	out, err := e.fire(ctx, occurrence{a: a, key: key, req: req})
 	if err != nil {
 		e.o.Log.Warn("recording an issue's occurrence failed", "automation", a.Name, "issue", ev.Number, "err", err)

@@ -1,6 +1,7 @@
 package automation
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +81,7 @@ func TestIssueAndCheckTriggersOnGitHub(t *testing.T) {
 	}
 	fence := strings.Index(issueReq.Request, "<<<AUTOMATION-DATA-")
 	if !strings.HasPrefix(issueReq.Request, "Fix the issue") || fence < 0 || strings.Index(issueReq.Request, "Ignore your task") < fence ||
-		!strings.Contains(issueReq.Request, "Closes #") || !strings.Contains(issueReq.Source, "issue #") {
+		issueReq.Issue == 0 || !strings.Contains(issueReq.Source, "issue #"+strconv.Itoa(issueReq.Issue)) {
 		t.Errorf("issue request %q source %q", issueReq.Request, issueReq.Source)
 	}
 	if !strings.Contains(checkReq.Request, "unit-tests") || !strings.Contains(checkReq.Request, "expected 200, got 500") || checkReq.Key != "check:"+head {

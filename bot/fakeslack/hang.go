@@ -10,6 +10,7 @@ import (
 type hangs struct {
 	mu      sync.Mutex
 	methods map[string]chan struct{} // "" holds every method
+	held    map[string]int           // calls waiting now, by method
 }
 
 // Hang makes calls of method ("" for every Web API method; response_url
@@ -20,6 +21,13 @@ func (s *Server) Hang(method string) (release func()) { return s.hangs.set(metho
 // HangAfter is Hang for calls Slack carried out whose answer is lost: a
 // chat.postMessage is in the channel, and its caller waits on.
 func (s *Server) HangAfter(method string) (release func()) { return s.hangsAfter.set(method) }
+
+// Held is how many calls of method Hang holds now (not yet carried out).
+func (s *Server) Held(method string) int {
+	s.hangs.mu.Lock()
+	defer s.hangs.mu.Unlock()
+	return s.hangs.held[method]
+}
 
 func (h *hangs) set(method string) (release func()) {
 	h.mu.Lock()
@@ -50,10 +58,21 @@ func (h *hangs) hold(ctx context.Context, closed <-chan struct{}, method string)
 	if ch == nil {
 		ch = h.methods[""]
 	}
+	if ch != nil {
+		if h.held == nil {
+			h.held = map[string]int{}
+		}
+		h.held[method]++
+	}
 	h.mu.Unlock()
 	if ch == nil {
 		return true
 	}
+	defer func() {
+		h.mu.Lock()
+		h.held[method]--
+		h.mu.Unlock()
+	}()
 	select {
 	case <-ch:
 		return true

@@ -23,6 +23,7 @@ import (
 	"github.com/h9-app/h9/agent/store/boltstore"
 	"github.com/h9-app/h9/agent/store/pgstore"
 	"github.com/h9-app/h9/bot"
+	"github.com/h9-app/h9/bot/automation"
 )
 
 const (
@@ -40,6 +41,7 @@ type backend interface {
 	agent.Store
 	bot.Store
 	bot.Leases
+	automation.Store                // the automations' occurrences and states (ARCHITECTURE.md, "Automations")
 	Ping(ctx context.Context) error // the readiness check's
 }
 

@@ -110,6 +110,15 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
+// SetClock sets the fake's clock (it starts on 2 January 2026): a test
+// against a poller that keeps only what happened after it started sets it
+// to the real time.
+func (s *Server) SetClock(at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock = at.UTC().Truncate(time.Second)
+}
+
 // now is the fake's clock: each call moves it a second, so creation
 // times are distinct and ordered.
 func (s *Server) now() time.Time {
