@@ -28,6 +28,9 @@ type Store interface {
 	AutomationStates(ctx context.Context) ([]store.AutomationState, error)
 	PutAutomationState(ctx context.Context, st store.AutomationState) (store.AutomationState, error)
 	AddAutomationSpend(ctx context.Context, name, day string, tokens int64) (int64, error)
+	// Shared reports whether other processes write the store too (a
+	// fleet's replicas): then overlap's slot is taken there (overlap.go).
+	Shared() bool
 }
 
 // Bot is what the engine asks of the Slack side.
@@ -157,7 +160,7 @@ func NewEngine(o Options) *Engine {
 	}
 	return &Engine{o: o, bySrc: map[string][]*Automation{}, byName: map[string]*Automation{},
 		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}, recent: map[string]*lastStart{},
-		starting: map[string]bool{}, begun: map[string]int64{}, shared: shared(o.Store)}
+		starting: map[string]bool{}, begun: map[string]int64{}, shared: o.Store.Shared()}
 }
 
 // Set replaces the automations of one source (the operator's file, or a

@@ -24,18 +24,8 @@ import (
 // Starts moved on since it read the state loses, and one that finds a
 // start's LastKey without a thread asks its occurrence: still pending,
 // it is starting. A bbolt file has one process, so there the slot in
-// memory is the whole of it, and the webhook's answer waits for no
-// commit more.
-
-// sharedStore is a store that says whether other processes write it.
-type sharedStore interface{ Shared() bool }
-
-// shared reports whether other processes may write st: yes unless it
-// says otherwise.
-func shared(st Store) bool {
-	s, ok := st.(sharedStore)
-	return !ok || s.Shared()
-}
+// memory is the whole of it (Store.Shared), and the webhook's answer
+// waits for no commit more.
 
 // lastStart is a session an automation started here; recorded is
 // closed once the store has it, gen is its place among the
