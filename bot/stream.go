@@ -63,7 +63,11 @@ type runStream struct {
 
 // startStream starts the run's streamer, unless streaming is off.
 func (a *actor) startStream() *runStream {
-	if a.rec == nil || !a.b.api.SurfaceOn(slackapi.SurfaceStream) {
+	// Slack streams in a channel only to a recipient (recipient_user_id and
+	// recipient_team_id): a session with no owner (an automation's without
+	// one) has none, so its words are posted when the run ends, as they
+	// always were, and the surface stays on for the others.
+	if a.rec == nil || a.rec.Owner == "" || !a.b.api.SurfaceOn(slackapi.SurfaceStream) {
 		return nil
 	}
 	st := &runStream{a: a, check: a.check, ctx: a.ctx, channel: a.rec.Channel, thread: a.rec.ThreadTS, owner: a.rec.Owner,

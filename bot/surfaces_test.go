@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/h9-app/h9/agent/fakemodel"
+	"github.com/h9-app/h9/bot/automation"
 	"github.com/h9-app/h9/bot/render"
+	"github.com/h9-app/h9/bot/slackapi"
 	"github.com/h9-app/h9/workspace/testenv"
 )
 
@@ -137,6 +139,7 @@ func TestSessionTitle(t *testing.T) {
 	long := strings.Repeat("word ", 60)
 	for _, tt := range []struct{ task, want string }{
 		{"fix  the\nbuild", "fix the build"},
+		{automation.Request("Fix the flaky test", automation.DataWebhook, `{"a": 1}`), "Fix the flaky test"},
 		{long, strings.TrimSpace(strings.Repeat("word ", 39)) + "…"},
 	} {
 		got := sessionTitle(tt.task)
@@ -166,4 +169,48 @@ func TestSurfacesConfirmEachStepSuspends(t *testing.T) {
 	e.click(testUser, cl.TS, render.ActionStop)
 	e.waitChecklist(thread, "idle")
 	e.waitStatuses(thread, "processing", "suspended", "processing", "suspended", "active")
+}
+
+// An automation's session: its title is the operator's task, not the
+// fenced data after it; with no owner it streams to no one (Slack needs a
+// recipient in a channel), so its words are posted as always, and the
+// stream surface stays on for every other session.
+func TestSurfacesAutomationWithoutOwner(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t)
+	e.model.Enqueue(fakemodel.Text("Tidied the flaky tests."))
+	task := "Fix the flaky test"
+	started, err := automationSide{e.bot}.StartSession(t.Context(), automation.StartRequest{
+		Automation: "flaky", Key: "webhook:1", Channel: testChannel, Mode: automation.ModeRun, Task: task,
+		Request: automation.Request(task, automation.DataWebhook, `{"test":"TestFlaky"}`), Source: "webhook", Trigger: automation.KindWebhook,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	thread := started.Thread
+	e.waitMessage(thread, "Tidied the flaky tests.", 1)
+	e.waitStatuses(thread, "processing", "active")
+	if a, _ := e.slack.AgentSession(testChannel, thread); a.Title != task || a.Initiator != "" {
+		t.Errorf("session title %q, initiator %q; want %q and none", a.Title, a.Initiator, task)
+	}
+	if n := len(e.slack.Calls("chat.startStream")); n != 0 {
+		t.Errorf("%d chat.startStream calls for a session with no owner, want 0", n)
+	}
+	if !e.bot.api.SurfaceOn(slackapi.SurfaceStream) {
+		t.Error("a session with no owner turned streaming off")
+	}
+}
+
+// A session with no owner is the admins' alone: the refusal names no one.
+func TestControlRefusalWithoutOwner(t *testing.T) {
+	t.Parallel()
+	for _, action := range []string{actionNativeStop, render.ActionStop} {
+		got := controlRefusal(action, "")
+		if strings.Contains(got, "<@") || !strings.HasPrefix(got, "Only an h9 admin can ") {
+			t.Errorf("controlRefusal(%q, no owner) = %q", action, got)
+		}
+		if got := controlRefusal(action, "U1"); !strings.HasPrefix(got, "Only <@U1>, who started this session, or an h9 admin can ") {
+			t.Errorf("controlRefusal(%q, U1) = %q", action, got)
+		}
+	}
 }
