@@ -7,6 +7,7 @@ import (
 
 	"github.com/h9-app/h9/agent/fakemodel"
 	"github.com/h9-app/h9/bot/automation"
+	"github.com/h9-app/h9/bot/follow"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/bot/slackapi"
 	"github.com/h9-app/h9/workspace/testenv"
@@ -214,4 +215,84 @@ func TestControlRefusalWithoutOwner(t *testing.T) {
 			t.Errorf("controlRefusal(%q, U1) = %q", action, got)
 		}
 	}
+}
+
+// The five waits on a person suspend the session; a run in flight is
+// processing even with a press outstanding, since the run goes on without
+// it (an Allow host the proxy asked for, feedback that came during the
+// run); a confirm-each-step wait blocks the run and so suspends it.
+func TestAgentStatusOfEachWait(t *testing.T) {
+	t.Parallel()
+	ask := &SessionNetwork{Asks: []NetworkAsk{{HostPort: "blocked.test:80"}}}
+	waiting := &follow.Follow{Batch: &follow.Batch{Status: follow.Waiting}}
+	for _, tt := range []struct {
+		name string
+		s    Session
+		want string
+	}{
+		{"review", Session{State: stateAwaitingReview}, "suspended"},
+		{"confirm each step", Session{State: stateAwaitingApproval}, "suspended"},
+		{"Allow host at rest", Session{State: stateDone, Network: ask}, "suspended"},
+		{"Allow host during a run", Session{State: stateRunning, Network: ask}, "processing"},
+		{"Raise budget", Session{State: stateOverBudget}, "suspended"},
+		{"Address feedback", Session{State: stateDone, Follow: waiting}, "suspended"},
+		{"Address feedback during a run", Session{State: stateRunning, Follow: waiting}, "processing"},
+		{"Resume after a restart", Session{State: stateInterrupted}, "suspended"},
+		{"running", Session{State: stateRunning}, "processing"},
+		{"done", Session{State: stateDone}, "active"},
+		{"stalled", Session{State: stateStalled}, "active"},
+		{"cancelled", Session{State: stateCancelled}, "closed"},
+		{"following ended", Session{State: stateDone, Follow: &follow.Follow{Ended: "merged"}}, "closed"},
+	} {
+		if got := tt.s.agentStatus(); got != tt.want {
+			t.Errorf("%s: agentStatus = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// Allow host: the proxy's refusal does not block the run (the command
+// fails, the model reads why), so the session stays processing; once the
+// run ends with the ask open it waits on a person, suspended; Deny leaves
+// it resting, active. One call per change.
+func TestSurfacesAllowHostSuspendsOnlyAtRest(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t)
+	replies := gate(t, e)
+	thread := e.startSession("run", "fetch a thing")
+	e.waitFor("the first model request", func() bool { return e.model.Calls() == 1 })
+	e.waitStatuses(thread, "processing")
+	e.bot.NetworkRefused(e.sessionID(thread), "curl", "blocked.test:80")
+	ask := e.networkAsk(thread, "blocked.test:80")
+	replies <- fakemodel.ToolCall("todo_write", todos("a:completed"))
+	e.waitFor("the run's second model request", func() bool { return e.model.Calls() == 2 })
+	e.waitStatuses(thread, "processing")
+	replies <- fakemodel.Text("Could not fetch it.")
+	e.waitMessage(thread, "Could not fetch it.", 1)
+	e.waitStatuses(thread, "processing", "suspended")
+	e.click(testUser, ask.TS, render.ActionNetDeny)
+	e.waitFor("the ask decided", func() bool {
+		m, _ := e.slack.Message(testChannel, ask.TS)
+		return strings.Contains(m.Text, "Denied by <@"+testUser+">")
+	})
+	e.waitStatuses(thread, "processing", "suspended", "active")
+}
+
+// Confirm each step: the run blocks on the step's buttons, suspended, and
+// is processing again once the step is approved.
+func TestSurfacesConfirmEachStepResumesProcessing(t *testing.T) {
+	testenv.Full(t, "a whole Slack flow")
+	e := newEnv(t)
+	thread, review := e.planned("careful work", "a:pending")
+	e.model.Enqueue(
+		fakemodel.ToolCall("todo_write", todos("a:in_progress")),
+		fakemodel.ToolCall("write_file", `{"path":"careful.txt","content":"x"}`),
+		fakemodel.ToolCall("todo_write", todos("a:completed")),
+		fakemodel.Text("Wrote it."),
+	)
+	e.click(testUser, review.TS, render.ActionApproveConfirm)
+	step := e.waitMessage(thread, render.ActionStepApprove, 1)
+	e.waitStatuses(thread, "processing", "suspended", "processing", "suspended")
+	e.click(testUser, step.TS, render.ActionStepApprove)
+	e.waitMessage(thread, "Wrote it.", 1)
+	e.waitStatuses(thread, "processing", "suspended", "processing", "suspended", "processing", "active")
 }
