@@ -124,7 +124,10 @@ func (m msgRunDone) handle(a *actor) {
 		return // a run this actor no longer waits for
 	}
 	a.run = nil
-	a.endStream() // before the run's context ends: the stream is stopped under the lease
+	done := a.runDone(h, m.res, m.err)
+	// Before the run's context ends, so under the lease; with the status
+	// the session is in once the run's outcome is applied (stream.go).
+	a.endStream(a.statusAfter(done))
 	h.cancel()
 	if errors.Is(m.err, store.ErrFenced) {
 		a.drop("the run's write was fenced")
@@ -133,7 +136,7 @@ func (m msgRunDone) handle(a *actor) {
 		return // the new holder resumes the run as a restart does
 	}
 	before := a.rec.Tokens.TotalTokens
-	a.apply(a.runDone(h, m.res, m.err))
+	a.apply(done)
 	a.settleStream()
 	a.b.automationSpent(a.key, a.rec.Tokens.TotalTokens-before) // automations.go: daily_budget
 }

@@ -100,7 +100,7 @@ func (m msgNetworkRefused) handle(a *actor) {
 // an admin; Allow for <repo> is the admins' alone (the machine checks).
 func (a *actor) networkClick(m msgAction) {
 	if !a.b.perms.canControl(a.rec, m.user) {
-		a.postEphemeral(m.user, "Only <@"+a.rec.Owner+">, who started this session, or an h9 admin can use these buttons.")
+		a.postEphemeral(m.user, controlRefusal(m.action, a.rec.Owner))
 		return
 	}
 	a.apply(evNetworkClick{user: m.user, action: m.action, hostPort: m.value.StepID, admin: a.b.perms.admins[m.user]})

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/slack-go/slack"
+
 	"github.com/h9-app/h9/agent"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/bot/slackapi"
@@ -63,7 +65,11 @@ type runStream struct {
 
 // startStream starts the run's streamer, unless streaming is off.
 func (a *actor) startStream() *runStream {
-	if a.rec == nil || !a.b.api.SurfaceOn(slackapi.SurfaceStream) {
+	// Slack streams in a channel only to a recipient (recipient_user_id and
+	// recipient_team_id): a session with no owner (an automation's without
+	// one) has none, so its words are posted when the run ends, as they
+	// always were, and the surface stays on for the others.
+	if a.rec == nil || a.rec.Owner == "" || !a.b.api.SurfaceOn(slackapi.SurfaceStream) {
 		return nil
 	}
 	st := &runStream{a: a, check: a.check, ctx: a.ctx, channel: a.rec.Channel, thread: a.rec.ThreadTS, owner: a.rec.Owner,
@@ -211,7 +217,9 @@ func (st *runStream) rest(text string) (string, int) {
 // void stops and deletes the open stream, whose text no longer stands.
 func (st *runStream) void() {
 	api, log := st.a.b.api, st.a.log
-	err := api.StopStream(st.ctx, log, st.channel, st.ts, "", "")
+	// The run goes on: the session stays processing (a stop without
+	// session_status would make it active).
+	err := api.StopStream(st.ctx, log, st.channel, st.ts, slack.AgentSessionStatusProcessing, "")
 	if derr := api.Delete(st.ctx, log, st.channel, st.ts); err == nil {
 		err = derr
 	}
@@ -282,20 +290,35 @@ func (m msgStreamStarted) handle(a *actor) {
 
 // endStream ends the run's stream when the run returned: its ts stays
 // recorded for the post of the run's words (postPending), or it is none.
-func (a *actor) endStream() {
+// The stop carries status, the session's once the run's outcome is
+// applied: that change of status is told by the stop, and recorded as
+// told, so syncAgentStatus makes no call of its own for it (one call per
+// change; ARCHITECTURE.md, "Slack's agent surfaces").
+func (a *actor) endStream(status string) {
 	st := a.stream
 	a.stream = nil
 	if st == nil {
 		return
 	}
-	ts := st.end(a.rec.AgentStatus)
+	ts := st.end(status)
 	if a.lost {
 		return
 	}
-	if a.rec.StreamTS != ts {
+	told := ts != "" && a.rec.AgentStatus != status
+	if told {
+		a.rec.AgentStatus = status
+	}
+	if a.rec.StreamTS != ts || told {
 		a.rec.StreamTS = ts
 		a.save()
 	}
+}
+
+// statusAfter is the agent status the session is in once ev is applied
+// (the machine is pure: nothing is carried out).
+func (a *actor) statusAfter(ev event) string {
+	next, _ := transition(*a.rec, ev)
+	return next.agentStatus()
 }
 
 // settleStream runs after the run's outcome was applied: a stream with no

@@ -7,6 +7,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
+	"github.com/h9-app/h9/bot/automation"
 	"github.com/h9-app/h9/bot/follow"
 	"github.com/h9-app/h9/bot/render"
 	"github.com/h9-app/h9/bot/slackapi"
@@ -59,10 +60,12 @@ func (s *Session) waitsOnPerson() bool {
 	return f.Following() && f.Batch != nil && f.Batch.Status == follow.Waiting
 }
 
-// sessionTitle is the task as the session's title: one line, cut at a
-// word boundary to at most maxSessionTitle characters.
+// sessionTitle is the task as the session's title: the operator's words
+// without an automation's fenced data (automation.TaskOf, as the pull
+// request's title), on one line, cut at a word boundary to at most
+// maxSessionTitle characters.
 func sessionTitle(task string) string {
-	t := strings.Join(strings.Fields(task), " ")
+	t := strings.Join(strings.Fields(automation.TaskOf(task)), " ")
 	if utf8.RuneCountInString(t) <= maxSessionTitle {
 		return t
 	}
@@ -115,9 +118,14 @@ func (b *Bot) onAgentSessionStopped(e *slackevents.AgentSessionStoppedEvent, key
 }
 
 // controlRefusal is what a user who may not control the session reads.
+// A session with no owner (an automation's without one) is the admins'.
 func controlRefusal(action, owner string) string {
-	if action == actionNativeStop {
-		return "Only <@" + owner + ">, who started this session, or an h9 admin can stop it, so it goes on."
+	who := "Only <@" + owner + ">, who started this session, or an h9 admin"
+	if owner == "" {
+		who = "Only an h9 admin"
 	}
-	return "Only <@" + owner + ">, who started this session, or an h9 admin can use these buttons."
+	if action == actionNativeStop {
+		return who + " can stop it, so it goes on."
+	}
+	return who + " can use these buttons."
 }

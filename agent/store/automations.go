@@ -16,6 +16,10 @@ import (
 // must remember between occurrences (paused, failures in a row, the
 // catch-up watermark, forge cursors, its last session, its daily spend).
 //
+// Settled occurrences are pruned by the engine once they are old
+// enough that no repeat of their key can come (SettledOccurrences lists
+// the candidates, ForgetOccurrences forgets those still as listed).
+//
 // Both records are written compare-and-swap: a write carries the Version
 // it read and is refused with ErrConflict when another writer (another
 // replica) got there first; the backend sets the stored Version.
@@ -52,6 +56,7 @@ func (s OccurrenceState) Known() bool {
 }
 
 // Pending reports whether the occurrence still waits for its start.
+// A pending occurrence is never pruned (ForgetOccurrences keeps it).
 func (s OccurrenceState) Pending() bool { return s == OccurrenceRecorded || s == OccurrenceQueued }
 
 // MaxOccurrenceKey bounds an occurrence's key and dedupe key, in bytes
@@ -124,8 +129,14 @@ type AutomationState struct {
 	LastFired time.Time
 	// LastKey, LastChannel and LastThread name the automation's last
 	// session (its occurrence and thread), for the listing and overlap.
+	// The thread is empty while that session is starting.
 	LastKey                 string
 	LastChannel, LastThread string
+	// Starts counts the starts that took the automation's session slot:
+	// a start takes it (sets LastKey) only if Starts is still what it
+	// read when it found the previous session closed, so that of two
+	// occurrences at once one starts (overlap).
+	Starts int64
 	// Cursor is the forge triggers' polling cursor, opaque here.
 	Cursor json.RawMessage
 	// Day and Spent are the tokens its sessions spent on Day (YYYY-MM-DD,
@@ -141,8 +152,8 @@ func (s AutomationState) Check() error {
 		return fmt.Errorf("%w: automation state %q: an empty name or a NUL byte", ErrInvalid, s.Name)
 	case s.Cursor != nil && !json.Valid(s.Cursor):
 		return fmt.Errorf("%w: automation state %q: the cursor is not JSON", ErrInvalid, s.Name)
-	case s.Version < 0:
-		return fmt.Errorf("%w: automation state %q: version %d", ErrInvalid, s.Name, s.Version)
+	case s.Version < 0 || s.Starts < 0:
+		return fmt.Errorf("%w: automation state %q: version %d, starts %d", ErrInvalid, s.Name, s.Version, s.Starts)
 	}
 	return nil
 }

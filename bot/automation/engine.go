@@ -24,10 +24,15 @@ type Store interface {
 	UpdateOccurrence(ctx context.Context, o store.Occurrence) (store.Occurrence, error)
 	ClaimOccurrences(ctx context.Context, state store.OccurrenceState, before time.Time, owner string, now time.Time, limit int) ([]store.Occurrence, error)
 	Occurrences(ctx context.Context, automation string, state store.OccurrenceState, limit int) ([]store.Occurrence, error)
+	SettledOccurrences(ctx context.Context, from, before time.Time, limit int) ([]store.Occurrence, error)
+	ForgetOccurrences(ctx context.Context, olds []store.Occurrence) (int, error)
 	AutomationState(ctx context.Context, name string) (store.AutomationState, error)
 	AutomationStates(ctx context.Context) ([]store.AutomationState, error)
 	PutAutomationState(ctx context.Context, st store.AutomationState) (store.AutomationState, error)
 	AddAutomationSpend(ctx context.Context, name, day string, tokens int64) (int64, error)
+	// Shared reports whether other processes write the store too (a
+	// fleet's replicas): then overlap's slot is taken there (overlap.go).
+	Shared() bool
 }
 
 // Bot is what the engine asks of the Slack side.
@@ -113,8 +118,15 @@ type Engine struct {
 	edits stateEdits
 	// recent is each automation's last session started here whose record
 	// is on its way (start); after owns the goroutines recording them.
-	recent map[string]lastStart
+	recent map[string]*lastStart
 	after  sync.WaitGroup
+	// starting names the automations whose start is under way here;
+	// begun counts each automation's starts here (overlap.go).
+	starting map[string]bool
+	begun    map[string]int64
+	// shared: other processes write the store (a fleet's replicas), so
+	// a start takes the automation's session slot there too.
+	shared bool
 	// fireAtOnce is the due schedules fired at once (0: fireAtOnce).
 	fireAtOnce int
 	// everyTurn: every turn is this replica's (claimTurn), as before
@@ -123,6 +135,8 @@ type Engine struct {
 	// began is when this engine was made: an occurrence recorded before
 	// was an earlier process's, whose root message may be posted.
 	began time.Time
+	// prunes paces the pruning of settled occurrences (prune.go).
+	prunes pruning
 }
 
 // Thresholds of the engine.
@@ -156,7 +170,8 @@ func NewEngine(o Options) *Engine {
 		o.Count = func(string, Kind, string) {}
 	}
 	return &Engine{o: o, bySrc: map[string][]*Automation{}, byName: map[string]*Automation{},
-		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}, recent: map[string]lastStart{}, began: o.Now()}
+		next: map[string]time.Time{}, wake: make(chan struct{}, 1), threads: map[string]string{}, recent: map[string]*lastStart{},
+		starting: map[string]bool{}, begun: map[string]int64{}, shared: o.Store.Shared(), began: o.Now()}
 }
 
 // Set replaces the automations of one source (the operator's file, or a
@@ -327,6 +342,16 @@ func (e *Engine) repeat(ctx context.Context, oc occurrence, old, rec store.Occur
 	cctx, cancel := e.ctx(ctx)
 	taken, err := e.o.Store.UpdateOccurrence(cctx, rec)
 	cancel()
+	if errors.Is(err, store.ErrNotFound) {
+		// Pruned since it was read (prune.go): recorded anew, once.
+		var inserted bool
+		cctx, cancel := e.ctx(ctx)
+		taken, inserted, err = e.o.Store.RecordOccurrence(cctx, rec)
+		cancel()
+		if err == nil && !inserted {
+			return dup, false, nil
+		}
+	}
 	if errors.Is(err, store.ErrConflict) {
 		return dup, false, nil // another replica took it
 	}
@@ -375,42 +400,44 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 	case a.DailyBudget > 0 && st.Day == today && st.Spent >= a.DailyBudget:
 		return e.failed(ctx, a, occ, fmt.Sprintf("its daily budget of %d tokens is spent", a.DailyBudget))
 	}
-	if occ.State != store.OccurrenceQueued {
-		open, err := e.previousOpen(ctx, a.Name, occ.Key, st)
-		if err != nil {
-			return e.leave(a, occ, err)
+	// overlap (overlap.go): the previous session open, or another start
+	// of the automation under way, and this one does not start.
+	slot, open, err := e.takeSlot(ctx, a.Name, occ.Key, st)
+	if err != nil {
+		return e.leave(a, occ, err)
+	}
+	if open {
+		if occ.State == store.OccurrenceQueued {
+			return Outcome{Result: ResultQueued} // it stays queued: a later sweep
 		}
 		state, cause, result := store.OccurrenceSkipped, "its previous session is still open", ResultSkipped
 		if a.Overlap == OverlapQueue {
 			state, cause, result = store.OccurrenceQueued, "", ResultQueued
 		}
-		switch {
-		case !open:
-		case answer:
+		if answer {
 			e.after.Go(func() { e.settle(context.WithoutCancel(ctx), a, occ, state, cause, result) })
 			return Outcome{Result: result, Why: cause}
-		default:
-			return e.settle(ctx, a, occ, state, cause, result)
 		}
+		return e.settle(ctx, a, occ, state, cause, result)
 	}
 	cctx, cancel := e.ctx(ctx)
 	s, err := e.o.Bot.StartSession(cctx, req)
 	cancel()
 	if err != nil {
-		return e.failed(ctx, a, occ, oneLine(err.Error()))
+		e.started(a.Name, nil)
+		return e.failed(ctx, a, occ, oneLine(err.Error()), slot.release(st))
 	}
 	occ.State, occ.Channel, occ.Thread, occ.Cause = store.OccurrenceStarted, s.Channel, s.Thread, ""
-	last := lastStart{key: occ.Key, channel: s.Channel, thread: s.Thread, recorded: make(chan struct{})}
-	e.mu.Lock()
-	e.threads[s.Channel+"/"+s.Thread] = a.Name
-	e.recent[a.Name] = last
-	e.mu.Unlock()
+	last := &lastStart{key: occ.Key, channel: s.Channel, thread: s.Thread, recorded: make(chan struct{})}
+	e.started(a.Name, last)
 	e.o.Count(a.Name, a.Trigger.Kind, ResultStarted)
 	record := func(ctx context.Context) {
 		e.update(ctx, a, occ)
 		e.editState(ctx, a.Name, func(st *store.AutomationState) {
 			st.Failures, st.LastCause = 0, ""
-			st.LastKey, st.LastChannel, st.LastThread = occ.Key, s.Channel, s.Thread
+			if e.latest(a.Name, last, slot, st) {
+				st.LastKey, st.LastChannel, st.LastThread = occ.Key, s.Channel, s.Thread
+			}
 		})
 		e.mu.Lock()
 		if e.recent[a.Name] == last {
@@ -425,37 +452,6 @@ func (e *Engine) start(ctx context.Context, a *Automation, occ store.Occurrence,
 		record(ctx)
 	}
 	return Outcome{Result: ResultStarted, Link: s.Link}
-}
-
-// lastStart is a session an automation started; recorded is closed once
-// the store has it.
-type lastStart struct {
-	key, channel, thread string
-	recorded             chan struct{}
-}
-
-// previousOpen reports whether the automation's previous session (other
-// than key's own) is open: the one its state names, and one this
-// process started whose record is still on its way.
-func (e *Engine) previousOpen(ctx context.Context, name, key string, st store.AutomationState) (bool, error) {
-	prev := []lastStart{{key: st.LastKey, channel: st.LastChannel, thread: st.LastThread}}
-	e.mu.Lock()
-	if r, ok := e.recent[name]; ok {
-		prev = append(prev, r)
-	}
-	e.mu.Unlock()
-	for _, p := range prev {
-		if p.thread == "" || p.key == key {
-			continue
-		}
-		cctx, cancel := e.ctx(ctx)
-		open, err := e.o.Bot.SessionOpen(cctx, p.channel, p.thread)
-		cancel()
-		if err != nil || open {
-			return open, err
-		}
-	}
-	return false, nil
 }
 
 // leave leaves an occurrence recorded when the store or Slack could not
@@ -476,10 +472,11 @@ func (e *Engine) settle(ctx context.Context, a *Automation, occ store.Occurrence
 }
 
 // failed records a failed start and says it once per cause; the third
-// in a row pauses the automation, said with Resume.
-func (e *Engine) failed(ctx context.Context, a *Automation, occ store.Occurrence, why string) Outcome {
+// in a row pauses the automation, said with Resume. also are edits of
+// the state saved with the failure's (a slot given back).
+func (e *Engine) failed(ctx context.Context, a *Automation, occ store.Occurrence, why string, also ...func(*store.AutomationState)) Outcome {
 	out := e.settle(ctx, a, occ, store.OccurrenceFailed, why, ResultFailed)
-	e.sayFailed(ctx, a, why)
+	e.sayFailed(ctx, a, why, also...)
 	return out
 }
 
@@ -499,11 +496,15 @@ func (e *Engine) pollFailed(ctx context.Context, a *Automation, err error) {
 	e.sayFailed(ctx, a, "the forge refused: "+slackEscape(oneLine(refused.Error())))
 }
 
-// sayFailed counts a failed start toward the pause and says its cause
-// once; the third in a row pauses the automation, said with Resume.
-func (e *Engine) sayFailed(ctx context.Context, a *Automation, why string) {
+// sayFailed counts a failed start toward the pause (also: edits saved
+// with it) and says its cause once; the third in a row pauses the
+// automation, said with Resume.
+func (e *Engine) sayFailed(ctx context.Context, a *Automation, why string, also ...func(*store.AutomationState)) {
 	var say, pause bool
 	e.editState(ctx, a.Name, func(st *store.AutomationState) {
+		for _, edit := range also {
+			edit(st)
+		}
 		st.Failures++
 		say = st.LastCause != why
 		st.LastCause = why

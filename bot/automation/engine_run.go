@@ -183,7 +183,8 @@ func (e *Engine) watermark(ctx context.Context, a *Automation, at time.Time) {
 }
 
 // Sweep starts what a stopped replica left recorded past claimAge, and
-// the queued occurrences whose automation's session closed.
+// the queued occurrences whose automation's session closed, then prunes
+// old settled occurrences when it is time to (prune.go).
 func (e *Engine) Sweep(ctx context.Context) {
 	now := e.o.Now()
 	cctx, cancel := e.ctx(ctx)
@@ -211,16 +212,18 @@ func (e *Engine) Sweep(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		if st.LastThread != "" {
-			cctx, cancel := e.ctx(ctx)
-			open, err := e.o.Bot.SessionOpen(cctx, st.LastChannel, st.LastThread)
-			cancel()
-			if err != nil || open {
-				continue
-			}
-		}
-		// Take it from the queue (compare-and-swap: one replica does).
 		occ := queued[0]
+		if occ.Owner != "" && occ.Owner != e.o.Replica && now.Sub(occ.Claimed) < claimAge {
+			// Another replica took it from the queue and may be starting
+			// it: its slot names this very key, which previousOpen reads
+			// as this start's own, so only the claim keeps the two apart.
+			continue
+		}
+		if open, err := e.previousOpen(ctx, a.Name, occ.Key, st); err != nil || open {
+			continue
+		}
+		// Take it from the queue (compare-and-swap: one replica does);
+		// its start takes the session slot, or leaves it queued.
 		occ.Owner, occ.Claimed = e.o.Replica, now
 		cctx, cancel = e.ctx(ctx)
 		taken, err := e.o.Store.UpdateOccurrence(cctx, occ)
@@ -229,6 +232,7 @@ func (e *Engine) Sweep(ctx context.Context) {
 			e.start(ctx, a, taken, false, false)
 		}
 	}
+	e.prune(ctx)
 }
 
 // takeLeft starts, in a process alone on its store, the occurrences an

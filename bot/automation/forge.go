@@ -155,6 +155,12 @@ func (e *Engine) pollOne(ctx context.Context, a *Automation) error {
 // fireIssue starts a session for an issue event from a writer; one from
 // anybody else is left out, said once in the channel.
 func (e *Engine) fireIssue(ctx context.Context, a *Automation, c forge.Issues, ev forge.IssueEvent) {
+	if !ev.At.IsZero() && ev.At.Before(e.o.Now().Add(-keepIssueEvents)) {
+		// Its record may be pruned (prune.go): a cursor read anew must
+		// not start it again.
+		e.o.Log.Info("an issue event too old to start a session is left out", "automation", a.Name, "issue", ev.Number, "at", ev.At)
+		return
+	}
 	if !ev.ActorCanPush {
 		rec := store.Occurrence{Automation: a.Name, Key: boundKey(ev.Key), State: store.OccurrenceSkipped, Recorded: e.o.Now(), Owner: e.o.Replica,
 			Cause: ev.Actor + " cannot write to " + a.Repo}

@@ -58,10 +58,63 @@ var refusalCodes = map[string]bool{
 // refusalCodes), the answer that turns a surface off.
 func Refused(err error) bool { return refusalCodes[ErrorCode(err)] }
 
-// surfaceState is which surfaces are off, and why.
+// surfaceState is which surfaces are off, and why, and which methods
+// Slack has taken.
 type surfaceState struct {
 	mu  sync.Mutex
 	off map[Surface]string // surface → the code that turned it off
+	// taken are the methods Slack answered without refusing: they are
+	// called freely. A method not taken yet is tried by one caller at a
+	// time (probing: closed when its answer came), so a refused method
+	// reaches Slack once however many sessions call it at once.
+	taken   map[string]bool
+	probing map[string]chan struct{}
+}
+
+// admit waits until method of surface x may be called: nil and probe
+// true when this caller is the one trying it first (it must call
+// settle); ErrSurfaceOff when x went off; ctx's error when it ended
+// while waiting.
+func (st *surfaceState) admit(ctx context.Context, x Surface, method string) (probe bool, err error) {
+	for {
+		st.mu.Lock()
+		if _, off := st.off[x]; off {
+			st.mu.Unlock()
+			return false, ErrSurfaceOff
+		}
+		if st.taken[method] {
+			st.mu.Unlock()
+			return false, nil
+		}
+		wait, busy := st.probing[method]
+		if !busy {
+			if st.probing == nil {
+				st.probing, st.taken = map[string]chan struct{}{}, map[string]bool{}
+			}
+			st.probing[method] = make(chan struct{})
+			st.mu.Unlock()
+			return true, nil
+		}
+		st.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// settle ends the first try of method with its answer err: Slack
+// answering anything but a refusal means the method is this app's; a
+// failure to reach Slack leaves the next caller to try it.
+func (st *surfaceState) settle(method string, err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err == nil || (ErrorCode(err) != "" && !Refused(err)) {
+		st.taken[method] = true
+	}
+	close(st.probing[method])
+	delete(st.probing, method)
 }
 
 // SurfaceOn reports whether the surface is still in use in this process.
@@ -86,12 +139,19 @@ func (s *Client) SurfacesInUse() map[Surface]string {
 
 // surfaceCall makes one call of surface x through Call, unless x is off;
 // Slack's refusal turns x off (logged once, counted) and answers
-// ErrSurfaceOff wrapping it.
+// ErrSurfaceOff wrapping it. The first call of each method is made alone
+// (admit): each refused method is tried at most once per process. A
+// method Slack took and later refuses is turned off too, though calls
+// already in flight may each hear the refusal.
 func (s *Client) surfaceCall(ctx context.Context, log *slog.Logger, x Surface, method string, f func(context.Context) error) error {
-	if !s.SurfaceOn(x) {
-		return ErrSurfaceOff
+	probe, err := s.surfaces.admit(ctx, x, method)
+	if err != nil {
+		return err
 	}
-	err := s.Call(ctx, log, method, f)
+	err = s.Call(ctx, log, method, f)
+	if probe { // on return: once a refusal turned x off, its waiters answer ErrSurfaceOff unsent
+		defer s.surfaces.settle(method, err)
+	}
 	if !Refused(err) {
 		return err
 	}

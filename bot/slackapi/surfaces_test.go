@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -163,5 +168,92 @@ func TestProbeSurfaces(t *testing.T) {
 	got, err = ProbeSurfaces(ctx, api)
 	if err != nil || got[SurfaceStatus] != "missing_scope" || got[SurfaceStream] != "unknown_method" {
 		t.Fatalf("probe = %v, %v; want both refused", got, err)
+	}
+}
+
+// lockedLog is a log's text, written from many goroutines.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Many sessions call a refused method at once, through a Slack that takes
+// a while to answer: the method reaches Slack once, is logged once and
+// counted once; every caller hears ErrSurfaceOff.
+func TestSurfaceRefusedOnceUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	calls := map[string]func(api *Client, log *slog.Logger, root string) error{
+		"agents.sessions.setStatus": func(api *Client, log *slog.Logger, root string) error {
+			return api.SetStatus(context.Background(), log, SessionStatus{Channel: "C1", ThreadTS: root, Status: "processing", Title: "t", Initiator: "U1"})
+		},
+		"chat.startStream": func(api *Client, log *slog.Logger, root string) error {
+			_, err := api.StartStream(context.Background(), log, "C1", root, "U1", "T1", "hello")
+			return err
+		},
+	}
+	for method, call := range calls {
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			fs := fakeslack.New(fakeslack.Options{})
+			t.Cleanup(fs.Close)
+			target, err := url.Parse(fs.APIURL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+			slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				time.Sleep(30 * time.Millisecond) // Slack's round trip: the window concurrent first calls meet in
+				proxy.ServeHTTP(w, r)
+			}))
+			t.Cleanup(slow.Close)
+			m := &offCounter{}
+			var out lockedLog
+			log := slog.New(slog.NewTextHandler(&out, nil))
+			api := New("xoxb-test", "xapp-test", slow.URL+target.Path, log, m)
+			root := rootPost(t, api)
+			fs.Refuse(method, "not_authorized")
+
+			const sessions = 32
+			start := make(chan struct{})
+			errs := make(chan error, sessions)
+			var wg sync.WaitGroup
+			for range sessions {
+				wg.Go(func() {
+					<-start
+					errs <- call(api, log, root)
+				})
+			}
+			close(start)
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if !errors.Is(err, ErrSurfaceOff) {
+					t.Errorf("err = %v, want ErrSurfaceOff", err)
+				}
+			}
+			if n := len(fs.Calls(method)); n != 1 {
+				t.Errorf("%d calls of %s reached Slack from %d sessions at once, want 1", n, method, sessions)
+			}
+			if n := strings.Count(out.String(), "Slack refused an agent surface"); n != 1 {
+				t.Errorf("the refusal was logged %d times, want once", n)
+			}
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			if len(m.off) != 1 {
+				t.Errorf("metric heard %v, want one surface off", m.off)
+			}
+		})
 	}
 }

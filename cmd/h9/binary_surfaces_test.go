@@ -51,20 +51,20 @@ func saying(r fakemodel.Reply, words string) fakemodel.Reply {
 }
 
 // waitStatuses waits until thread's agent session has shown want, in
-// order, and checks one setStatus call per change in that thread.
+// order, and checks one call per change in that thread: a setStatus, or
+// the session_status of the chat.stopStream that ended a run's stream.
 func (e *binEnv) waitStatuses(thread string, want ...string) {
 	e.t.Helper()
 	e.waitFor("statuses "+strings.Join(want, " → "), func() bool {
 		return slices.Equal(e.slack.StatusSequence("C1", thread), want)
 	})
+	a, _ := e.slack.AgentSession("C1", thread)
 	var set []string
-	for _, c := range e.slack.Calls(methodSetStatus) {
-		if c.Params["thread_ts"] == thread {
-			set = append(set, c.Params["status"])
-		}
+	for _, c := range a.History {
+		set = append(set, c.Method+" "+c.Status)
 	}
 	if len(set) != len(want) {
-		e.t.Errorf("thread %s: setStatus calls %v for the changes %v", thread, set, want)
+		e.t.Errorf("thread %s: status set by %v for the changes %v", thread, set, want)
 	}
 }
 
@@ -153,6 +153,21 @@ func TestBinarySurfacesPlannedApprovedSession(t *testing.T) {
 	}
 	if len(stops) != len(want) {
 		t.Errorf("%d stopStream calls for %d runs' streams", len(stops), len(want))
+	}
+	// Each run's stop carried the status the session then was in
+	// (suspended at the review, active when done); setStatus told only
+	// each run's start.
+	var set, carried []string
+	for _, c := range e.slack.Calls(methodSetStatus) {
+		if c.Params["thread_ts"] == thread {
+			set = append(set, c.Params["status"])
+		}
+	}
+	for _, c := range e.slack.Calls("chat.stopStream") {
+		carried = append(carried, c.Params["session_status"])
+	}
+	if !slices.Equal(set, []string{"processing", "processing"}) || !slices.Equal(carried, []string{"suspended", "active"}) {
+		t.Errorf("setStatus told %v and the stops carried %v; want processing at each run's start, then suspended and active on the stops", set, carried)
 	}
 	for _, marker := range []string{"planwordx", "finalwordx"} {
 		if n := len(e.msgs(thread, marker)); n != 1 {

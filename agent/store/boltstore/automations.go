@@ -22,7 +22,7 @@ import (
 //
 //	automation_occurrences  automation NUL key → Occurrence (JSON)
 //	automation_pending      automation NUL key → ""   (recorded and queued ones)
-//	automation_by_time      8-byte recorded unix nanos + automation NUL key → "" (pruning)
+//	automation_by_time      8-byte recorded unix nanos + automation NUL key → "" (pruning, oldest first)
 //	automation_states       name → AutomationState (JSON)
 var (
 	bucketOccurrences = []byte("automation_occurrences")
@@ -30,6 +30,11 @@ var (
 	bucketOccByTime   = []byte("automation_by_time")
 	bucketAutoStates  = []byte("automation_states")
 )
+
+// Shared reports that no other process writes the store: bbolt's file
+// lock gives it to one process, so the automation engine keeps what
+// only its own goroutines contend for (overlap's slot) in memory.
+func (s *Store) Shared() bool { return false }
 
 // RecordOccurrence stores o unless its key is taken, and returns what is
 // stored and whether this call stored it. The stored one has Version 1.
@@ -171,27 +176,58 @@ func (s *Store) Occurrences(ctx context.Context, automation string, state store.
 	return out, err
 }
 
-// PruneOccurrences forgets the occurrences recorded before `before` that
-// are no longer pending, and returns how many.
-func (s *Store) PruneOccurrences(ctx context.Context, before time.Time) (int, error) {
-	n := 0
-	err := s.update(ctx, "pruning occurrences", func(tx *bolt.Tx) error {
-		n = 0
-		byTime := tx.Bucket(bucketOccByTime)
-		var old [][]byte // collected first: deleting under a cursor can skip keys
-		c := byTime.Cursor()
-		end := binary.BigEndian.AppendUint64(nil, uint64(max(before.UnixNano(), 0)))
-		for k, _ := c.First(); k != nil && bytes.Compare(k[:min(8, len(k))], end) < 0; k, _ = c.Next() {
-			old = append(old, bytes.Clone(k))
+// SettledOccurrences lists up to limit occurrences recorded in [from,
+// before) that are no longer pending, oldest Recorded first, without
+// their Data: the candidates the engine's pruning looks at.
+func (s *Store) SettledOccurrences(ctx context.Context, from, before time.Time, limit int) ([]store.Occurrence, error) {
+	var out []store.Occurrence
+	err := s.view(ctx, "listing settled occurrences", func(tx *bolt.Tx) error {
+		pending := tx.Bucket(bucketPending)
+		c := tx.Bucket(bucketOccByTime).Cursor()
+		end := timeKey(before, nil)
+		for k, _ := c.Seek(timeKey(from, nil)); k != nil && bytes.Compare(k, end) < 0; k, _ = c.Next() {
+			if len(k) < 8 || pending.Get(k[8:]) != nil {
+				continue
+			}
+			o, found, err := getOccurrence(tx, k[8:])
+			if err != nil {
+				return err
+			}
+			if !found || o.State.Pending() {
+				continue
+			}
+			o.Data = nil
+			out = append(out, o)
+			if limit > 0 && len(out) == limit {
+				break
+			}
 		}
-		for _, k := range old {
-			if len(k) < 8 {
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ForgetOccurrences forgets each of olds that is still stored at its
+// Version and is not pending (one a writer changed since it was read is
+// kept), and returns how many it forgot.
+func (s *Store) ForgetOccurrences(ctx context.Context, olds []store.Occurrence) (int, error) {
+	n := 0
+	err := s.update(ctx, "forgetting occurrences", func(tx *bolt.Tx) error {
+		n = 0 // counted anew if the transaction is retried
+		byTime, occs := tx.Bucket(bucketOccByTime), tx.Bucket(bucketOccurrences)
+		for _, o := range olds {
+			k := compositeKey(o.Automation, o.Key)
+			old, found, err := getOccurrence(tx, k)
+			if err != nil {
+				return err
+			}
+			if !found || old.Version != o.Version || old.State.Pending() {
 				continue
 			}
-			if tx.Bucket(bucketPending).Get(k[8:]) != nil {
-				continue
-			}
-			if err := errors.Join(byTime.Delete(k), tx.Bucket(bucketOccurrences).Delete(k[8:])); err != nil {
+			if err := errors.Join(byTime.Delete(timeKey(old.Recorded, k)), occs.Delete(k)); err != nil {
 				return err
 			}
 			n++

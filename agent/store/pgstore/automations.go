@@ -41,6 +41,11 @@ func occurrenceArgs(o store.Occurrence) []any {
 	return []any{o.Automation, o.Key, string(o.State), o.Dedupe, o.Channel, o.Thread, o.Cause, data, o.Recorded, o.Owner, o.Claimed}
 }
 
+// Shared reports that other processes (a fleet's replicas) may write
+// the store: the automation engine takes what they contend for, such as
+// overlap's slot, by compare-and-swap here.
+func (s *Store) Shared() bool { return true }
+
 // RecordOccurrence stores o unless its key is taken, and returns what is
 // stored and whether this call stored it (Version 1).
 func (s *Store) RecordOccurrence(ctx context.Context, o store.Occurrence) (store.Occurrence, bool, error) {
@@ -232,17 +237,53 @@ func (s *Store) Occurrences(ctx context.Context, automation string, state store.
 	return out, nil
 }
 
-// PruneOccurrences forgets the occurrences recorded before `before` that
-// are no longer pending, and returns how many.
-func (s *Store) PruneOccurrences(ctx context.Context, before time.Time) (int, error) {
+// SettledOccurrences lists up to limit (0: all) occurrences recorded in
+// [from, before) that are no longer pending, oldest Recorded first,
+// without their Data: the candidates the engine's pruning looks at.
+func (s *Store) SettledOccurrences(ctx context.Context, from, before time.Time, limit int) ([]store.Occurrence, error) {
+	lim := any(nil)
+	if limit > 0 {
+		lim = limit
+	}
+	var out []store.Occurrence
+	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
+		rows, err := q.Query(ctx, `SELECT automation, key, state, dedupe, channel, thread, cause, NULL::bytea, recorded, owner, claimed, version
+			FROM h9_automation_occurrences WHERE recorded >= $1 AND recorded < $2 AND state NOT IN ('recorded', 'queued')
+			ORDER BY recorded, automation, key LIMIT $3`, from, before, lim)
+		if err == nil {
+			out, err = pgx.CollectRows(rows, scanOccurrence)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, wrap("listing settled occurrences", err)
+	}
+	return out, nil
+}
+
+// ForgetOccurrences forgets each of olds that is still stored at its
+// Version and is not pending (one another writer changed since it was
+// read is kept), and returns how many it forgot. Sent again after a lost
+// connection, it does not count what the lost attempt forgot.
+func (s *Store) ForgetOccurrences(ctx context.Context, olds []store.Occurrence) (int, error) {
+	if len(olds) == 0 {
+		return 0, nil
+	}
+	automations, keys, versions := make([]string, len(olds)), make([]string, len(olds)), make([]int64, len(olds))
+	for i, o := range olds {
+		automations[i], keys[i], versions[i] = o.Automation, o.Key, o.Version
+	}
 	var n int64
 	err := s.retry(ctx, true, func(ctx context.Context, q pooled, _ attempt) error {
-		tag, err := q.Exec(ctx, `DELETE FROM h9_automation_occurrences WHERE recorded < $1 AND state NOT IN ('recorded', 'queued')`, before)
+		tag, err := q.Exec(ctx, `DELETE FROM h9_automation_occurrences AS o
+			USING unnest($1::text[], $2::text[], $3::bigint[]) AS f(automation, key, version)
+			WHERE o.automation = f.automation AND o.key = f.key AND o.version = f.version
+				AND o.state NOT IN ('recorded', 'queued')`, automations, keys, versions)
 		n = tag.RowsAffected()
 		return err
 	})
 	if err != nil {
-		return 0, wrap("pruning occurrences", err)
+		return 0, wrap("forgetting occurrences", err)
 	}
 	return int(n), nil
 }
@@ -260,13 +301,14 @@ type stateJSON struct {
 	LastKey     string          `json:"last_key,omitempty"`
 	LastChannel string          `json:"last_channel,omitempty"`
 	LastThread  string          `json:"last_thread,omitempty"`
+	Starts      int64           `json:"starts,omitempty"`
 	Cursor      json.RawMessage `json:"cursor,omitempty"`
 }
 
 func encodeState(st store.AutomationState) ([]byte, error) {
 	return json.Marshal(stateJSON{FirstLoaded: st.FirstLoaded, Paused: st.Paused, PausedBy: st.PausedBy, PausedAt: st.PausedAt,
 		Failures: st.Failures, LastCause: st.LastCause, LastFired: st.LastFired, LastKey: st.LastKey,
-		LastChannel: st.LastChannel, LastThread: st.LastThread, Cursor: st.Cursor})
+		LastChannel: st.LastChannel, LastThread: st.LastThread, Starts: st.Starts, Cursor: st.Cursor})
 }
 
 func scanState(row pgx.CollectableRow) (store.AutomationState, error) {
@@ -281,7 +323,7 @@ func scanState(row pgx.CollectableRow) (store.AutomationState, error) {
 	}
 	st.FirstLoaded, st.Paused, st.PausedBy, st.PausedAt = j.FirstLoaded, j.Paused, j.PausedBy, j.PausedAt
 	st.Failures, st.LastCause, st.LastFired, st.LastKey = j.Failures, j.LastCause, j.LastFired, j.LastKey
-	st.LastChannel, st.LastThread, st.Cursor = j.LastChannel, j.LastThread, j.Cursor
+	st.LastChannel, st.LastThread, st.Starts, st.Cursor = j.LastChannel, j.LastThread, j.Starts, j.Cursor
 	return st, nil
 }
 

@@ -21,7 +21,8 @@ var automationCases = []testCase{
 	{"OccurrenceUpdateIsCompareAndSwap", testOccurrenceUpdate},
 	{"OccurrencesLeftBehindAreClaimedOnce", testOccurrenceClaim},
 	{"OccurrencesListedByState", testOccurrencesListed},
-	{"OccurrencesPrunedWhenFinished", testOccurrencesPruned},
+	{"OccurrencesPrunedWhenSettled", testOccurrencesPruned},
+	{"OccurrencePrunedIsRecordedAnew", testOccurrencePrunedAnew},
 	{"OccurrencesRefuseWhatCannotBeOne", testOccurrencesInvalid},
 	{"AutomationStateIsCompareAndSwap", testAutomationState},
 	{"AutomationSpendAddsUpPerDay", testAutomationSpend},
@@ -234,29 +235,114 @@ func testOccurrencesListed(t *testing.T, fresh Fresh) {
 	}
 }
 
+// testOccurrencesPruned: pruning lists the settled occurrences recorded
+// in a window, oldest first and without their data, and forgets only
+// those still as listed: never a pending one (recorded or queued), never
+// one a writer changed since (a repeat that took it anew).
 func testOccurrencesPruned(t *testing.T, fresh Fresh) {
-	b, ctx := open(t, fresh), t.Context()
-	for i, st := range []store.OccurrenceState{store.OccurrenceStarted, store.OccurrenceFailed, store.OccurrenceRecorded, store.OccurrenceQueued, store.OccurrenceSkipped} {
-		o := occurrence("a", fmt.Sprint("old", i), 0)
-		o.State = st
+	b, reopen := fresh(t)
+	ctx := t.Context()
+	states := []store.OccurrenceState{store.OccurrenceStarted, store.OccurrenceFailed, store.OccurrenceRecorded,
+		store.OccurrenceQueued, store.OccurrenceSkipped, store.OccurrenceDeduplicated, store.OccurrenceStarted}
+	for i, st := range states {
+		o := occurrence("a", fmt.Sprint("old", i), time.Duration(i)*time.Minute)
+		o.State, o.Dedupe = st, fmt.Sprint("d", i)
+		if st == store.OccurrenceStarted {
+			o.Channel, o.Thread = "C1", fmt.Sprint("1700000000.00000", i)
+		}
 		_, _, err := b.RecordOccurrence(ctx, o)
 		must(t, err)
 	}
-	newer := occurrence("a", "new", 48*time.Hour)
+	newer := occurrence("b", "new", 48*time.Hour)
 	newer.State = store.OccurrenceDeduplicated
 	_, _, err := b.RecordOccurrence(ctx, newer)
 	must(t, err)
-	n, err := b.PruneOccurrences(ctx, at(time.Hour))
+	b = reopen(t)
+
+	listed, err := b.SettledOccurrences(ctx, time.Time{}, at(time.Hour), 0)
 	must(t, err)
-	if n != 3 {
-		t.Errorf("pruned %d, want 3 (the old finished ones)", n)
+	if got := keysOf(listed); got != "[old0 old1 old4 old5 old6]" {
+		t.Fatalf("settled before an hour: %s, want [old0 old1 old4 old5 old6] (oldest first, none pending, not the newer)", got)
 	}
-	for key, kept := range map[string]bool{"old0": false, "old1": false, "old2": true, "old3": true, "old4": false, "new": true} {
+	for _, o := range listed {
+		if o.Data != nil || o.Version != 1 || o.Automation != "a" || o.Dedupe == "" || (o.State == store.OccurrenceStarted) != (o.Thread != "") {
+			t.Errorf("listed %+v: want its record (thread, dedupe, version) without data", o)
+		}
+	}
+	if got, err := b.SettledOccurrences(ctx, at(2*time.Minute), at(time.Hour), 2); err != nil || keysOf(got) != "[old4 old5]" {
+		t.Errorf("from 2 minutes, at most 2: %s, %v; want [old4 old5]", keysOf(got), err)
+	}
+
+	// old0's key repeats before the prune (its session closed, it fires
+	// anew): that write wins over a forget of what was listed.
+	again, err := b.Occurrence(ctx, "a", "old0")
+	must(t, err)
+	again.State, again.Thread, again.Channel = store.OccurrenceRecorded, "", ""
+	_, err = b.UpdateOccurrence(ctx, again)
+	must(t, err)
+	// A pending occurrence passed as it is stored is kept too.
+	pending, err := b.Occurrence(ctx, "a", "old2")
+	must(t, err)
+	n, err := b.ForgetOccurrences(ctx, append(listed, pending))
+	must(t, err)
+	if n != 4 {
+		t.Errorf("forgot %d, want 4 (old1, old4, old5, old6)", n)
+	}
+	if n, err := b.ForgetOccurrences(ctx, listed); err != nil || n != 0 {
+		t.Errorf("forgetting the forgotten again: %d, %v; want 0", n, err)
+	}
+	b = reopen(t)
+	for key, kept := range map[string]bool{"old0": true, "old1": false, "old2": true, "old3": true, "old4": false, "old5": false, "old6": false} {
 		_, err := b.Occurrence(ctx, "a", key)
-		if kept != (err == nil) {
+		if kept != (err == nil) || (!kept && !errors.Is(err, store.ErrNotFound)) {
 			t.Errorf("%s: kept %v (err %v), want kept %v", key, err == nil, err, kept)
 		}
 	}
+	if _, err := b.Occurrence(ctx, "b", "new"); err != nil {
+		t.Errorf("the newer one: %v", err)
+	}
+	if got, err := b.SettledOccurrences(ctx, time.Time{}, at(72*time.Hour), 0); err != nil || keysOf(got) != "[new]" {
+		t.Errorf("settled after the prune: %s, %v; want [new]", keysOf(got), err)
+	}
+	for st, want := range map[store.OccurrenceState]string{store.OccurrenceRecorded: "[old0 old2]", store.OccurrenceQueued: "[old3]"} {
+		if got, err := b.Occurrences(ctx, "a", st, 0); err != nil || keysOf(got) != want {
+			t.Errorf("%s after the prune: %s, %v; want %s", st, keysOf(got), err, want)
+		}
+	}
+}
+
+// testOccurrencePrunedAnew: a pruned key is a new key: the next record
+// of it is inserted (Version 1), indexed by its new time.
+func testOccurrencePrunedAnew(t *testing.T, fresh Fresh) {
+	b, ctx := open(t, fresh), t.Context()
+	o := occurrence("a", "k", 0)
+	o.State = store.OccurrenceSkipped
+	_, _, err := b.RecordOccurrence(ctx, o)
+	must(t, err)
+	listed, err := b.SettledOccurrences(ctx, time.Time{}, at(time.Hour), 0)
+	must(t, err)
+	if n, err := b.ForgetOccurrences(ctx, listed); err != nil || n != 1 {
+		t.Fatalf("forgot %d, %v; want 1", n, err)
+	}
+	got, inserted, err := b.RecordOccurrence(ctx, occurrence("a", "k", 2*time.Hour))
+	must(t, err)
+	if !inserted || got.Version != 1 {
+		t.Errorf("recorded after its prune: inserted %v, version %d; want true, 1", inserted, got.Version)
+	}
+	if got, err := b.SettledOccurrences(ctx, time.Time{}, at(3*time.Hour), 0); err != nil || len(got) != 0 {
+		t.Errorf("settled: %s, %v; want none (the new record is pending)", keysOf(got), err)
+	}
+	if got, err := b.ClaimOccurrences(ctx, store.OccurrenceRecorded, at(3*time.Hour), "r2", at(4*time.Hour), 0); err != nil || keysOf(got) != "[k]" {
+		t.Errorf("claimed: %s, %v; want [k]", keysOf(got), err)
+	}
+}
+
+func keysOf(os []store.Occurrence) string {
+	keys := make([]string, len(os))
+	for i, o := range os {
+		keys[i] = o.Key
+	}
+	return fmt.Sprint(keys)
 }
 
 func testOccurrencesInvalid(t *testing.T, fresh Fresh) {
@@ -305,7 +391,7 @@ func testAutomationState(t *testing.T, fresh Fresh) {
 	full := created
 	full.Paused, full.PausedBy, full.PausedAt = true, "h9", at(2*time.Hour)
 	full.Failures, full.LastCause = 3, "the channel is not joined"
-	full.LastKey, full.LastChannel, full.LastThread = "schedule:x", "C1", "1.5"
+	full.LastKey, full.LastChannel, full.LastThread, full.Starts = "schedule:x", "C1", "1.5", 7
 	full.Cursor = json.RawMessage(`{"etags":{"issues":"W/\"a\""}}`)
 	full.Day, full.Spent = "2026-11-30", 1200
 	written, err := b.PutAutomationState(ctx, full)
@@ -371,5 +457,5 @@ func sameState(a, b store.AutomationState) bool {
 	return a.Name == b.Name && a.Version == b.Version && a.FirstLoaded.Equal(b.FirstLoaded) && a.Paused == b.Paused &&
 		a.PausedBy == b.PausedBy && a.PausedAt.Equal(b.PausedAt) && a.Failures == b.Failures && a.LastCause == b.LastCause &&
 		a.LastFired.Equal(b.LastFired) && a.LastKey == b.LastKey && a.LastChannel == b.LastChannel &&
-		a.LastThread == b.LastThread && sameJSON(a.Cursor, b.Cursor) && a.Day == b.Day && a.Spent == b.Spent
+		a.LastThread == b.LastThread && a.Starts == b.Starts && sameJSON(a.Cursor, b.Cursor) && a.Day == b.Day && a.Spent == b.Spent
 }
