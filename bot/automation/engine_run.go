@@ -208,6 +208,12 @@ func (e *Engine) Sweep(ctx context.Context) {
 			continue
 		}
 		occ := queued[0]
+		if occ.Owner != "" && occ.Owner != e.o.Replica && now.Sub(occ.Claimed) < claimAge {
+			// Another replica took it from the queue and may be starting
+			// it: its slot names this very key, which previousOpen reads
+			// as this start's own, so only the claim keeps the two apart.
+			continue
+		}
 		if open, err := e.previousOpen(ctx, a.Name, occ.Key, st); err != nil || open {
 			continue
 		}
