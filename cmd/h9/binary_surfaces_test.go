@@ -359,7 +359,10 @@ func TestBinarySurfacesFleetOnlyHolderCalls(t *testing.T) {
 		}
 		return out
 	}
-	if got := byReplica(time.Time{}); len(got) != 1 || got["r1"] < 4 { // status ×2, start, stop
+	// At least the status at the run's start, the stream's start and its
+	// stop (which carries the status after the run); appends depend on
+	// how the words fell into coalescing intervals.
+	if got := byReplica(time.Time{}); len(got) != 1 || got["r1"] < 3 {
 		t.Errorf("surface calls by replica %v, want all from r1, the lease holder", got)
 	}
 
@@ -368,7 +371,7 @@ func TestBinarySurfacesFleetOnlyHolderCalls(t *testing.T) {
 	f.fakes.Reply("U1", thread, "once more")
 	f.waitMsg(thread, "fleetagainx", 1)
 	f.waitStatuses(thread, "processing", "active", "processing", "active")
-	if got := byReplica(firstRun); len(got) != 1 || got["r2"] < 4 {
+	if got := byReplica(firstRun); len(got) != 1 || got["r2"] < 3 {
 		t.Errorf("surface calls of the second run by replica %v, want all from r2, its lease holder", got)
 	}
 	a, _ := f.slack.AgentSession("C1", thread)
