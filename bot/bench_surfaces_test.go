@@ -41,9 +41,7 @@ func BenchmarkSurfacesCalls(b *testing.B) {
 			model := &benchScript{}
 			e := newBenchEnv(b, "", 0, model.handle, nil)
 			if !on {
-				for _, m := range []string{"agents.sessions.setStatus", "agents.sessions.rename", "chat.startStream", "chat.appendStream", "chat.stopStream"} {
-					e.slack.Refuse(m, "not_authorized")
-				}
+				refuseSurfaces(e.slack)
 			}
 			const steps = 10
 			interval := e.bot.cfg.CoalesceInterval

@@ -29,9 +29,28 @@ func textReply(string) fakemodel.Handler {
 // BenchmarkAckLatency: 500 "/h9 plan" commands at once, each starting a
 // session (root post, checklist, a run) while the rest wait for their
 // acks. Budget: p99 < 100 ms and nothing un-acked.
+//
+// With Slack's agent surfaces refused (surfaces=false) each session makes
+// the Slack calls it made before them, so the two side by side show what
+// the surfaces' calls cost the acks on the same cores.
 func BenchmarkAckLatency(b *testing.B) {
-	e := newBenchEnv(b, os.Getenv("H9_BENCH_DIR"), 0, textReply("ok"), nil)
-	ackBurst(b, e.slack, e.model)
+	for _, on := range []bool{true, false} {
+		b.Run(fmt.Sprintf("surfaces=%t", on), func(b *testing.B) {
+			e := newBenchEnv(b, os.Getenv("H9_BENCH_DIR"), 0, textReply("ok"), nil)
+			if !on {
+				refuseSurfaces(e.slack)
+			}
+			ackBurst(b, e.slack, e.model)
+		})
+	}
+}
+
+// refuseSurfaces makes the fake Slack refuse every agent-surface method,
+// as a workspace without them does: h9 falls back to its messages.
+func refuseSurfaces(sl *fakeslack.Server) {
+	for _, m := range []string{"agents.sessions.setStatus", "agents.sessions.rename", "chat.startStream", "chat.appendStream", "chat.stopStream"} {
+		sl.Refuse(m, "not_authorized")
+	}
 }
 
 // ackBurst is BenchmarkAckLatency's rounds against whatever serves sl.
