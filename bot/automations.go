@@ -207,7 +207,7 @@ func (b *Bot) repoUnreachable(ctx context.Context, name string) string {
 		return ""
 	}
 	if _, err := c.CheckRemote(ctx, name); err != nil {
-		return render.Escape(oneLineText(err.Error()))
+		return render.Escape(render.OneLine(err.Error()))
 	}
 	return ""
 }
@@ -279,7 +279,7 @@ func automationRootMessage(d startData) render.Message {
 	lead := fmt.Sprintf("Automation *%s* (%s) asked h9 to %s:", render.Escape(a.Name), owner, verb)
 	source := "Source: " + a.Source
 	return render.Message{
-		Text: lead + " " + render.Escape(render.Truncate(oneLineText(a.Task), 300)),
+		Text: lead + " " + render.Escape(render.Truncate(render.OneLine(a.Task), 300)),
 		Blocks: []slack.Block{
 			slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, lead, false, false), nil, nil, slack.SectionBlockOptionBlockID("h9_root_who")),
 			slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, task, false, false), nil, nil, slack.SectionBlockOptionBlockID("h9_root_task")),
@@ -288,8 +288,6 @@ func automationRootMessage(d startData) render.Message {
 		},
 	}
 }
-
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // onAutomationMessage gives a channel message (a person's or another
 // app's) to the message triggers, off the socket loop. h9's own posts and

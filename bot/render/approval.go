@@ -16,10 +16,10 @@ func RenderApproval(sessionID, stepID, tool, summary, preview string) Message {
 	bs := blocks(section("h9_approval_ask", "*Approve this step?* The agent wants to use "+inlineCode(tool, maxApprovalTool)+":"))
 	// A bash step's preview is its whole command, of which the summary is
 	// the start: show the command once.
-	if tool != "bash" || oneLine(preview) == "" {
+	if tool != "bash" || OneLine(preview) == "" {
 		bs = append(bs, section("h9_approval_summary", codeBlock(summary, maxApprovalSummary)))
 	}
-	if oneLine(preview) != "" {
+	if OneLine(preview) != "" {
 		bs = append(bs, section("h9_approval_preview", codeBlock(preview, maxApprovalPreview)))
 	}
 	bs = append(bs, actions(BlockApprovalActions,

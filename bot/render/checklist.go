@@ -113,7 +113,7 @@ func checklistText(c Checklist, p planning.Progress, lines []string) string {
 
 // activityText shows the activity as inline code.
 func activityText(a string) string {
-	if oneLine(a) == "" {
+	if OneLine(a) == "" {
 		return "working…"
 	}
 	return inlineCode(a, maxActivity)
@@ -122,7 +122,7 @@ func activityText(a string) string {
 // elapsedSuffix is " · 35s" (" · 2m05s") once an activity has lasted a
 // second, so a long command does not look frozen.
 func elapsedSuffix(activity string, d time.Duration) string {
-	if oneLine(activity) == "" || d < time.Second {
+	if OneLine(activity) == "" || d < time.Second {
 		return ""
 	}
 	d = d.Truncate(time.Second)

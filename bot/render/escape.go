@@ -48,7 +48,7 @@ func escapeCut(s string, max int) string {
 }
 
 // safeLine is model/user text as one escaped line of at most max units.
-func safeLine(s string, max int) string { return escapeCut(oneLine(s), max) }
+func safeLine(s string, max int) string { return escapeCut(OneLine(s), max) }
 
 // safeText is model/user text, newlines kept, escaped, at most max units.
 func safeText(s string, max int) string { return escapeCut(strings.TrimSpace(clean(s)), max) }
@@ -91,7 +91,7 @@ func validUserID(id string) bool {
 // inlineCode shows one line of model/user text as `code`; backticks inside
 // would close the span, so they become quotes.
 func inlineCode(s string, max int) string {
-	s = strings.ReplaceAll(oneLine(s), "`", "'")
+	s = strings.ReplaceAll(OneLine(s), "`", "'")
 	if s == "" {
 		return "` `"
 	}

@@ -29,7 +29,7 @@ const (
 // (inline code would split "write_file hello.txt"), escaped.
 func evidenceText(e planning.Evidence) string {
 	var tail string
-	if cp := e.Checkpoint; cp != nil && oneLine(cp.Commit) != "" {
+	if cp := e.Checkpoint; cp != nil && OneLine(cp.Commit) != "" {
 		tail = plainWords(cp.Commit, 16) + " +" + strconv.Itoa(cp.Added) + " −" + strconv.Itoa(cp.Deleted)
 	}
 	budget := maxEvidence - Len(" — ") - Len(tail) - Len(evidenceSep) - Len("+9999 earlier")
@@ -55,7 +55,7 @@ func evidenceText(e planning.Evidence) string {
 // failure, how it ended.
 func callText(c planning.ToolRun) string {
 	s := safeLine(c.Tool, maxEvidenceTool)
-	if oneLine(c.Target) != "" {
+	if OneLine(c.Target) != "" {
 		s += " " + plainWords(c.Target, maxEvidenceTarget)
 	}
 	switch {

@@ -60,7 +60,7 @@ func (b FeedbackBatch) Headline() string {
 	if n := len(b.Checks); n > 0 {
 		names := make([]string, 0, n)
 		for _, c := range b.Checks {
-			names = append(names, oneLine(c.Name))
+			names = append(names, OneLine(c.Name))
 		}
 		parts = append(parts, plural(n, "failing check")+" ("+strings.Join(names, ", ")+")")
 	}
@@ -158,12 +158,12 @@ func (b FeedbackBatch) plainItems() string {
 		}
 		where := ""
 		if c.Path != "" {
-			where = " on " + oneLine(c.Path) + ":" + strconv.Itoa(c.Line)
+			where = " on " + OneLine(c.Path) + ":" + strconv.Itoa(c.Line)
 		}
-		lines = append(lines, "@"+oneLine(c.Author)+where+": "+Truncate(oneLine(c.Body), maxTextBody))
+		lines = append(lines, "@"+OneLine(c.Author)+where+": "+Truncate(OneLine(c.Body), maxTextBody))
 	}
 	for _, c := range b.Checks {
-		lines = append(lines, "check "+oneLine(c.Name)+" "+oneLine(c.State))
+		lines = append(lines, "check "+OneLine(c.Name)+" "+OneLine(c.State))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -183,7 +183,7 @@ func authors(cs []FeedbackLine) string {
 	for _, c := range cs {
 		if !seen[c.Author] {
 			seen[c.Author] = true
-			names = append(names, "@"+oneLine(c.Author))
+			names = append(names, "@"+OneLine(c.Author))
 		}
 	}
 	return strings.Join(names, ", ")

@@ -63,8 +63,8 @@ func clean(s string) string {
 	}, s)
 }
 
-// oneLine cleans s and collapses all whitespace, newlines included, to single
+// OneLine cleans s and collapses all whitespace, newlines included, to single
 // spaces: one todo is one line.
-func oneLine(s string) string {
+func OneLine(s string) string {
 	return strings.Join(strings.Fields(clean(s)), " ")
 }
